@@ -1,0 +1,116 @@
+/**
+ * What a command reaches its dependencies through: IO, settings, the API client, the profile
+ * store. Services are built lazily, so that `--help` loads none of them.
+ */
+import type { ApiClient } from '../api/client.js';
+import { readConfigFile } from '../config/profiles.js';
+import { type GlobalFlags, type Settings, checkBaseUrl, resolveSettings } from '../config/settings.js';
+import type { IOStreams } from '../io/streams.js';
+import { VERSION } from '../version.js';
+import { UsageError } from './errors.js';
+import { ExitCode } from './exit-codes.js';
+
+export interface ContextInit {
+  io: IOStreams;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C; long-running commands stop when it fires. */
+  signal: AbortSignal;
+  cwd?: string;
+}
+
+export interface ApiOverrides {
+  /** Use this base URL and token instead of the resolved settings (login checks new values). */
+  baseUrl?: string;
+  token?: string;
+  authHeader?: string;
+  /** Connections kept to the service (imports raise it to their concurrency). */
+  connections?: number;
+  onRetry?: import('../api/client.js').ApiClientOptions['onRetry'];
+}
+
+export class Context {
+  readonly io: IOStreams;
+  readonly env: NodeJS.ProcessEnv;
+  readonly signal: AbortSignal;
+  readonly cwd: string;
+  /** The exit code when the command returns normally (an import with failures sets 4). */
+  exitCode: number = ExitCode.Ok;
+  private flags: GlobalFlags = {};
+  private settingsPromise: Promise<Settings> | undefined;
+  private readonly clients: ApiClient[] = [];
+  private readonly cleanups: (() => Promise<void> | void)[] = [];
+
+  constructor(init: ContextInit) {
+    this.io = init.io;
+    this.env = init.env;
+    this.signal = init.signal;
+    this.cwd = init.cwd ?? process.cwd();
+  }
+
+  /** Called once the command line is parsed; decides colour and prompting. */
+  useFlags(flags: GlobalFlags): void {
+    this.flags = flags;
+    this.settingsPromise = undefined;
+    const noColorEnv = this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== '';
+    this.io.colorEnabled = flags.color !== false && !noColorEnv && this.io.stdoutIsTTY;
+    this.io.neverPrompt = Boolean(flags.yes) || !this.io.stdinIsTTY || Boolean(this.env.CI);
+  }
+
+  get globalFlags(): GlobalFlags {
+    return this.flags;
+  }
+
+  get json(): boolean {
+    return Boolean(this.flags.json);
+  }
+
+  /** The effective settings: flag > environment > profile > default. */
+  settings(): Promise<Settings> {
+    this.settingsPromise ??= readConfigFile(this.env).then((config) => {
+      const settings = resolveSettings(this.flags, this.env, config);
+      this.io.redactor.addSecret(settings.token);
+      this.io.redactor.addSecret(settings.webhookKey);
+      this.io.redactor.addSecretHeader(settings.authHeader);
+      return settings;
+    });
+    return this.settingsPromise;
+  }
+
+  /** An API client for the resolved (or overridden) base URL and credentials. */
+  async api(overrides: ApiOverrides = {}): Promise<ApiClient> {
+    const settings = await this.settings();
+    const baseUrl = overrides.baseUrl ?? settings.baseUrl;
+    if (!baseUrl) {
+      throw new UsageError(
+        'No service address: pass --base-url, set ORDERCLI_BASE_URL, or save one with ordercli login (try ordercli sandbox for a local one).',
+      );
+    }
+    checkBaseUrl(baseUrl, settings.allowInsecureHttp);
+    const { ApiClient } = await import('../api/client.js');
+    const client = new ApiClient({
+      baseUrl,
+      token: overrides.token ?? settings.token,
+      authHeader: overrides.authHeader ?? settings.authHeader,
+      timeoutMs: settings.timeoutMs,
+      maxRetries: settings.retries,
+      userAgent: `ordercli/${VERSION}`,
+      redactor: this.io.redactor,
+      trace: settings.verbose ? (line) => this.io.err(`${line}\n`) : undefined,
+      connections: overrides.connections,
+      onRetry: overrides.onRetry,
+    });
+    this.clients.push(client);
+    return client;
+  }
+
+  /** Runs `fn` when the command ends, however it ends (closing servers, flushing files). */
+  onClose(fn: () => Promise<void> | void): void {
+    this.cleanups.push(fn);
+  }
+
+  /** Releases everything the command opened, so that the process can exit by itself. */
+  async close(): Promise<void> {
+    for (const cleanup of this.cleanups.splice(0).reverse()) await cleanup();
+    await Promise.all(this.clients.splice(0).map((client) => client.close()));
+  }
+}

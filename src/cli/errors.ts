@@ -1,0 +1,60 @@
+/**
+ * Errors a user can cause or meet. Each carries its exit code; `cli/main.ts` is the one place
+ * that turns them into a message on stderr and a process exit code.
+ */
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+
+/** Base of every error that is rendered as one sentence without a stack trace. */
+export class CliError extends Error {
+  readonly exitCode: ExitCodeValue;
+  /** Extra lines printed below the sentence (details, a hint). */
+  readonly details: string[];
+
+  constructor(message: string, exitCode: ExitCodeValue, details: string[] = []) {
+    super(message);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+    this.details = details;
+  }
+}
+
+/** Bad flags or arguments (exit 2). */
+export class UsageError extends CliError {
+  constructor(message: string, details: string[] = []) {
+    super(message, ExitCode.Usage, details);
+  }
+}
+
+/** One problem in an input file: where it is and what is wrong. */
+export interface InputProblem {
+  file: string;
+  line?: number;
+  field?: string;
+  message: string;
+}
+
+/** Formats a problem as `file:line: field: message` (the contract's form). */
+export function formatInputProblem(problem: InputProblem): string {
+  const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`;
+  return problem.field ? `${where}: ${problem.field}: ${problem.message}` : `${where}: ${problem.message}`;
+}
+
+/** Invalid input (exit 2): every problem is listed, nothing was sent. */
+export class InputError extends CliError {
+  readonly problems: InputProblem[];
+
+  constructor(message: string, problems: InputProblem[] = []) {
+    super(message, ExitCode.Usage, problems.map(formatInputProblem));
+    this.problems = problems;
+  }
+}
+
+/** The user interrupted the command (Ctrl-C, Escape in a prompt): exit 130. */
+export class CancelledError extends CliError {
+  constructor(message = 'Interrupted.') {
+    super(message, ExitCode.Interrupted);
+  }
+}
+
+/** The command ran but did not fully succeed, with its own exit code (an import with failures). */
+export class IncompleteError extends CliError {}

@@ -1,0 +1,105 @@
+/**
+ * argv in, exit code out. The only place where errors become messages and exit codes.
+ */
+import { CommanderError } from 'commander';
+import { ApiError } from '../api/errors.js';
+import { type IOStreams, processIO } from '../io/streams.js';
+import { Context } from './context.js';
+import { CancelledError, CliError } from './errors.js';
+import { ExitCode } from './exit-codes.js';
+import { buildProgram } from './program.js';
+
+export interface MainOptions {
+  io?: IOStreams;
+  env?: NodeJS.ProcessEnv;
+  /** Aborting it acts as Ctrl-C (tests); the real process wires SIGINT to it. */
+  signal?: AbortSignal;
+  cwd?: string;
+}
+
+/** Runs one command line and returns its exit code. Never throws, never calls process.exit. */
+export async function main(argv: string[], options: MainOptions = {}): Promise<number> {
+  const io = options.io ?? processIO();
+  const env = options.env ?? process.env;
+  const interrupt = new AbortController();
+  const detachSignals = options.signal ? linkSignal(options.signal, interrupt) : trapSigint(io, interrupt);
+  const ctx = new Context({ io, env, signal: interrupt.signal, cwd: options.cwd });
+  let code: number;
+  try {
+    const program = buildProgram(ctx);
+    await program.parseAsync(argv, { from: 'user' });
+    code = ctx.exitCode;
+  } catch (error) {
+    code = await renderError(error, ctx);
+  } finally {
+    await ctx.close().catch(() => undefined);
+    detachSignals();
+  }
+  return code;
+}
+
+function linkSignal(signal: AbortSignal, interrupt: AbortController): () => void {
+  const onAbort = () => interrupt.abort(new CancelledError());
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  return () => signal.removeEventListener('abort', onAbort);
+}
+
+/** First Ctrl-C asks the command to stop cleanly; a second one exits at once. */
+function trapSigint(io: IOStreams, interrupt: AbortController): () => void {
+  const onSigint = () => {
+    if (interrupt.signal.aborted) {
+      io.err('\nInterrupted again: exiting now.\n');
+      process.exit(ExitCode.Interrupted);
+    }
+    interrupt.abort(new CancelledError());
+  };
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
+  return () => {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
+  };
+}
+
+async function renderError(error: unknown, ctx: Context): Promise<number> {
+  const { io } = ctx;
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (or the help).
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.Ok;
+    return ExitCode.Usage;
+  }
+  const paint = await painter(io);
+  if (error instanceof CliError) {
+    io.err(`${paint.red('error:')} ${error.message}\n`);
+    for (const line of error.details) io.err(`  ${line}\n`);
+    if (error instanceof ApiError && error.hint) io.err(`${paint.yellow('hint:')} ${error.hint}\n`);
+    return error.exitCode;
+  }
+  if (isAbort(error) || ctx.signal.aborted) {
+    io.err('Interrupted.\n');
+    return ExitCode.Interrupted;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.err(
+    `${paint.red('error:')} ordercli failed unexpectedly: ${message}. Run it again with --verbose; if it persists, report it with that output.\n`,
+  );
+  if (ctx.env.ORDERCLI_DEBUG && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
+  return ExitCode.Failure;
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR');
+}
+
+interface Painter {
+  red(text: string): string;
+  yellow(text: string): string;
+}
+
+async function painter(io: IOStreams): Promise<Painter> {
+  if (!io.colorEnabled || !io.stderrIsTTY) return { red: (t) => t, yellow: (t) => t };
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return { red: (t) => chalk.red(t), yellow: (t) => chalk.yellow(t) };
+}

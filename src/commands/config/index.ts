@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../cli/program.js';
+
+export function registerConfig(program: Command, ctx: Context): void {
+  const config = program
+    .command('config')
+    .description('show and change profile values (base-url, token, auth-header, timeout, allow-insecure-http, webhook-key)');
+
+  withExamples(
+    config
+      .command('list')
+      .description('the values of the profile (secrets redacted) and where each effective value comes from')
+      .action(async () => (await import('./config.js')).list(ctx)),
+    ['ordercli config list', 'ordercli config list --profile staging --json'],
+  );
+  config
+    .command('get')
+    .description('one value of the profile (secrets are shown redacted)')
+    .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
+    .action(async (key: string) => (await import('./config.js')).get(key, ctx));
+  withExamples(
+    config
+      .command('set')
+      .description('set one value of the profile (an empty value removes it)')
+      .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
+      .argument('<value>', 'the value')
+      .action(async (key: string, value: string) => (await import('./config.js')).set(key, value, ctx)),
+    ['ordercli config set base-url https://orders.example.com', 'ordercli --profile staging config set timeout 60000'],
+  );
+  config
+    .command('path')
+    .description('the path of the config file')
+    .action(async () => (await import('./config.js')).path(ctx));
+}

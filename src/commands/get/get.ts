@@ -1,0 +1,32 @@
+/** `get <entity> <id>`: one entity of any kind, printed as JSON. */
+import { pathFor } from '../../api/client.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { writeJson } from '../../io/output.js';
+
+export interface GetOptions {
+  entity: string;
+  id: string;
+}
+
+/** Entity kinds are path segments: lower-case words with underscores or dashes. */
+const ENTITY = /^[a-z][a-z0-9_-]*$/i;
+
+export async function run(options: GetOptions, ctx: Context): Promise<void> {
+  const entity = options.entity.trim();
+  if (!ENTITY.test(entity)) {
+    throw new UsageError(
+      `"${options.entity}" is not an entity kind: use a path segment such as orders or shipping_modes.`,
+    );
+  }
+  if (options.id.trim() === '') throw new UsageError('The id must not be empty.');
+  await fetchEntity(ctx, pathFor('/api/v1/{entity}/{id}', { entity, id: options.id.trim() }));
+}
+
+/** Fetches one entity and prints it as JSON (shared by `orders get`, `contacts get`, ...). */
+export async function fetchEntity(ctx: Context, path: string): Promise<unknown> {
+  const api = await ctx.api();
+  const response = await api.get(path, { signal: ctx.signal });
+  writeJson(ctx.io, response.body);
+  return response.body;
+}

@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../cli/program.js';
+
+export function registerGet(program: Command, ctx: Context): void {
+  withExamples(
+    program
+      .command('get')
+      .description('fetch any entity with GET /api/v1/<entity>/{id}')
+      .argument('<entity>', 'entity kind as it appears in the path, e.g. orders, shipping_modes')
+      .argument('<id>', 'the entity identifier')
+      .action(async (entity: string, id: string) => {
+        const { run } = await import('./get.js');
+        await run({ entity, id }, ctx);
+      }),
+    ['ordercli get shipping_modes 4', 'ordercli get packaging_references 401 --json | jq .packaging.product'],
+  );
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../cli/program.js';
+
+export interface SandboxFlags {
+  port: string;
+  host: string;
+  data?: string;
+  latency?: string;
+  failRate?: string;
+  throttleRate?: string;
+  resetRate?: string;
+  webhookKey?: string;
+  packagingReferences?: string;
+  validationDelay?: string;
+  quiet?: boolean;
+}
+
+export function registerSandbox(program: Command, ctx: Context): void {
+  withExamples(
+    program
+      .command('sandbox')
+      .description('run a local implementation of the service, seeded with realistic records, until Ctrl-C')
+      .option('--port <port>', 'port to listen on (0 picks a free one)', '4780')
+      .option('--host <host>', 'address to bind; loopback unless you say otherwise', '127.0.0.1')
+      .option('--data <dir>', 'keep state in this folder across restarts (default: in memory)')
+      .option('--latency <ms>', 'delay every answer by this many milliseconds')
+      .option('--fail-rate <0..1>', 'fraction of requests answered 500')
+      .option('--throttle-rate <0..1>', 'fraction of requests answered 429 with Retry-After')
+      .option('--reset-rate <0..1>', 'fraction of requests whose connection is reset (before or after processing)')
+      .option('--webhook-key <key>', 'the key sent in X-WEBHOOK-KEY (default: random; env ORDERCLI_WEBHOOK_KEY)')
+      .option('--packaging-references <n>', 'generate this many extra packaging references (for volume tests)')
+      .option('--validation-delay <ms>', 'time before a created order becomes validated (default 300)')
+      .option('-q, --quiet', 'do not print one line per request')
+      .action(async (opts: SandboxFlags) => {
+        const { run } = await import('./sandbox.js');
+        await run(opts, ctx);
+      }),
+    [
+      'ordercli sandbox',
+      'ordercli sandbox --port 0 --latency 20 --fail-rate 0.05',
+      'ordercli sandbox --data ./.sandbox-state --webhook-key whsec_local',
+    ],
+  );
+}

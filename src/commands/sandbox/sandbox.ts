@@ -1,0 +1,74 @@
+/** `sandbox`: the local service, until Ctrl-C. */
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { isLoopbackHost } from '../../config/settings.js';
+import type { SandboxOptions } from '../../sandbox/server.js';
+import type { SandboxFlags } from './index.js';
+
+function number(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`${flag} must be a number from ${min} to ${max}, not ${JSON.stringify(value)}.`);
+  }
+  return n;
+}
+
+/** Turns the flags into sandbox options, rejecting values out of range. */
+export function sandboxOptions(flags: SandboxFlags, env: NodeJS.ProcessEnv): SandboxOptions {
+  const port = number(flags.port, '--port', 0, 65535);
+  if (port !== undefined && !Number.isInteger(port)) throw new UsageError('--port must be a whole number.');
+  return {
+    port,
+    host: flags.host,
+    dataDir: flags.data,
+    latencyMs: number(flags.latency, '--latency', 0, 600_000),
+    failRate: number(flags.failRate, '--fail-rate', 0, 1),
+    throttleRate: number(flags.throttleRate, '--throttle-rate', 0, 1),
+    resetRate: number(flags.resetRate, '--reset-rate', 0, 1),
+    webhookKey: flags.webhookKey ?? (env.ORDERCLI_WEBHOOK_KEY || undefined),
+    extraPackagingReferences: number(flags.packagingReferences, '--packaging-references', 0, 10_000_000),
+    validationDelayMs: number(flags.validationDelay, '--validation-delay', 0, 3_600_000),
+  };
+}
+
+export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
+  const options = sandboxOptions(flags, ctx.env);
+  const { startSandbox } = await import('../../sandbox/server.js');
+  const { io } = ctx;
+  const sandbox = await startSandbox({
+    ...options,
+    quiet: Boolean(flags.quiet),
+    logger: (line) => io.err(`${line}\n`),
+  });
+  ctx.onClose(() => sandbox.close());
+
+  if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
+    io.err(`warning: the sandbox listens on ${options.host}, reachable from other machines; it is a development tool.\n`);
+  }
+  const lines = [
+    `Sandbox listening on ${sandbox.url}`,
+    `  base URL        ${sandbox.url}`,
+    `  full token      ${sandbox.tokens.full}   (CRM and catalog access)`,
+    `  partner token   ${sandbox.tokens.partner}   (reference lists only)`,
+    `  webhook key     ${sandbox.webhookKey}`,
+    '',
+    'Try:',
+    `  ordercli --base-url ${sandbox.url} --token ${sandbox.tokens.partner} refs packagings list`,
+    `  export ORDERCLI_BASE_URL=${sandbox.url} ORDERCLI_TOKEN=${sandbox.tokens.full}`,
+    '',
+    'Press Ctrl-C to stop.',
+  ];
+  if (ctx.json) {
+    io.out(
+      `${JSON.stringify({ url: sandbox.url, tokens: sandbox.tokens, webhookKey: sandbox.webhookKey })}\n`,
+    );
+  } else {
+    io.out(`${lines.join('\n')}\n`);
+  }
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  io.err('Stopping the sandbox.\n');
+}

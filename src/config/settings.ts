@@ -1,0 +1,135 @@
+/**
+ * The effective settings of one run: flag > environment > profile in the config file > default.
+ */
+import { UsageError } from '../cli/errors.js';
+import { type ConfigFile, DEFAULT_PROFILE, type Profile, configPath } from './profiles.js';
+
+/** Global flags as commander parses them (all optional). */
+export interface GlobalFlags {
+  baseUrl?: string;
+  token?: string;
+  authHeader?: string;
+  profile?: string;
+  json?: boolean;
+  color?: boolean;
+  verbose?: boolean;
+  timeout?: string;
+  retries?: string;
+  yes?: boolean;
+  allowInsecureHttp?: boolean;
+}
+
+export interface Settings {
+  profileName: string;
+  /** The profile's stored values (empty when it does not exist). */
+  profile: Profile;
+  baseUrl: string | undefined;
+  token: string | undefined;
+  authHeader: string | undefined;
+  webhookKey: string | undefined;
+  timeoutMs: number;
+  retries: number;
+  allowInsecureHttp: boolean;
+  json: boolean;
+  verbose: boolean;
+  /** Where each value came from, for `config list`. */
+  sources: Partial<Record<'baseUrl' | 'token' | 'authHeader' | 'timeoutMs', 'flag' | 'env' | 'profile' | 'default'>>;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRIES = 3;
+
+function pick(
+  flag: string | undefined,
+  envValue: string | undefined,
+  profileValue: string | undefined,
+): [string | undefined, 'flag' | 'env' | 'profile' | undefined] {
+  if (flag !== undefined && flag !== '') return [flag, 'flag'];
+  if (envValue !== undefined && envValue !== '') return [envValue, 'env'];
+  if (profileValue !== undefined && profileValue !== '') return [profileValue, 'profile'];
+  return [undefined, undefined];
+}
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && /^(1|true|yes|on)$/i.test(value.trim());
+}
+
+function wholeNumber(value: string, what: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    throw new UsageError(`${what} must be a whole number of at least ${min}, not ${JSON.stringify(value)}.`);
+  }
+  return n;
+}
+
+/** Resolves the settings of this run from flags, environment and config file. */
+export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, config: ConfigFile): Settings {
+  const profileName = flags.profile || env.ORDERCLI_PROFILE || DEFAULT_PROFILE;
+  const stored = config.profiles?.[profileName];
+  if (!stored && profileName !== DEFAULT_PROFILE) {
+    throw new UsageError(
+      `There is no profile "${profileName}" in ${configPath(env)}: create it with ordercli login --profile ${profileName}.`,
+    );
+  }
+  const profile = stored ?? {};
+  const [baseUrl, baseUrlSource] = pick(flags.baseUrl, env.ORDERCLI_BASE_URL, profile['base-url']);
+  const [token, tokenSource] = pick(flags.token, env.ORDERCLI_TOKEN, profile.token);
+  const [authHeader, authHeaderSource] = pick(flags.authHeader, env.ORDERCLI_AUTH_HEADER, profile['auth-header']);
+  const [timeout, timeoutSource] = pick(flags.timeout, env.ORDERCLI_TIMEOUT, profile.timeout);
+  const [retries] = pick(flags.retries, env.ORDERCLI_RETRIES, undefined);
+  const [webhookKey] = pick(undefined, env.ORDERCLI_WEBHOOK_KEY, profile['webhook-key']);
+
+  if (authHeader !== undefined && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(authHeader)) {
+    throw new UsageError(`--auth-header must be an HTTP header name such as X-Api-Key, not ${JSON.stringify(authHeader)}.`);
+  }
+  return {
+    profileName,
+    profile,
+    baseUrl: baseUrl?.trim(),
+    token: token?.trim(),
+    authHeader,
+    webhookKey,
+    timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : wholeNumber(timeout, '--timeout (ms)', 1),
+    retries: retries === undefined ? DEFAULT_RETRIES : wholeNumber(retries, '--retries', 0),
+    allowInsecureHttp:
+      Boolean(flags.allowInsecureHttp) ||
+      truthy(env.ORDERCLI_ALLOW_INSECURE_HTTP) ||
+      truthy(profile['allow-insecure-http']),
+    json: Boolean(flags.json),
+    verbose: Boolean(flags.verbose) || truthy(env.ORDERCLI_DEBUG),
+    sources: {
+      baseUrl: baseUrlSource,
+      token: tokenSource,
+      authHeader: authHeaderSource,
+      timeoutMs: timeoutSource ?? 'default',
+    },
+  };
+}
+
+/** Hosts that never leave this machine, where plain http:// is harmless. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Checks a base URL: http(s) only, and plain http only for loopback unless allowed. */
+export function checkBaseUrl(value: string, allowInsecureHttp: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`The base URL ${JSON.stringify(value)} is not a URL: use the form https://orders.example.com.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`The base URL must start with https:// (or http:// for a local service), not ${url.protocol}//.`);
+  }
+  if (url.username || url.password) {
+    throw new UsageError('The base URL must not contain credentials: pass the token with --token or ORDERCLI_TOKEN.');
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
+    throw new UsageError(
+      `Refusing plain http:// to ${url.hostname}: the token would travel unencrypted. Use https://, or pass --allow-insecure-http if you really mean it.`,
+    );
+  }
+  return url;
+}

@@ -1,0 +1,378 @@
+/**
+ * The import journal: an append-only NDJSON file that records, per order, what was done and what
+ * came back, so that a re-run never creates an order twice and nothing is lost unreported.
+ *
+ * One JSON object per line, each with `event`, `externalId`, `baseUrl` and `at`:
+ * - `sending` (with `bodyHash`) is on disk — written AND fdatasync'ed — before the request leaves;
+ * - then `created` (`httpStatus`, the service's `id` and `code`), `failed` (`httpStatus` when the
+ *   service answered, `message`) or `unknown` (`reason`: the request may have been processed).
+ * A `run` line opens each run (who, when, which input); replay ignores it.
+ *
+ * Replay (per externalId, for the same base URL, the last event wins): `created` → skip;
+ * `sending` without an outcome, or `unknown` → unknown, not re-sent unless asked; `failed` → send
+ * again, since the service refused it. Records for another base URL are kept but ignored.
+ *
+ * Throughput: `sending` records are group-committed — every record queued while one fdatasync
+ * runs is covered by the next one — and outcome records are appended without a sync (a kill -9
+ * cannot lose what write() has handed to the OS; a crash of the machine can, and then the order
+ * replays as `unknown`, which is safe).
+ */
+import { createHash } from 'node:crypto';
+import { close, fdatasync, ftruncate, open, read, write } from 'node:fs';
+import { unlink, writeFile, readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { UsageError } from '../cli/errors.js';
+
+const openAsync = promisify(open);
+const readAsync = promisify(read);
+const writeAsync = promisify(write);
+const fdatasyncAsync = promisify(fdatasync);
+const ftruncateAsync = promisify(ftruncate);
+const closeAsync = promisify(close);
+
+export type JournalEvent = 'sending' | 'created' | 'failed' | 'unknown';
+
+/** One line of the journal as written (the `run` line has its own shape). */
+export interface JournalRecord {
+  event: JournalEvent;
+  externalId: string;
+  baseUrl: string;
+  at: string;
+  bodyHash?: string;
+  httpStatus?: number;
+  id?: string | number;
+  code?: string;
+  message?: string;
+  reason?: string;
+}
+
+/** The last known state of one order for this base URL, after replay. */
+export interface JournalState {
+  event: JournalEvent;
+  at: string;
+  bodyHash?: string;
+  httpStatus?: number;
+  id?: string | number;
+  code?: string;
+  message?: string;
+  reason?: string;
+}
+
+/** What replay found in an existing journal. */
+export interface ReplaySummary {
+  /** Complete lines read (all base URLs). */
+  lines: number;
+  /** A partial last line (a kill during a write) was found and cut off. */
+  tornTail: boolean;
+  /** Orders of this base URL by their last state. */
+  created: number;
+  failed: number;
+  unknown: number;
+}
+
+export interface OpenJournalOptions {
+  /** The service root the orders go to; states are scoped to it. */
+  baseUrl: string;
+  /** Written in the `run` line, for people reading the file. */
+  input?: string;
+}
+
+/** A hash of the exact body sent, so a later run can tell that an order changed. */
+export function bodyHash(json: string): string {
+  return createHash('sha256').update(json).digest('base64url').slice(0, 22);
+}
+
+/** Base URLs compare equal whatever their case of host or trailing slashes. */
+export function normalizeBaseUrl(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).href.replace(/\/+$/, '');
+  } catch {
+    return baseUrl.replace(/\/+$/, '');
+  }
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+export class OrderJournal {
+  readonly path: string;
+  readonly baseUrl: string;
+  readonly replay: ReplaySummary;
+  private readonly states: Map<string, JournalState>;
+  private fd: number | undefined;
+  private readonly lockPath: string;
+  /** Lines handed to `append` and not yet written. */
+  private pending: string[] = [];
+  /** Callers waiting for their `sending` line to be durable. */
+  private waiters: Waiter[] = [];
+  private syncRequested = false;
+  private flushing: Promise<void> | undefined;
+  private failure: Error | undefined;
+
+  private constructor(path: string, baseUrl: string, fd: number, states: Map<string, JournalState>, replay: ReplaySummary) {
+    this.path = path;
+    this.baseUrl = baseUrl;
+    this.fd = fd;
+    this.states = states;
+    this.replay = replay;
+    this.lockPath = `${path}.lock`;
+  }
+
+  /**
+   * Opens (or creates) the journal for appending: takes its lock, replays it, cuts a torn last
+   * line so that the next record does not glue onto it, and records the start of a run.
+   */
+  static async open(path: string, options: OpenJournalOptions): Promise<OrderJournal> {
+    const baseUrl = normalizeBaseUrl(options.baseUrl);
+    await takeLock(`${path}.lock`, path);
+    let fd: number | undefined;
+    try {
+      fd = await openAsync(path, 'a+');
+      const { states, replay, completeBytes, totalBytes } = await replayFile(fd, path, baseUrl);
+      if (completeBytes < totalBytes) await ftruncateAsync(fd, completeBytes);
+      const journal = new OrderJournal(path, baseUrl, fd, states, replay);
+      journal.appendLine(
+        JSON.stringify({ event: 'run', baseUrl, input: options.input, pid: process.pid, at: new Date().toISOString() }),
+      );
+      await journal.sync();
+      return journal;
+    } catch (error) {
+      if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
+      await unlink(`${path}.lock`).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Reads a journal without opening it for writing (a dry run); empty when the file is absent. */
+  static async inspect(path: string, baseUrl: string): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary }> {
+    let fd: number;
+    try {
+      fd = await openAsync(path, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        return { states: new Map(), replay: { lines: 0, tornTail: false, created: 0, failed: 0, unknown: 0 } };
+      }
+      throw error;
+    }
+    try {
+      const { states, replay } = await replayFile(fd, path, normalizeBaseUrl(baseUrl));
+      return { states, replay };
+    } finally {
+      await closeAsync(fd);
+    }
+  }
+
+  /** The last state of an order for this base URL, or undefined if this journal never saw it. */
+  stateOf(externalId: string): JournalState | undefined {
+    return this.states.get(externalId);
+  }
+
+  /**
+   * Records that the order is about to be sent; resolves once the record is on disk. Never send
+   * before it resolves: that is what makes a killed run's in-flight orders `unknown`, not lost.
+   */
+  sending(externalId: string, hash: string): Promise<void> {
+    const at = new Date().toISOString();
+    this.record({ event: 'sending', externalId, baseUrl: this.baseUrl, at, bodyHash: hash });
+    this.states.set(externalId, { event: 'sending', at, bodyHash: hash });
+    return this.sync();
+  }
+
+  created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
+    const at = new Date().toISOString();
+    this.record({ event: 'created', externalId, baseUrl: this.baseUrl, at, ...outcome });
+    this.states.set(externalId, { event: 'created', at, ...outcome });
+  }
+
+  failed(externalId: string, outcome: { httpStatus?: number; message: string }): void {
+    const at = new Date().toISOString();
+    this.record({ event: 'failed', externalId, baseUrl: this.baseUrl, at, ...outcome });
+    this.states.set(externalId, { event: 'failed', at, ...outcome });
+  }
+
+  unknown(externalId: string, reason: string): void {
+    const at = new Date().toISOString();
+    this.record({ event: 'unknown', externalId, baseUrl: this.baseUrl, at, reason });
+    this.states.set(externalId, { event: 'unknown', at, reason });
+  }
+
+  /** Resolves once every record so far is written and synced. */
+  sync(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      this.syncRequested = true;
+      this.startFlush();
+    });
+  }
+
+  /** Writes and syncs what is pending, closes the file and releases the lock. */
+  async close(): Promise<void> {
+    if (this.fd === undefined) return;
+    try {
+      if (!this.failure) await this.sync();
+    } finally {
+      const fd = this.fd;
+      this.fd = undefined;
+      await closeAsync(fd).catch(() => undefined);
+      await unlink(this.lockPath).catch(() => undefined);
+    }
+  }
+
+  private record(record: JournalRecord): void {
+    this.appendLine(JSON.stringify(record));
+  }
+
+  private appendLine(line: string): void {
+    this.pending.push(`${line}\n`);
+    this.startFlush();
+  }
+
+  private startFlush(): void {
+    if (this.flushing || this.fd === undefined || this.failure) return;
+    this.flushing = this.flushLoop().finally(() => {
+      this.flushing = undefined;
+    });
+  }
+
+  /**
+   * One writer at a time: each round writes every line queued so far in one write() and, when a
+   * caller waits for durability, one fdatasync; what arrives meanwhile waits for the next round.
+   */
+  private async flushLoop(): Promise<void> {
+    const fd = this.fd!;
+    while (this.pending.length > 0 || this.syncRequested) {
+      const lines = this.pending;
+      this.pending = [];
+      const waiters = this.waiters;
+      this.waiters = [];
+      const sync = this.syncRequested;
+      this.syncRequested = false;
+      try {
+        if (lines.length > 0) await writeAll(fd, Buffer.from(lines.join(''), 'utf8'));
+        if (sync) await fdatasyncAsync(fd);
+      } catch (error) {
+        this.failure = new JournalWriteError(this.path, error as Error);
+        for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
+        this.waiters = [];
+        return;
+      }
+      for (const waiter of waiters) waiter.resolve();
+    }
+  }
+}
+
+/** The journal could not be written: nothing more may be sent. */
+export class JournalWriteError extends Error {
+  constructor(path: string, cause: Error) {
+    super(`Cannot write the import journal ${path} (${(cause as NodeJS.ErrnoException).code ?? cause.message})`, {
+      cause,
+    });
+    this.name = 'JournalWriteError';
+  }
+}
+
+async function writeAll(fd: number, buffer: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < buffer.length) {
+    const { bytesWritten } = await writeAsync(fd, buffer, offset, buffer.length - offset, null);
+    offset += bytesWritten;
+  }
+}
+
+const CHUNK = 1 << 20;
+
+/** Reads every complete line of the file, keeping the last state per externalId for `baseUrl`. */
+async function replayFile(
+  fd: number,
+  path: string,
+  baseUrl: string,
+): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary; completeBytes: number; totalBytes: number }> {
+  const states = new Map<string, JournalState>();
+  let lines = 0;
+  let position = 0;
+  let completeBytes = 0;
+  let carry: Buffer = Buffer.alloc(0);
+  const chunk = Buffer.allocUnsafe(CHUNK);
+  for (;;) {
+    const { bytesRead } = await readAsync(fd, chunk, 0, CHUNK, position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const data: Buffer = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+    let start = 0;
+    for (let end = data.indexOf(0x0a, start); end !== -1; end = data.indexOf(0x0a, start)) {
+      lines++;
+      applyLine(states, data.toString('utf8', start, end), baseUrl, path, lines);
+      completeBytes += end + 1 - start;
+      start = end + 1;
+    }
+    carry = Buffer.from(data.subarray(start));
+  }
+  let created = 0;
+  let failed = 0;
+  let unknown = 0;
+  for (const state of states.values()) {
+    if (state.event === 'created') created++;
+    else if (state.event === 'failed') failed++;
+    else unknown++;
+  }
+  return {
+    states,
+    replay: { lines, tornTail: position > completeBytes, created, failed, unknown },
+    completeBytes,
+    totalBytes: position,
+  };
+}
+
+function applyLine(states: Map<string, JournalState>, text: string, baseUrl: string, path: string, line: number): void {
+  if (text.trim() === '') return;
+  let record: Partial<JournalRecord> & { event?: string };
+  try {
+    record = JSON.parse(text) as typeof record;
+  } catch {
+    throw new UsageError(
+      `The import journal ${path} is damaged at line ${line} (not a JSON record), so it cannot tell which orders were already sent.`,
+      [`Look at that line; if you move the journal away, a re-run may create orders a second time.`],
+    );
+  }
+  if (record.baseUrl !== baseUrl || typeof record.externalId !== 'string') return;
+  const { event, externalId, baseUrl: _url, ...rest } = record;
+  if (event === 'sending' || event === 'created' || event === 'failed' || event === 'unknown') {
+    states.set(externalId, { ...rest, event, at: rest.at ?? '' });
+  }
+}
+
+/**
+ * A lock file holding the owner's pid: two imports appending to one journal could each send the
+ * same order. A lock left by a killed run (its pid is gone) is taken over.
+ */
+async function takeLock(lockPath: string, journalPath: string): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
+    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+      throw new UsageError(
+        `The import journal ${journalPath} is in use by another ordercli (process ${owner}); wait for it to finish.`,
+        [`If no import is running, delete ${lockPath} and run the command again.`],
+      );
+    }
+    await unlink(lockPath).catch(() => undefined);
+  }
+  throw new UsageError(`Cannot lock the import journal ${journalPath}: ${lockPath} keeps reappearing.`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The shapes passed between the steps of the import pipeline:
+ * read -> parse -> map -> group -> validate -> submit -> journal -> report.
+ */
+import type { InputProblem } from '../cli/errors.js';
+
+export type InputFormat = 'csv' | 'json' | 'ndjson';
+
+/** Where one order stands in its input file (1-based lines; a CSV order spans its rows). */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  endLine: number;
+}
+
+/** One order as read from the input, before validation. */
+export interface SourceOrder {
+  /** 0-based position of the order in the input. */
+  index: number;
+  externalId: string | undefined;
+  /** The order body as it will be sent (after mapping, grouping and type conversion). */
+  order: Record<string, unknown>;
+  location: SourceLocation;
+  /**
+   * The order as written in the input, to write back with `--rejects`: for CSV the raw records
+   * (header keys, cell strings) of its rows; for JSON/NDJSON the original value.
+   */
+  raw: Record<string, string>[] | unknown;
+  /** Problems found while reading (a cell that does not convert, a malformed line). */
+  problems: InputProblem[];
+  /** Items whose `productCode` must be resolved to an `internalReferenceId` before sending. */
+  needsProductResolution: boolean;
+  /**
+   * CSV only: the line of the row of each item (`order.items[i]` came from line `itemLines[i]`), so
+   * that a problem with an item is reported on its row as `item.<field>`.
+   */
+  itemLines?: number[];
+}
+
+export interface ReadOptions {
+  format?: InputFormat;
+  /** CSV delimiter; detected from the header when absent. */
+  delimiter?: string;
+  /** The file's own headers renamed to the contract's dotted paths (`--map`). */
+  map?: Record<string, string>;
+}
+
+/** The outcome of one order, as journaled and reported. */
+export type OrderStatus = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown';
+
+// ---------------------------------------------------------------------------------------------
+// Input side: what the submit side calls (signatures fixed; see src/import/source.ts).
+//
+//   const references = new ReferenceCatalog(() => ctx.api(), ctx.signal);    // import/references.ts
+//   const source = await openOrderSource(path, { format, delimiter, mapFile }, ctx); // import/source.ts
+//   try {
+//     const validation = await validateImport(source, { references, checkRefs });   // pass 1
+//     if (validation.invalid.length > 0 && !skipInvalid) throw invalidInputError(source, validation);
+//     for await (const order of source.orders()) {                                  // pass 2
+//       if (validation.invalidIndexes.has(order.index)) continue;                   // report 'invalid'
+//       const { body, problems } = await prepareOrder(order, references);          // body to POST
+//     }
+//     await writeRejects(rejectsPath, source, rejectedOrders);                      // import/rejects.ts
+//   } finally { await source.close(); }
+// ---------------------------------------------------------------------------------------------
+
+/** How a CSV input is written, so that rejects can be written back in the same dialect. */
+export interface CsvLayout {
+  /** The file's own header cells, as written (before `--map`). */
+  header: string[];
+  delimiter: string;
+  /** The line ending of the header line. */
+  lineEnding: '\r\n' | '\n';
+  /** Whether the file starts with a UTF-8 byte order mark (spreadsheets need it back). */
+  bom: boolean;
+}
+
+/** The format of an input, which rejects are written back in. */
+export interface SourceLayout {
+  format: InputFormat;
+  /** Present when `format` is `csv`. */
+  csv?: CsvLayout;
+}
+
+export interface SourceOptions extends ReadOptions {
+  /** A `--map` JSON file (`{"their header": "contact.email"}`), read relative to the cwd. */
+  mapFile?: string;
+}
+
+/** What opening an input needs from the command context (`Context` satisfies it). */
+export interface SourceContext {
+  cwd: string;
+  io: { stdin: import('node:stream').Readable };
+  signal: AbortSignal;
+}
+
+/** An opened input. Re-iterable: each `orders()` call reads the file again from its start. */
+export interface OrderSource extends SourceLayout {
+  /** The name used in problems: the path as given, or `stdin`. */
+  file: string;
+  /** The file actually read (a private copy of stdin for `-`). */
+  path: string;
+  orders(): AsyncIterable<SourceOrder>;
+  /** Removes the copy of stdin, if any; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** One order made ready to send: the body (product codes resolved), or why it cannot be sent. */
+export interface PreparedOrder {
+  body: Record<string, unknown>;
+  problems: InputProblem[];
+}
+
+export interface ValidateImportOptions {
+  /** Every order needs an `externalId` (default true: imports key re-runs on it). */
+  requireExternalId?: boolean;
+  /** Reference lists, fetched once: needed to resolve `productCode` and for `checkRefs`. */
+  references?: import('./references.js').ReferenceCatalog;
+  /** `--check-refs`: every `internalReferenceId` must exist in the reference lists and be active. */
+  checkRefs?: boolean;
+}
+
+/** The outcome of the validation pass over a whole input. */
+export interface ImportValidation {
+  /** Orders read. */
+  total: number;
+  /** Orders without a problem. */
+  valid: number;
+  /** The orders with problems (each with its `problems`), in input order. */
+  invalid: SourceOrder[];
+  /** `index` of every invalid order, for the sending pass. */
+  invalidIndexes: ReadonlySet<number>;
+  /** Every problem, in input order, as `file:line: field: message`. */
+  problems: InputProblem[];
+}

@@ -1,0 +1,133 @@
+/**
+ * The process's streams behind one object, with a test variant: commands write through it, never
+ * to `process` or `console`, and everything written is redacted.
+ */
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { Redactor } from '../api/redact.js';
+
+export interface IOStreams {
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  /** Terminal width of stdout (80 when unknown). */
+  readonly columns: number;
+  /** Masks tokens and webhook keys in everything written. */
+  readonly redactor: Redactor;
+  /** Colour on stdout/stderr; decided once the global options are known. */
+  colorEnabled: boolean;
+  /** `--yes`, CI or non-TTY stdin: never prompt. */
+  neverPrompt: boolean;
+  /** Writes results to stdout. */
+  out(text: string): void;
+  /** Writes progress, warnings and errors to stderr. */
+  err(text: string): void;
+  /** Whether an interactive prompt can be shown. */
+  canPrompt(): boolean;
+  /** Resolves once everything written to stdout has been flushed. */
+  flush(): Promise<void>;
+}
+
+class StreamsIO implements IOStreams {
+  readonly redactor = new Redactor();
+  colorEnabled = false;
+  neverPrompt = false;
+
+  constructor(
+    readonly stdin: Readable,
+    readonly stdout: Writable,
+    readonly stderr: Writable,
+    readonly stdinIsTTY: boolean,
+    readonly stdoutIsTTY: boolean,
+    readonly stderrIsTTY: boolean,
+    private readonly width: () => number,
+  ) {}
+
+  get columns(): number {
+    return this.width();
+  }
+
+  out(text: string): void {
+    this.stdout.write(this.redactor.redact(text));
+  }
+
+  err(text: string): void {
+    this.stderr.write(this.redactor.redact(text));
+  }
+
+  canPrompt(): boolean {
+    return !this.neverPrompt && this.stdinIsTTY && this.stdoutIsTTY;
+  }
+
+  flush(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.writableLength === 0) resolve();
+      else this.stdout.once('drain', () => resolve());
+    });
+  }
+}
+
+/** The real process streams. */
+export function processIO(): IOStreams {
+  return new StreamsIO(
+    process.stdin,
+    process.stdout,
+    process.stderr,
+    Boolean(process.stdin.isTTY),
+    Boolean(process.stdout.isTTY),
+    Boolean(process.stderr.isTTY),
+    () => process.stdout.columns || 80,
+  );
+}
+
+export interface TestIOOptions {
+  /** Make stdin, stdout and stderr look like a terminal. */
+  tty?: boolean;
+  stdin?: string | Readable;
+  columns?: number;
+}
+
+export interface TestIO extends IOStreams {
+  stdoutText(): string;
+  stderrText(): string;
+  /** The stdin stream, to write keystrokes into when it is a PassThrough. */
+  readonly input: Readable;
+}
+
+/** In-memory streams for tests; with `tty: true` they claim to be a terminal. */
+export function createTestIO(options: TestIOOptions = {}): TestIO {
+  const tty = options.tty ?? false;
+  const stdin = typeof options.stdin === 'string' || options.stdin === undefined ? new PassThrough() : options.stdin;
+  if (typeof options.stdin === 'string') (stdin as PassThrough).end(options.stdin);
+  else if (options.stdin === undefined && !tty) (stdin as PassThrough).end();
+  const stdout = new CapturingStream(tty, options.columns ?? 80);
+  const stderr = new CapturingStream(tty, options.columns ?? 80);
+  Object.assign(stdin, { isTTY: tty, setRawMode: () => stdin });
+  const io = new StreamsIO(stdin, stdout, stderr, tty, tty, tty, () => options.columns ?? 80);
+  return Object.assign(io, {
+    stdoutText: () => stdout.text(),
+    stderrText: () => stderr.text(),
+    input: stdin,
+  });
+}
+
+/** A writable that keeps what it is given and can claim to be a TTY (for prompts and tables). */
+class CapturingStream extends PassThrough {
+  private readonly chunks: Buffer[] = [];
+  readonly isTTY: boolean;
+  readonly columns: number;
+  readonly rows = 24;
+
+  constructor(tty: boolean, columns: number) {
+    super();
+    this.isTTY = tty;
+    this.columns = columns;
+    this.on('data', (chunk: Buffer) => this.chunks.push(chunk));
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}

@@ -1,0 +1,467 @@
+/**
+ * The sandbox: a local implementation of the order service for development and tests
+ * (`ordercli sandbox`, the test suite's fixture, `ordercli demo`). This module owns the HTTP
+ * server and the life of one request: log, fault, latency, body, authentication, route, answer.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SALES_ORDER_VALIDATED } from '../schemas/webhook.js';
+import { buildSalesOrderValidatedBody } from '../webhooks/notify.js';
+import { authenticate, DEFAULT_TOKENS, generateWebhookKey, rightsOf, type SandboxTokens } from './auth.js';
+import { type DeliveryLogEntry, WebhookDeliverer } from './delivery.js';
+import {
+  DEFAULT_FAULTS,
+  type FaultDecision,
+  type FaultOptions,
+  FaultPlan,
+  type FaultRule,
+  faultResponse,
+} from './faults.js';
+import { type RequestLogEntry, trimLog } from './request-log.js';
+import { type ApiResponse, encodeBody, JSON_CONTENT_TYPE, notFound, problem } from './responses.js';
+import { handleApiRequest, type RouteContext } from './routes.js';
+import { loadSeed } from './seed.js';
+import { SandboxStore, type StoredOrder } from './store.js';
+
+export type { SandboxTokens } from './auth.js';
+export type { DeliveryLogEntry } from './delivery.js';
+export type { FaultKind, FaultOptions, FaultRule } from './faults.js';
+export type { RequestLogEntry } from './request-log.js';
+export type { StoredOrder } from './store.js';
+
+export const DEFAULT_SANDBOX_PORT = 4780;
+export const DEFAULT_SANDBOX_HOST = '127.0.0.1';
+export const DEFAULT_VALIDATION_DELAY_MS = 300;
+/** The largest request body accepted; larger ones get 413 (the `listen` receiver uses the same). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+const API_PREFIX = '/api/v1';
+
+export interface SandboxOptions {
+  /** Default 4780; 0 picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1: the sandbox never listens beyond loopback unless told to. */
+  host?: string;
+  /** Keeps created orders, contact references and subscriptions in this folder across runs. */
+  dataDir?: string;
+  latencyMs?: number;
+  /** Share of API requests answered 500 (0..1). */
+  failRate?: number;
+  /** Share of API requests answered 429 with `Retry-After` (0..1). */
+  throttleRate?: number;
+  /** Share of API requests whose connection is reset (0..1). */
+  resetRate?: number;
+  /** `Retry-After` of throttled answers, in seconds; default 1. */
+  retryAfterSeconds?: number;
+  /** Time from creation to validation (and the webhook); default 300 ms. */
+  validationDelayMs?: number;
+  tokens?: Partial<SandboxTokens>;
+  /** The key of every subscription; default: random per sandbox. */
+  webhookKey?: string;
+  /** Generated packaging references appended to the seed (benchmarks). */
+  extraPackagingReferences?: number;
+  /** Folder of the seed files; default: the package's `fixtures/sandbox`. */
+  seedDir?: string;
+  /** Silences `logger`, `onRequest` and `onDelivery`. */
+  quiet?: boolean;
+  /**
+   * Receives one readable line per request and per delivery attempt (never a token or key). The
+   * sandbox writes nothing by itself: the `sandbox` command decides where its console goes.
+   */
+  logger?: (line: string) => void;
+  /** Called once per request when it is finished (answered, reset or abandoned). */
+  onRequest?: (entry: RequestLogEntry) => void;
+  /** Called once per delivery attempt. */
+  onDelivery?: (entry: DeliveryLogEntry) => void;
+  /** Keeps at most about this many entries in `requests` and `deliveries`; default unlimited. */
+  logLimit?: number;
+  /** Delivery attempts per notification, default 4, and the first back-off, default 250 ms. */
+  deliveryAttempts?: number;
+  deliveryBackoffMs?: number;
+}
+
+export interface Sandbox {
+  /** `http://127.0.0.1:PORT`, no trailing slash. */
+  url: string;
+  port: number;
+  tokens: SandboxTokens;
+  webhookKey: string;
+  /** Every request, in arrival order. */
+  requests: RequestLogEntry[];
+  /** Every delivery attempt, in completion order. */
+  deliveries: DeliveryLogEntry[];
+  /** Created orders, in creation order. */
+  orders(): StoredOrder[];
+  /** Changes latency and random fault rates at run time. */
+  setFaults(faults: Partial<FaultOptions>): void;
+  /** Adds deterministic faults for the next matching requests. */
+  scriptFaults(rules: FaultRule[]): void;
+  /** Back to the seed: orders, contact references, subscriptions, logs, faults; pending work dropped. */
+  reset(): void;
+  /** Closes the server, its open connections, pending validations and deliveries. */
+  close(): Promise<void>;
+}
+
+/** Starts a sandbox and resolves once it listens. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const port = options.port ?? DEFAULT_SANDBOX_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new RangeError(`port must be 0..65535, not ${port}`);
+  const host = options.host ?? DEFAULT_SANDBOX_HOST;
+  const logger = options.quiet ? undefined : options.logger;
+  const onRequest = options.quiet ? undefined : options.onRequest;
+  const logLimit = options.logLimit ?? Number.POSITIVE_INFINITY;
+  const validationDelayMs = options.validationDelayMs ?? DEFAULT_VALIDATION_DELAY_MS;
+  const initialFaults: FaultOptions = {
+    latencyMs: options.latencyMs ?? DEFAULT_FAULTS.latencyMs,
+    failRate: options.failRate ?? DEFAULT_FAULTS.failRate,
+    throttleRate: options.throttleRate ?? DEFAULT_FAULTS.throttleRate,
+    resetRate: options.resetRate ?? DEFAULT_FAULTS.resetRate,
+    retryAfterSeconds: options.retryAfterSeconds ?? DEFAULT_FAULTS.retryAfterSeconds,
+  };
+  const faults = new FaultPlan(initialFaults);
+  const tokens: SandboxTokens = { ...DEFAULT_TOKENS, ...definedTokens(options.tokens) };
+  if (tokens.full === tokens.partner) throw new Error('the full and partner tokens must differ');
+  const webhookKey = options.webhookKey ?? generateWebhookKey();
+
+  const seed = loadSeed({
+    seedDir: options.seedDir,
+    extraPackagingReferences: options.extraPackagingReferences,
+  });
+  const store = SandboxStore.open(seed, options.dataDir);
+  const requests: RequestLogEntry[] = [];
+  const deliveries: DeliveryLogEntry[] = [];
+  const deliverer = new WebhookDeliverer({
+    log: deliveries,
+    logLimit,
+    maxAttempts: options.deliveryAttempts,
+    backoffMs: options.deliveryBackoffMs,
+    logger,
+    onDelivery: options.quiet ? undefined : options.onDelivery,
+  });
+  /** Aborted by close(): ends latency waits of requests still in progress. */
+  const closing = new AbortController();
+  const validationTimers = new Set<NodeJS.Timeout>();
+
+  const scheduleValidation = (order: StoredOrder): void => {
+    const timer = setTimeout(() => {
+      validationTimers.delete(timer);
+      validateAndNotify(order.id);
+    }, validationDelayMs);
+    validationTimers.add(timer);
+  };
+  const validateAndNotify = (id: number): void => {
+    const order = store.markValidated(id);
+    if (order === undefined) return;
+    const body = buildSalesOrderValidatedBody(order);
+    for (const subscription of store.subscribersOf(SALES_ORDER_VALIDATED)) {
+      deliverer.deliver({ event: SALES_ORDER_VALIDATED, url: subscription.url, key: webhookKey, body });
+    }
+  };
+  const routes: RouteContext = { store, webhookKey, onOrderCreated: scheduleValidation };
+
+  const server = createServer((req, res) => {
+    const entry = logArrival(req, tokens);
+    requests.push(entry);
+    trimLog(requests, logLimit);
+    const started = performance.now();
+    serveRequest({ req, res, entry, faults, routes, tokens, signal: closing.signal })
+      .catch((error: unknown) => {
+        // A bug in a handler must not take the sandbox down; the client gets a 500 it can report.
+        if (!res.headersSent && !res.destroyed) send(res, entry, internalError(error));
+      })
+      .finally(() => {
+        logger?.(requestLine(entry, performance.now() - started));
+        onRequest?.(entry);
+      });
+  });
+  try {
+    await listen(server, port, host);
+  } catch (error) {
+    store.close();
+    await deliverer.close();
+    throw error;
+  }
+  const actualPort = (server.address() as { port: number }).port;
+  // Orders left pending by a previous run (data folder) still get validated and notified.
+  for (const order of store.pendingOrders()) scheduleValidation(order);
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(host)}:${actualPort}`,
+    port: actualPort,
+    tokens,
+    webhookKey,
+    requests,
+    deliveries,
+    orders: () => store.orders(),
+    setFaults: (changes) => faults.set(changes),
+    scriptFaults: (rules) => faults.script(rules),
+    reset() {
+      clearTimers(validationTimers);
+      deliverer.cancelAll();
+      store.reset();
+      faults.reset(initialFaults);
+      requests.length = 0;
+      deliveries.length = 0;
+    },
+    close() {
+      closed ??= (async () => {
+        closing.abort();
+        clearTimers(validationTimers);
+        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // close() alone waits for idle keep-alive connections to time out; end them now.
+        server.closeAllConnections();
+        await Promise.all([serverClosed, deliverer.close()]);
+        store.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  entry: RequestLogEntry;
+  faults: FaultPlan;
+  routes: RouteContext;
+  tokens: SandboxTokens;
+  signal: AbortSignal;
+}
+
+/** The life of one request, after it has been logged. */
+async function serveRequest(context: RequestContext): Promise<void> {
+  const { req, res, entry, faults, signal } = context;
+  const path = normalizePath(entry.path);
+  const isApi = path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+  const fault = isApi ? faults.decide(entry.method, path) : undefined;
+  if (fault) entry.fault = fault.kind;
+  if (fault?.kind === 'reset-before-read') {
+    resetConnection(req);
+    return;
+  }
+  const delayMs = isApi ? faults.current.latencyMs + (fault?.kind === 'delay' ? fault.delayMs : 0) : 0;
+  if (delayMs > 0 && !(await wait(delayMs, signal))) return;
+  const response = await respond(context, path, isApi, fault);
+  if (response === undefined) return;
+  if (fault?.kind === 'reset-after') {
+    entry.computedStatus = response.status;
+    resetConnection(req);
+    return;
+  }
+  send(res, entry, response);
+}
+
+/** Computes the answer; undefined when the client went away while sending its body. */
+async function respond(
+  context: RequestContext,
+  path: string,
+  isApi: boolean,
+  fault: FaultDecision | undefined,
+): Promise<ApiResponse | undefined> {
+  const { req, entry } = context;
+  if (!isApi) return notFound(`no endpoint ${entry.path}; the API is under ${API_PREFIX}/`);
+  let body: unknown;
+  if (METHODS_WITH_BODY.has(entry.method)) {
+    const read = await readBody(req, MAX_BODY_BYTES);
+    if (read.kind === 'aborted') return undefined;
+    if (read.kind === 'too-large') return tooLarge();
+    const parsed = parseJson(read.bytes);
+    if (!parsed.ok) return parsed.response;
+    body = parsed.value;
+    entry.body = body;
+  }
+  if (fault?.kind === 'status') return faultResponse(fault);
+  if (entry.auth === 'none') return unauthorized(req);
+  const segments = decodeSegments(path.slice(API_PREFIX.length));
+  if (segments === undefined) return notFound(`malformed path ${entry.path}`);
+  return handleApiRequest(context.routes, {
+    method: entry.method,
+    segments,
+    body,
+    auth: entry.auth,
+    rights: rightsOf(entry.auth),
+  });
+}
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+function logArrival(req: IncomingMessage, tokens: SandboxTokens): RequestLogEntry {
+  const { path, query } = splitUrl(req.url ?? '/');
+  return {
+    at: new Date().toISOString(),
+    method: (req.method ?? 'GET').toUpperCase(),
+    path,
+    query,
+    auth: authenticate(req.headers, tokens),
+  };
+}
+
+function splitUrl(raw: string): { path: string; query: Record<string, string> } {
+  // Origin-form (`/api/v1/orders?x=1`) is what clients send; new URL() is only for the rare rest.
+  if (raw.startsWith('/')) {
+    const mark = raw.indexOf('?');
+    if (mark === -1) return { path: raw, query: {} };
+    return { path: raw.slice(0, mark), query: Object.fromEntries(new URLSearchParams(raw.slice(mark + 1))) };
+  }
+  try {
+    const url = new URL(raw);
+    return { path: url.pathname, query: Object.fromEntries(url.searchParams) };
+  } catch {
+    return { path: raw, query: {} };
+  }
+}
+
+/** `/api/v1/orders/` and `/api/v1/orders` are the same endpoint. */
+function normalizePath(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function decodeSegments(rest: string): string[] | undefined {
+  try {
+    return rest
+      .split('/')
+      .filter((segment) => segment !== '')
+      .map((segment) => decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
+}
+
+type BodyRead = { kind: 'ok'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
+
+/** Reads the whole body up to `limit` bytes; stops reading as soon as it is over. */
+function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
+  if (Number(req.headers['content-length']) > limit) return Promise.resolve({ kind: 'too-large' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        resolve({ kind: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve({ kind: 'ok', bytes: Buffer.concat(chunks, size) }));
+    req.once('error', () => resolve({ kind: 'aborted' }));
+    req.once('close', () => {
+      if (!req.complete) resolve({ kind: 'aborted' });
+    });
+  });
+}
+
+function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; response: ApiResponse } {
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') {
+    return {
+      ok: false,
+      response: problem(400, 'malformed-body', 'Bad request', {
+        detail: 'The body is empty; send a JSON object.',
+      }),
+    };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return {
+      ok: false,
+      response: problem(400, 'malformed-body', 'Bad request', {
+        detail: `The body is not valid JSON: ${(error as Error).message}`,
+      }),
+    };
+  }
+}
+
+function tooLarge(): ApiResponse {
+  return problem(
+    413,
+    'payload-too-large',
+    'Payload too large',
+    { detail: `The body exceeds ${MAX_BODY_BYTES} bytes.` },
+    // The rest of the body is not read, so the connection cannot carry another request.
+    { connection: 'close' },
+  );
+}
+
+function unauthorized(req: IncomingMessage): ApiResponse {
+  const sent = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
+  const detail = sent
+    ? 'The token is not one this sandbox accepts (or Authorization does not use the Bearer scheme).'
+    : 'No token was sent: use "Authorization: Bearer <token>" or the X-API-Key header.';
+  return problem(
+    401,
+    'unauthorized',
+    'Unauthorized',
+    { detail },
+    { 'www-authenticate': 'Bearer realm="ordercli-sandbox"' },
+  );
+}
+
+function internalError(error: unknown): ApiResponse {
+  return problem(500, 'internal', 'Internal sandbox error', {
+    detail: (error as Error)?.message ?? String(error),
+  });
+}
+
+let requestCounter = 0;
+
+function send(res: ServerResponse, entry: RequestLogEntry, response: ApiResponse): void {
+  const text = encodeBody(response);
+  res.writeHead(response.status, {
+    'content-type': response.contentType ?? JSON_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': `req_${++requestCounter}`,
+    ...response.headers,
+  });
+  res.end(text);
+  entry.status = response.status;
+}
+
+/** A TCP reset, not a graceful close: what a crashed server or a cut network looks like. */
+function resetConnection(req: IncomingMessage): void {
+  req.socket.resetAndDestroy();
+}
+
+/** Resolves true after `ms`, or false as soon as the sandbox closes. */
+async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  server.listen(port, host);
+  return once(server, 'listening').then(() => undefined);
+}
+
+function clearTimers(timers: Set<NodeJS.Timeout>): void {
+  for (const timer of timers) clearTimeout(timer);
+  timers.clear();
+}
+
+/** Wildcard hosts accept loopback connections, so the printed URL uses loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function definedTokens(tokens: Partial<SandboxTokens> | undefined): Partial<SandboxTokens> {
+  const out: Partial<SandboxTokens> = {};
+  if (tokens?.full) out.full = tokens.full;
+  if (tokens?.partner) out.partner = tokens.partner;
+  return out;
+}
+
+function requestLine(entry: RequestLogEntry, ms: number): string {
+  const outcome = entry.status !== undefined ? String(entry.status) : 'no answer';
+  const fault = entry.fault ? ` [fault: ${entry.fault}]` : '';
+  return `${entry.method} ${entry.path} ${outcome} ${Math.round(ms)} ms (${entry.auth})${fault}`;
+}

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { call, eventually, partnerOrder, startTestSandbox } from './support.js';
+
+let sandbox: Sandbox;
+let token: string;
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  token = sandbox.tokens.partner;
+});
+beforeEach(() => sandbox.reset());
+afterAll(() => sandbox.close());
+
+const postOrder = (externalId: string) =>
+  call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder(externalId) });
+const orderPosts = () => sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/orders');
+
+describe('scripted faults', () => {
+  it('reset-before-read: the connection is reset and nothing is processed', async () => {
+    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-before-read' }]);
+    await expect(postOrder('R-1')).rejects.toThrow();
+    expect(sandbox.orders()).toHaveLength(0);
+    expect(orderPosts()).toEqual([expect.objectContaining({ fault: 'reset-before-read', status: undefined })]);
+    expect(orderPosts()[0]!.body).toBeUndefined();
+
+    expect((await postOrder('R-1')).status).toBe(201);
+    expect(sandbox.orders()).toHaveLength(1);
+  });
+
+  it('reset-after: the order IS created, validated and notified, but the client gets no answer', async () => {
+    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-after-response-computed' }]);
+    await expect(postOrder('R-2')).rejects.toThrow();
+    expect(sandbox.orders().map((order) => order.externalId)).toEqual(['R-2']);
+    expect(orderPosts()).toEqual([
+      expect.objectContaining({ fault: 'reset-after', status: undefined, computedStatus: 201 }),
+    ]);
+    expect(orderPosts()[0]!.body).toMatchObject({ externalId: 'R-2' });
+    await eventually(() => sandbox.orders()[0]!.status === 'validated');
+  });
+
+  it('status: answers the given status with Retry-After, `times` times, without processing', async () => {
+    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 7, times: 2 }]);
+    for (let i = 0; i < 2; i++) {
+      const response = await postOrder('S-1');
+      expect(response.status).toBe(429);
+      expect(response.headers['retry-after']).toBe('7');
+      expect(response.headers['content-type']).toBe('application/problem+json');
+      expect(response.body).toMatchObject({ status: 429, title: 'Too Many Requests' });
+    }
+    expect((await postOrder('S-1')).status).toBe(201);
+    expect(sandbox.orders()).toHaveLength(1);
+    expect(orderPosts().map((r) => [r.status, r.fault])).toEqual([
+      [429, 'status'],
+      [429, 'status'],
+      [201, undefined],
+    ]);
+    // The body of a refused request is still logged, so a test can check that a retry resent it.
+    expect(orderPosts()[0]!.body).toEqual(orderPosts()[2]!.body);
+  });
+
+  it('status: 503 and 500 carry no Retry-After unless asked', async () => {
+    sandbox.scriptFaults([
+      { path: '/api/v1/orders', kind: 'status', status: 503 },
+      { path: '/api/v1/orders', kind: 'status', status: 500 },
+      { path: '/api/v1/orders', kind: 'status', status: 503, retryAfter: 2 },
+    ]);
+    const first = await postOrder('S-2');
+    expect([first.status, first.headers['retry-after']]).toEqual([503, undefined]);
+    const second = await postOrder('S-2');
+    expect([second.status, second.headers['retry-after']]).toEqual([500, undefined]);
+    expect(second.body).toMatchObject({ status: 500, detail: expect.stringMatching(/not processed/) });
+    const third = await postOrder('S-2');
+    expect([third.status, third.headers['retry-after']]).toEqual([503, '2']);
+  });
+
+  it('matches rules by method and path (exact or pattern); other requests pass', async () => {
+    sandbox.scriptFaults([
+      { method: 'GET', path: /^\/api\/v1\/orders\/\d+$/, kind: 'status', status: 503 },
+      { method: 'POST', path: '/api/v1/contact_references', kind: 'status', status: 500 },
+    ]);
+    const created = await postOrder('M-1');
+    expect(created.status).toBe(201);
+    const id = (created.body as { id: number }).id;
+    expect((await call(sandbox, 'GET', '/api/v1/orders', { token })).status).toBe(200);
+    expect((await call(sandbox, 'GET', `/api/v1/orders/${id}`, { token })).status).toBe(503);
+    expect((await call(sandbox, 'GET', `/api/v1/orders/${id}`, { token })).status).toBe(200);
+  });
+
+  it('delay: answers normally, later', async () => {
+    sandbox.scriptFaults([{ path: '/api/v1/packaging_references', kind: 'delay', delayMs: 150 }]);
+    const started = performance.now();
+    const response = await call(sandbox, 'GET', '/api/v1/packaging_references', { token });
+    expect(response.status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(sandbox.requests[0]).toMatchObject({ fault: 'delay', status: 200 });
+  });
+
+  it('refuses a rule with a nonsensical count', () => {
+    expect(() => sandbox.scriptFaults([{ kind: 'status', times: 0 }])).toThrow(RangeError);
+  });
+});
+
+describe('random faults', () => {
+  it('failRate 1 answers 500 with a JSON body, only under /api/v1', async () => {
+    sandbox.setFaults({ failRate: 1 });
+    const response = await postOrder('F-1');
+    expect(response.status).toBe(500);
+    expect(response.body).toMatchObject({ status: 500 });
+    expect((await call(sandbox, 'GET', '/health')).status).toBe(404);
+    expect(sandbox.orders()).toHaveLength(0);
+    sandbox.setFaults({ failRate: 0 });
+    expect((await postOrder('F-1')).status).toBe(201);
+  });
+
+  it('throttleRate 1 answers 429 with the configured Retry-After', async () => {
+    sandbox.setFaults({ throttleRate: 1, retryAfterSeconds: 3 });
+    const response = await call(sandbox, 'GET', '/api/v1/shipping_modes', { token });
+    expect(response.status).toBe(429);
+    expect(response.headers['retry-after']).toBe('3');
+  });
+
+  it('resetRate 1 resets every request, before or after processing', async () => {
+    sandbox.setFaults({ resetRate: 1 });
+    const attempts = 20;
+    for (let i = 0; i < attempts; i++) await expect(postOrder(`RR-${i}`)).rejects.toThrow();
+    const kinds = orderPosts().map((r) => r.fault);
+    expect(kinds).toHaveLength(attempts);
+    expect(new Set(kinds)).toEqual(new Set(['reset-before-read', 'reset-after']));
+    // Exactly the requests reset after processing created an order.
+    expect(sandbox.orders()).toHaveLength(kinds.filter((kind) => kind === 'reset-after').length);
+  });
+
+  it('latencyMs delays every API answer', async () => {
+    sandbox.setFaults({ latencyMs: 100 });
+    const started = performance.now();
+    await call(sandbox, 'GET', '/api/v1/shipping_modes', { token });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(95);
+  });
+
+  it('refuses rates outside 0..1', () => {
+    expect(() => sandbox.setFaults({ failRate: 1.5 })).toThrow(RangeError);
+    expect(() => sandbox.setFaults({ latencyMs: -1 })).toThrow(RangeError);
+  });
+
+  it('starts with the faults given as options', async () => {
+    const faulty = await startTestSandbox({ throttleRate: 1, retryAfterSeconds: 5 });
+    try {
+      const response = await call(faulty, 'GET', '/api/v1/shipping_modes', { token: faulty.tokens.full });
+      expect([response.status, response.headers['retry-after']]).toEqual([429, '5']);
+    } finally {
+      await faulty.close();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Runs ordercli in-process with test IO (`runCli`) or as the built binary (`runBin`), with an
+ * environment isolated from the developer's: its own config folder and no ORDERCLI_* variables.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { main } from '../../src/cli/main.js';
+import { createTestIO } from '../../src/io/streams.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const BIN = join(ROOT, 'bin/ordercli.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  tty?: boolean;
+  env?: Record<string, string | undefined>;
+  stdin?: string | Readable;
+  columns?: number;
+  signal?: AbortSignal;
+  cwd?: string;
+}
+
+/** A fresh folder for config files and outputs of one test. */
+export function tempDir(prefix = 'ordercli-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** The environment a test run sees: a private config folder, nothing inherited from ORDERCLI_*. */
+export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('ORDERCLI_') && key !== 'NO_COLOR' && key !== 'CI' && key !== 'FORCE_COLOR') env[key] = value;
+  }
+  env.ORDERCLI_CONFIG_DIR = extra.ORDERCLI_CONFIG_DIR ?? tempDir('ordercli-config-');
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+/** Runs the program in this process and returns its exit code and output. */
+export async function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const io = createTestIO({ tty: options.tty, stdin: options.stdin, columns: options.columns });
+  const code = await main(args, {
+    io,
+    env: testEnv(options.env),
+    signal: options.signal ?? new AbortController().signal,
+    cwd: options.cwd,
+  });
+  return { code, stdout: io.stdoutText(), stderr: io.stderrText() };
+}
+
+/** Runs the built `bin/ordercli.js` as a child process (what users really run). */
+export function runBin(args: string[], options: Omit<RunOptions, 'tty' | 'signal'> & { timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: testEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? (signal ? 128 : 1), stdout, stderr });
+    });
+    if (typeof options.stdin === 'string') child.stdin.end(options.stdin);
+    else if (options.stdin) options.stdin.pipe(child.stdin);
+    else child.stdin.end();
+  });
+}
