@@ -8,9 +8,10 @@
  * never made, or the service answered 429 or 503. Any other POST failure is a ConnectionError
  * with `outcome: 'unknown'`, never silently re-sent.
  */
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Agent as AgentType, Dispatcher } from 'undici';
 import { ApiError, ConnectionError, type Outcome, type RequestInfo, TimeoutError, apiErrorFor, statusLine } from './errors.js';
 import type { Redactor } from './redact.js';
+import { Agent, request } from './transport.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
@@ -91,7 +92,7 @@ export function pathFor(template: string, params: Record<string, string | number
 export class ApiClient {
   readonly baseUrl: string;
   private readonly options: ApiClientOptions;
-  private readonly agent: Agent;
+  private readonly agent: AgentType;
   /** Shared pause: after a 429, no request of this client starts before this time. */
   private notBefore = 0;
 
@@ -173,7 +174,8 @@ export class ApiClient {
 
   /** Closes the kept-alive connections so that the process can exit. */
   async close(): Promise<void> {
-    await this.agent.close().catch(() => this.agent.destroy());
+    // Every request of the command has been answered by now: no need to wait for a graceful close.
+    await this.agent.destroy().catch(() => undefined);
   }
 
   private urlFor(path: string, query: RequestOptions['query']): string {
@@ -213,8 +215,7 @@ export class ApiClient {
     const started = performance.now();
     this.traceRequest(info, url, headers, body);
     try {
-      const res = await request(url, {
-        dispatcher: this.agent,
+      const res = await request(this.agent, url, {
         method: info.method as Dispatcher.HttpMethod,
         headers,
         body,
@@ -284,8 +285,10 @@ export class ApiClient {
   }
 
   private async waitForPause(signal: AbortSignal | undefined): Promise<void> {
-    const wait = this.notBefore - Date.now();
-    if (wait > 0) await sleep(wait, signal);
+    // Loop: under concurrency, another 429 may extend the pause while this request waits.
+    for (let wait = this.notBefore - Date.now(); wait > 0; wait = this.notBefore - Date.now()) {
+      await sleep(wait, signal);
+    }
   }
 
   private trace(line: string): void {

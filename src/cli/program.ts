@@ -3,19 +3,23 @@
  * commander and the groups' metadata load here; each verb's module is imported by its action.
  */
 import { Command, Option } from 'commander';
-import { VERSION } from '../version.js';
-import type { Context } from './context.js';
 import { registerApi } from '../commands/api/index.js';
 import { registerConfig } from '../commands/config/index.js';
 import { registerGet } from '../commands/get/index.js';
+import { registerListen } from '../commands/listen/index.js';
 import { registerOrders } from '../commands/orders/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
+import { registerWebhooks } from '../commands/webhooks/index.js';
+import { VERSION } from '../version.js';
+import type { Context } from './context.js';
 
 /** Each group adds its commands to the program; order here is the order in `--help`. */
 const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerOrders,
   registerGet,
   registerApi,
+  registerWebhooks,
+  registerListen,
   registerSandbox,
   registerConfig,
 ];
@@ -23,24 +27,41 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
 /** Builds the program for one run, bound to its context. */
 export function buildProgram(ctx: Context): Command {
   const program = new Command('ordercli')
-    .description('Orders, bulk imports, reference lists and webhooks of the order-taking service, from the command line.')
+    .description(
+      'Orders, bulk imports, reference lists and webhooks of the order-taking service, from the command line.',
+    )
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
-    .addOption(new Option('--base-url <url>', 'service root; /api/v1/... is appended (env ORDERCLI_BASE_URL)'))
-    .addOption(new Option('--token <token>', 'API credential, sent as Authorization: Bearer (env ORDERCLI_TOKEN)'))
     .addOption(
-      new Option('--auth-header <name>', 'send the raw token in this header instead (env ORDERCLI_AUTH_HEADER)'),
+      new Option('--base-url <url>', 'service root; /api/v1/... is appended (env ORDERCLI_BASE_URL)'),
     )
-    .addOption(new Option('--profile <name>', 'profile of the config file (env ORDERCLI_PROFILE, default "default")'))
+    .addOption(
+      new Option('--token <token>', 'API credential, sent as Authorization: Bearer (env ORDERCLI_TOKEN)'),
+    )
+    .addOption(
+      new Option(
+        '--auth-header <name>',
+        'send the raw token in this header instead (env ORDERCLI_AUTH_HEADER)',
+      ),
+    )
+    .addOption(
+      new Option('--profile <name>', 'profile of the config file (env ORDERCLI_PROFILE, default "default")'),
+    )
     .option('--json', 'machine-readable JSON on stdout')
     .option('--no-color', 'plain text without colour (also NO_COLOR, or when stdout is not a terminal)')
     .option('--verbose', 'trace each HTTP exchange on stderr, secrets redacted (env ORDERCLI_DEBUG=1)')
-    .addOption(new Option('--timeout <ms>', 'per-request timeout in ms (env ORDERCLI_TIMEOUT, default 30000)'))
+    .addOption(
+      new Option('--timeout <ms>', 'per-request timeout in ms (env ORDERCLI_TIMEOUT, default 30000)'),
+    )
     .addOption(new Option('--retries <n>', 'retries of a failed request (env ORDERCLI_RETRIES, default 3)'))
     .option('-y, --yes', 'never prompt (implied when stdin is not a terminal or CI is set)')
     .option('--allow-insecure-http', 'allow a plain http:// base URL for a non-loopback host')
     .showSuggestionAfterError(true)
-    .configureHelp({ helpWidth: Math.min(ctx.io.columns, 120), showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({
+      helpWidth: Math.min(ctx.io.columns, 120),
+      showGlobalOptions: true,
+      sortSubcommands: false,
+    })
     .configureOutput({
       writeOut: (text) => ctx.io.out(text),
       writeErr: (text) => ctx.io.err(text),

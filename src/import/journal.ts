@@ -20,8 +20,10 @@
 import { createHash } from 'node:crypto';
 import { close, fdatasync, ftruncate, open, read, write } from 'node:fs';
 import { unlink, writeFile, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { UsageError } from '../cli/errors.js';
+import { CliError, UsageError } from '../cli/errors.js';
+import { ExitCode } from '../cli/exit-codes.js';
 
 const openAsync = promisify(open);
 const readAsync = promisify(read);
@@ -140,7 +142,7 @@ export class OrderJournal {
       return journal;
     } catch (error) {
       if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
-      await unlink(`${path}.lock`).catch(() => undefined);
+      await releaseLock(`${path}.lock`);
       throw error;
     }
   }
@@ -217,7 +219,7 @@ export class OrderJournal {
       const fd = this.fd;
       this.fd = undefined;
       await closeAsync(fd).catch(() => undefined);
-      await unlink(this.lockPath).catch(() => undefined);
+      await releaseLock(this.lockPath);
     }
   }
 
@@ -265,12 +267,14 @@ export class OrderJournal {
 }
 
 /** The journal could not be written: nothing more may be sent. */
-export class JournalWriteError extends Error {
+export class JournalWriteError extends CliError {
   constructor(path: string, cause: Error) {
-    super(`Cannot write the import journal ${path} (${(cause as NodeJS.ErrnoException).code ?? cause.message})`, {
-      cause,
-    });
-    this.name = 'JournalWriteError';
+    super(
+      `Cannot write the import journal ${path} (${(cause as NodeJS.ErrnoException).code ?? cause.message}), so nothing more was sent.`,
+      ExitCode.Failure,
+      ['Free some space or fix the permissions, then run the same command again: the journal is consistent.'],
+    );
+    this.cause = cause;
   }
 }
 
@@ -344,14 +348,26 @@ function applyLine(states: Map<string, JournalState>, text: string, baseUrl: str
   }
 }
 
+/** Locks taken by this process (a pid check cannot tell two imports of one process apart). */
+const heldLocks = new Set<string>();
+
+async function releaseLock(lockPath: string): Promise<void> {
+  heldLocks.delete(resolve(lockPath));
+  await unlink(lockPath).catch(() => undefined);
+}
+
 /**
  * A lock file holding the owner's pid: two imports appending to one journal could each send the
  * same order. A lock left by a killed run (its pid is gone) is taken over.
  */
 async function takeLock(lockPath: string, journalPath: string): Promise<void> {
+  if (heldLocks.has(resolve(lockPath))) {
+    throw new UsageError(`The import journal ${journalPath} is already in use by an import of this process.`);
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       await writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+      heldLocks.add(resolve(lockPath));
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

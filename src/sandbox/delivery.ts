@@ -4,7 +4,7 @@
  * and every attempt is logged. The interface is silent on retries; a few attempts help a receiver
  * that restarts, without hiding one that is broken.
  */
-import { Agent } from 'undici';
+import { Agent } from '../api/transport.js';
 import { sendNotification } from '../webhooks/notify.js';
 import { trimLog } from './request-log.js';
 

@@ -6,9 +6,10 @@ import type { ValidationProblem } from '../schemas/problems.js';
 
 export interface ApiResponse {
   status: number;
-  /** A value to JSON-encode, or JSON text already encoded (cached lists). */
+  /** A value to JSON-encode. */
   body?: unknown;
-  json?: string;
+  /** JSON already encoded (the cached seed lists); sent instead of `body`. */
+  json?: Buffer;
   contentType?: string;
   headers?: Record<string, string>;
 }
@@ -30,7 +31,7 @@ export function ok(body: unknown, status = 200): ApiResponse {
   return { status, body };
 }
 
-export function okJson(json: string): ApiResponse {
+export function okJson(json: Buffer): ApiResponse {
   return { status: 200, json };
 }
 
@@ -65,8 +66,8 @@ export function methodNotAllowed(method: string, allowed: readonly string[]): Ap
   );
 }
 
-/** Encodes the response body once, for both the content length and the log. */
-export function encodeBody(response: ApiResponse): string {
+/** Encodes the response body once, for both the content length and the write. */
+export function encodeBody(response: ApiResponse): Buffer {
   if (response.json !== undefined) return response.json;
-  return response.body === undefined ? '' : JSON.stringify(response.body);
+  return Buffer.from(response.body === undefined ? '' : JSON.stringify(response.body));
 }

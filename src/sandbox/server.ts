@@ -6,8 +6,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SALES_ORDER_VALIDATED } from '../schemas/webhook.js';
-import { buildSalesOrderValidatedBody } from '../webhooks/notify.js';
 import { authenticate, DEFAULT_TOKENS, generateWebhookKey, rightsOf, type SandboxTokens } from './auth.js';
 import { type DeliveryLogEntry, WebhookDeliverer } from './delivery.js';
 import {
@@ -23,6 +21,7 @@ import { type ApiResponse, encodeBody, JSON_CONTENT_TYPE, notFound, problem } fr
 import { handleApiRequest, type RouteContext } from './routes.js';
 import { loadSeed } from './seed.js';
 import { SandboxStore, type StoredOrder } from './store.js';
+import { OrderValidation } from './validation.js';
 
 export type { SandboxTokens } from './auth.js';
 export type { DeliveryLogEntry } from './delivery.js';
@@ -139,33 +138,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     logger,
     onDelivery: options.quiet ? undefined : options.onDelivery,
   });
+  const validation = new OrderValidation({ store, deliverer, webhookKey, delayMs: validationDelayMs });
+  const routes: RouteContext = { store, webhookKey, onOrderCreated: (order) => validation.schedule(order) };
   /** Aborted by close(): ends latency waits of requests still in progress. */
   const closing = new AbortController();
-  const validationTimers = new Set<NodeJS.Timeout>();
-
-  const scheduleValidation = (order: StoredOrder): void => {
-    const timer = setTimeout(() => {
-      validationTimers.delete(timer);
-      validateAndNotify(order.id);
-    }, validationDelayMs);
-    validationTimers.add(timer);
-  };
-  const validateAndNotify = (id: number): void => {
-    const order = store.markValidated(id);
-    if (order === undefined) return;
-    const body = buildSalesOrderValidatedBody(order);
-    for (const subscription of store.subscribersOf(SALES_ORDER_VALIDATED)) {
-      deliverer.deliver({ event: SALES_ORDER_VALIDATED, url: subscription.url, key: webhookKey, body });
-    }
-  };
-  const routes: RouteContext = { store, webhookKey, onOrderCreated: scheduleValidation };
 
   const server = createServer((req, res) => {
     const entry = logArrival(req, tokens);
     requests.push(entry);
     trimLog(requests, logLimit);
     const started = performance.now();
-    serveRequest({ req, res, entry, faults, routes, tokens, signal: closing.signal })
+    serveRequest({ req, res, entry, faults, routes, signal: closing.signal })
       .catch((error: unknown) => {
         // A bug in a handler must not take the sandbox down; the client gets a 500 it can report.
         if (!res.headersSent && !res.destroyed) send(res, entry, internalError(error));
@@ -184,7 +167,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
   const actualPort = (server.address() as { port: number }).port;
   // Orders left pending by a previous run (data folder) still get validated and notified.
-  for (const order of store.pendingOrders()) scheduleValidation(order);
+  for (const order of store.pendingOrders()) validation.schedule(order);
 
   let closed: Promise<void> | undefined;
   return {
@@ -198,7 +181,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     setFaults: (changes) => faults.set(changes),
     scriptFaults: (rules) => faults.script(rules),
     reset() {
-      clearTimers(validationTimers);
+      validation.cancelAll();
       deliverer.cancelAll();
       store.reset();
       faults.reset(initialFaults);
@@ -208,7 +191,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close() {
       closed ??= (async () => {
         closing.abort();
-        clearTimers(validationTimers);
+        validation.cancelAll();
         const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
         // close() alone waits for idle keep-alive connections to time out; end them now.
         server.closeAllConnections();
@@ -226,7 +209,6 @@ interface RequestContext {
   entry: RequestLogEntry;
   faults: FaultPlan;
   routes: RouteContext;
-  tokens: SandboxTokens;
   signal: AbortSignal;
 }
 
@@ -411,14 +393,14 @@ function internalError(error: unknown): ApiResponse {
 let requestCounter = 0;
 
 function send(res: ServerResponse, entry: RequestLogEntry, response: ApiResponse): void {
-  const text = encodeBody(response);
+  const bytes = encodeBody(response);
   res.writeHead(response.status, {
     'content-type': response.contentType ?? JSON_CONTENT_TYPE,
-    'content-length': Buffer.byteLength(text),
+    'content-length': bytes.length,
     'x-request-id': `req_${++requestCounter}`,
     ...response.headers,
   });
-  res.end(text);
+  res.end(bytes);
   entry.status = response.status;
 }
 
@@ -440,11 +422,6 @@ async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
 function listen(server: Server, port: number, host: string): Promise<void> {
   server.listen(port, host);
   return once(server, 'listening').then(() => undefined);
-}
-
-function clearTimers(timers: Set<NodeJS.Timeout>): void {
-  for (const timer of timers) clearTimeout(timer);
-  timers.clear();
 }
 
 /** Wildcard hosts accept loopback connections, so the printed URL uses loopback. */

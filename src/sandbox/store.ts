@@ -54,9 +54,9 @@ type AnyRecord = { id: number | string; [field: string]: unknown };
 
 interface EntityTable {
   readonly byId: Map<string, AnyRecord>;
-  /** Seed tables never change, so their list is serialized once (50,000 references included). */
+  /** Seed tables never change, so their list is encoded once (50,000 references included). */
   readonly frozen: boolean;
-  cachedJson?: string;
+  cachedJson?: Buffer;
 }
 
 export class SandboxStore {
@@ -96,11 +96,11 @@ export class SandboxStore {
     return Array.from(this.table(kind).byId.values());
   }
 
-  /** The JSON text of a whole list, cached for the read-only seed tables. */
-  listJson(kind: EntityKind): string {
+  /** The encoded JSON of a whole list, cached for the read-only seed tables. */
+  listJson(kind: EntityKind): Buffer {
     const table = this.table(kind);
-    if (!table.frozen) return JSON.stringify(this.list(kind));
-    table.cachedJson ??= JSON.stringify(this.list(kind));
+    if (!table.frozen) return Buffer.from(JSON.stringify(this.list(kind)));
+    table.cachedJson ??= Buffer.from(JSON.stringify(this.list(kind)));
     return table.cachedJson;
   }
 

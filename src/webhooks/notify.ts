@@ -17,8 +17,11 @@ export type NotificationHeaders = Record<string, string | string[] | undefined>;
 export interface SendNotificationOptions {
   url: string | URL;
   event: string;
-  /** The subscription's key; it is sent in `X-WEBHOOK-KEY` and never logged. */
-  key: string;
+  /**
+   * The subscription's key; it is sent in `X-WEBHOOK-KEY` and never logged. Left out only by
+   * `listen --no-verify --forward-to` when no key is known: the header is then not sent.
+   */
+  key: string | undefined;
   /** Bytes or text are sent unchanged (replay keeps the original bytes); anything else is JSON-encoded. */
   body: string | Uint8Array | object;
   /** Original headers to replay; hop-by-hop headers are dropped and the given event and key always win. */
@@ -29,6 +32,8 @@ export interface SendNotificationOptions {
   dispatcher?: Dispatcher;
   /** Aborts the request (the sandbox aborts deliveries in flight when it closes). */
   signal?: AbortSignal;
+  /** Reads at most this many bytes of the receiver's answer (the rest is discarded); default: all. */
+  maxResponseBytes?: number;
 }
 
 export interface NotificationResult {
@@ -61,22 +66,29 @@ export function userAgentFor(product: string = SANDBOX_PRODUCT): string {
   return `${product}/${VERSION}`;
 }
 
+/** Shared by callers that bring no dispatcher; undici unrefs idle sockets, so it never holds the process. */
+let defaultDispatcher: Dispatcher | undefined;
+
 /** POSTs one notification and returns the receiver's answer; network errors and time-outs reject. */
 export async function sendNotification(options: SendNotificationOptions): Promise<NotificationResult> {
-  // undici is loaded here, not at module load, so that commands which never send stay fast to start.
-  const { request } = await import('undici');
+  // Loaded here, not at module load, so that commands which never send stay fast to start; the
+  // API client's transport loads only the parts of undici it needs.
+  const { request, Agent } = await import('../api/transport.js');
   const timeoutMs = options.timeoutMs ?? DEFAULT_NOTIFICATION_TIMEOUT_MS;
   const started = performance.now();
-  const response = await request(options.url, {
+  defaultDispatcher ??= new Agent();
+  const response = await request(options.dispatcher ?? defaultDispatcher, String(options.url), {
     method: 'POST',
     headers: notificationHeaders(options),
     body: encodeNotificationBody(options.body),
-    dispatcher: options.dispatcher,
     signal: combineSignals(options.signal, AbortSignal.timeout(timeoutMs)),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
   });
-  const bodyText = await response.body.text();
+  const bodyText =
+    options.maxResponseBytes === undefined
+      ? await response.body.text()
+      : await readAtMost(response.body, options.maxResponseBytes);
   return {
     status: response.statusCode,
     headers: response.headers,
@@ -100,8 +112,22 @@ export function notificationHeaders(
   }
   if (options.userAgent !== undefined) headers['user-agent'] = options.userAgent;
   headers['x-webhook-event'] = options.event;
-  headers['x-webhook-key'] = options.key;
+  if (options.key !== undefined) headers['x-webhook-key'] = options.key;
+  else delete headers['x-webhook-key'];
   return headers;
+}
+
+/** The first `limit` bytes of a response body as text; the rest is read and dropped, never kept. */
+async function readAtMost(body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size >= limit) continue;
+    const buffer = Buffer.from(chunk);
+    chunks.push(size + buffer.length > limit ? buffer.subarray(0, limit - size) : buffer);
+    size += buffer.length;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Bytes and text pass unchanged so that a replay is byte-for-byte; other values become JSON. */

@@ -22,7 +22,9 @@ describe('sandbox authentication', () => {
 
   it('answers 401 to an unknown token, in either form', async () => {
     expect((await call(sandbox, 'GET', '/api/v1/orders', { token: 'nope' })).status).toBe(401);
-    expect((await call(sandbox, 'GET', '/api/v1/orders', { token: 'nope', header: 'X-API-Key' })).status).toBe(401);
+    expect(
+      (await call(sandbox, 'GET', '/api/v1/orders', { token: 'nope', header: 'X-API-Key' })).status,
+    ).toBe(401);
   });
 
   it('refuses a known token sent in Authorization without the Bearer scheme', async () => {
@@ -37,7 +39,9 @@ describe('sandbox authentication', () => {
     for (const token of [sandbox.tokens.full, sandbox.tokens.partner]) {
       expect((await call(sandbox, 'GET', '/api/v1/packaging_references', { token })).status).toBe(200);
       for (const header of ['X-API-Key', 'x-api-key', 'X-API-KEY']) {
-        expect((await call(sandbox, 'GET', '/api/v1/packaging_references', { token, header })).status).toBe(200);
+        expect((await call(sandbox, 'GET', '/api/v1/packaging_references', { token, header })).status).toBe(
+          200,
+        );
       }
     }
     expect(sandbox.requests.map((entry) => entry.auth)).toEqual([
@@ -64,7 +68,9 @@ describe('sandbox authentication', () => {
       const response = await call(sandbox, 'GET', path, { token });
       expect(response.status, path).toBe(403);
       expect(response.body, path).toMatchObject({ status: 403, missingRight: right });
-      expect((response.body as { detail: string }).detail, path).toMatch(right === 'crm' ? /CRM access/ : /catalog access/);
+      expect((response.body as { detail: string }).detail, path).toMatch(
+        right === 'crm' ? /CRM access/ : /catalog access/,
+      );
     }
   });
 
@@ -83,7 +89,9 @@ describe('sandbox authentication', () => {
       expect(custom.tokens).toEqual({ full: 'f-123', partner: 'p-456' });
       expect((await call(custom, 'GET', '/api/v1/contacts', { token: 'f-123' })).status).toBe(200);
       expect((await call(custom, 'GET', '/api/v1/contacts', { token: 'p-456' })).status).toBe(403);
-      expect((await call(custom, 'GET', '/api/v1/contacts', { token: sandbox.tokens.full })).status).toBe(401);
+      expect((await call(custom, 'GET', '/api/v1/contacts', { token: sandbox.tokens.full })).status).toBe(
+        401,
+      );
     } finally {
       await custom.close();
     }

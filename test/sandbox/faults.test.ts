@@ -21,7 +21,8 @@ describe('scripted faults', () => {
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-before-read' }]);
     await expect(postOrder('R-1')).rejects.toThrow();
     expect(sandbox.orders()).toHaveLength(0);
-    expect(orderPosts()).toEqual([expect.objectContaining({ fault: 'reset-before-read', status: undefined })]);
+    expect(orderPosts()).toEqual([expect.objectContaining({ fault: 'reset-before-read' })]);
+    expect(orderPosts()[0]!.status).toBeUndefined();
     expect(orderPosts()[0]!.body).toBeUndefined();
 
     expect((await postOrder('R-1')).status).toBe(201);
@@ -32,15 +33,16 @@ describe('scripted faults', () => {
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-after-response-computed' }]);
     await expect(postOrder('R-2')).rejects.toThrow();
     expect(sandbox.orders().map((order) => order.externalId)).toEqual(['R-2']);
-    expect(orderPosts()).toEqual([
-      expect.objectContaining({ fault: 'reset-after', status: undefined, computedStatus: 201 }),
-    ]);
+    expect(orderPosts()).toEqual([expect.objectContaining({ fault: 'reset-after', computedStatus: 201 })]);
+    expect(orderPosts()[0]!.status).toBeUndefined();
     expect(orderPosts()[0]!.body).toMatchObject({ externalId: 'R-2' });
     await eventually(() => sandbox.orders()[0]!.status === 'validated');
   });
 
   it('status: answers the given status with Retry-After, `times` times, without processing', async () => {
-    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 7, times: 2 }]);
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 7, times: 2 },
+    ]);
     for (let i = 0; i < 2; i++) {
       const response = await postOrder('S-1');
       expect(response.status).toBe(429);

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { call, eventually, fullAccessOrder, partnerOrder, startTestSandbox } from './support.js';
@@ -16,7 +18,10 @@ afterAll(() => sandbox.close());
 
 describe('POST /api/v1/orders', () => {
   it('creates a pending order (201) that becomes validated after the delay', async () => {
-    const response = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: partnerOrder('EXT-1') });
+    const response = await call(sandbox, 'POST', '/api/v1/orders', {
+      token: partner,
+      body: partnerOrder('EXT-1'),
+    });
     expect(response.status).toBe(201);
     const order = response.body as Record<string, unknown>;
     expect(order).toMatchObject({
@@ -30,7 +35,13 @@ describe('POST /api/v1/orders', () => {
       ],
     });
     expect(order.code).toMatch(/^SO-\d{4}-000001$/);
-    expect(Object.keys(order).slice(0, 5)).toEqual(['id', 'code', 'status', 'externalId', 'externalReference']);
+    expect(Object.keys(order).slice(0, 5)).toEqual([
+      'id',
+      'code',
+      'status',
+      'externalId',
+      'externalReference',
+    ]);
     expect(typeof order.id).toBe('number');
     expect(Date.parse(order.createdAt as string)).not.toBeNaN();
 
@@ -41,7 +52,13 @@ describe('POST /api/v1/orders', () => {
   });
 
   it('ignores client values for the fields the service owns, and keeps unknown fields', async () => {
-    const body = { ...partnerOrder('EXT-2'), id: 5, code: 'MINE', status: 'validated', shippingMode: { id: 2 } };
+    const body = {
+      ...partnerOrder('EXT-2'),
+      id: 5,
+      code: 'MINE',
+      status: 'validated',
+      shippingMode: { id: 2 },
+    };
     const response = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body });
     expect(response.body).toMatchObject({ status: 'pending', shippingMode: { id: 2 } });
     expect((response.body as { id: number }).id).not.toBe(5);
@@ -49,8 +66,14 @@ describe('POST /api/v1/orders', () => {
   });
 
   it('numbers codes in sequence and accepts a duplicate externalId (the interface does not refuse it)', async () => {
-    const first = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: partnerOrder('DUP') });
-    const second = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: partnerOrder('DUP') });
+    const first = await call(sandbox, 'POST', '/api/v1/orders', {
+      token: partner,
+      body: partnerOrder('DUP'),
+    });
+    const second = await call(sandbox, 'POST', '/api/v1/orders', {
+      token: partner,
+      body: partnerOrder('DUP'),
+    });
     expect([first.status, second.status]).toEqual([201, 201]);
     expect((second.body as { code: string }).code).toMatch(/-000002$/);
     expect(sandbox.orders().filter((order) => order.externalId === 'DUP')).toHaveLength(2);
@@ -65,7 +88,12 @@ describe('POST /api/v1/orders', () => {
     const response = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body });
     expect(response.status).toBe(422);
     expect(response.headers['content-type']).toBe('application/problem+json');
-    const problem = response.body as { type: string; title: string; status: number; errors: Array<{ field: string }> };
+    const problem = response.body as {
+      type: string;
+      title: string;
+      status: number;
+      errors: Array<{ field: string }>;
+    };
     expect(problem).toMatchObject({
       type: 'https://ordercli.dev/problems/validation',
       title: 'The order is invalid',
@@ -81,7 +109,8 @@ describe('POST /api/v1/orders', () => {
         'items[1]',
       ].sort(),
     );
-    for (const error of problem.errors) expect(error).toEqual({ field: error.field, message: expect.any(String) });
+    for (const error of problem.errors)
+      expect(error).toEqual({ field: error.field, message: expect.any(String) });
     expect(sandbox.orders()).toHaveLength(0);
   });
 
@@ -98,14 +127,23 @@ describe('POST /api/v1/orders', () => {
     expect(response.status).toBe(422);
     const errors = (response.body as { errors: Array<{ field: string; message: string }> }).errors;
     expect(errors).toEqual([
-      { field: 'contact.internalReferenceId', message: expect.stringMatching(/no contact reference has id 399/) },
+      {
+        field: 'contact.internalReferenceId',
+        message: expect.stringMatching(/no contact reference has id 399/),
+      },
       { field: 'items[0].internalReferenceId', message: expect.stringMatching(/417 .*is inactive/) },
-      { field: 'items[1].internalReferenceId', message: expect.stringMatching(/no packaging reference has id 9999/) },
+      {
+        field: 'items[1].internalReferenceId',
+        message: expect.stringMatching(/no packaging reference has id 9999/),
+      },
     ]);
   });
 
   it('enforces the access rules: contact.id needs CRM, item.packaging needs catalog', async () => {
-    const asPartner = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: fullAccessOrder() });
+    const asPartner = await call(sandbox, 'POST', '/api/v1/orders', {
+      token: partner,
+      body: fullAccessOrder(),
+    });
     expect(asPartner.status).toBe(422);
     expect((asPartner.body as { errors: Array<{ field: string; message: string }> }).errors).toEqual([
       { field: 'contact.id', message: expect.stringMatching(/CRM access/) },
@@ -115,7 +153,11 @@ describe('POST /api/v1/orders', () => {
     const asFull = await call(sandbox, 'POST', '/api/v1/orders', { token: full, body: fullAccessOrder() });
     expect(asFull.status).toBe(201);
 
-    const unknown = { ...fullAccessOrder('F-2'), contact: { id: 999 }, items: [{ packaging: 42, orderedQuantity: 1 }] };
+    const unknown = {
+      ...fullAccessOrder('F-2'),
+      contact: { id: 999 },
+      items: [{ packaging: 42, orderedQuantity: 1 }],
+    };
     const refused = await call(sandbox, 'POST', '/api/v1/orders', { token: full, body: unknown });
     expect((refused.body as { errors: Array<{ field: string }> }).errors.map((e) => e.field)).toEqual([
       'contact.id',
@@ -129,18 +171,30 @@ describe('POST /api/v1/orders', () => {
       contact: { externalReferenceId: 'MY-CONTACT-7' },
       items: [{ externalReferenceId: 'MY-SKU-1', orderedQuantity: 3 }],
     };
-    expect((await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: byExternal })).status).toBe(201);
+    expect((await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: byExternal })).status).toBe(
+      201,
+    );
     const byData = {
       externalId: 'X-2',
-      contact: { externalReference: 'MY-CONTACT-8', firstName: 'Éloïse', lastName: 'Crêpin', email: 'eloise@example.fr' },
+      contact: {
+        externalReference: 'MY-CONTACT-8',
+        firstName: 'Éloïse',
+        lastName: 'Crêpin',
+        email: 'eloise@example.fr',
+      },
       customer: { name: 'Crêperie Éloïse' },
       items: [{ internalReferenceId: 431, orderedQuantity: 24 }],
     };
-    expect((await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: byData })).status).toBe(201);
+    expect((await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: byData })).status).toBe(
+      201,
+    );
   });
 
   it('answers 400 to a malformed or empty body and 413 to one over 1 MiB', async () => {
-    const malformed = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, raw: '{"externalId": ' });
+    const malformed = await call(sandbox, 'POST', '/api/v1/orders', {
+      token: partner,
+      raw: '{"externalId": ',
+    });
     expect(malformed.status).toBe(400);
     expect((malformed.body as { detail: string }).detail).toMatch(/not valid JSON/);
     const empty = await call(sandbox, 'POST', '/api/v1/orders', { token: partner, raw: '' });
@@ -153,11 +207,32 @@ describe('POST /api/v1/orders', () => {
     expect(sandbox.orders()).toHaveLength(0);
   });
 
+  it('answers 413 to a chunked body that grows over 1 MiB, without reading it all', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    const body = new Readable({
+      read() {
+        this.push(sent++ < 32 ? chunk : null);
+      },
+    });
+    const response = await request(`${sandbox.url}/api/v1/orders`, {
+      method: 'POST',
+      body,
+      headers: { authorization: `Bearer ${partner}`, 'content-type': 'application/json' },
+    });
+    expect(response.headers['transfer-encoding']).toBeUndefined();
+    expect(response.statusCode).toBe(413);
+    expect(JSON.parse(await response.body.text())).toMatchObject({ status: 413 });
+  });
+
   it('lists created orders with GET /orders', async () => {
     await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: partnerOrder('L-1') });
     await call(sandbox, 'POST', '/api/v1/orders', { token: partner, body: partnerOrder('L-2') });
     const list = await call(sandbox, 'GET', '/api/v1/orders', { token: partner });
-    expect((list.body as Array<{ externalId: string }>).map((order) => order.externalId)).toEqual(['L-1', 'L-2']);
+    expect((list.body as Array<{ externalId: string }>).map((order) => order.externalId)).toEqual([
+      'L-1',
+      'L-2',
+    ]);
   });
 });
 
@@ -177,7 +252,12 @@ describe('contact references', () => {
     });
 
     const body = {
-      contact: { externalReference: 'NEW-1', firstName: 'Aurélie', lastName: 'Vasseur', email: 'aurelie@vasseur.fr' },
+      contact: {
+        externalReference: 'NEW-1',
+        firstName: 'Aurélie',
+        lastName: 'Vasseur',
+        email: 'aurelie@vasseur.fr',
+      },
       customer: { name: 'Vasseur Traiteur' },
     };
     const created = await call(sandbox, 'POST', '/api/v1/contact_references', { token: partner, body });

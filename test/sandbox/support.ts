@@ -27,7 +27,12 @@ export interface CallResult {
 }
 
 /** One request; the body is parsed when it is JSON. */
-export async function call(sandbox: Sandbox, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+export async function call(
+  sandbox: Sandbox,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
   const headers: Record<string, string> = {};
   if (options.token !== undefined) {
     if (options.header) headers[options.header] = options.token;
@@ -138,8 +143,20 @@ export function partnerOrder(externalId = 'EXT-0001'): Record<string, unknown> {
     externalReference: `CMD-${externalId}`,
     contact: { internalReferenceId: 301 },
     customer: { name: 'Maison Rousseau' },
-    invoicingAddress: { recipient: 'Maison Rousseau', street: '12 rue des Halles', zipCode: '69002', city: 'Lyon', country: 'FR' },
-    deliveryAddress: { recipient: 'Maison Rousseau', street: '3 quai Saint-Antoine', zipCode: '69002', city: 'Lyon', country: 'FR' },
+    invoicingAddress: {
+      recipient: 'Maison Rousseau',
+      street: '12 rue des Halles',
+      zipCode: '69002',
+      city: 'Lyon',
+      country: 'FR',
+    },
+    deliveryAddress: {
+      recipient: 'Maison Rousseau',
+      street: '3 quai Saint-Antoine',
+      zipCode: '69002',
+      city: 'Lyon',
+      country: 'FR',
+    },
     items: [
       { internalReferenceId: 401, orderedQuantity: 2 },
       { internalReferenceId: 403, orderedQuantity: 1 },

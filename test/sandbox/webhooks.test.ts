@@ -22,7 +22,9 @@ async function subscribe(token: string, url: string, event = 'sales_order_valida
 
 describe('webhook subscriptions', () => {
   it('lists the events available to each caller', async () => {
-    const forPartner = await call(sandbox, 'GET', '/api/v1/webhooks/available', { token: sandbox.tokens.partner });
+    const forPartner = await call(sandbox, 'GET', '/api/v1/webhooks/available', {
+      token: sandbox.tokens.partner,
+    });
     expect(forPartner.body).toEqual([{ event: 'sales_order_validated', description: expect.any(String) }]);
     const forFull = await call(sandbox, 'GET', '/api/v1/webhooks/available', { token: sandbox.tokens.full });
     expect((forFull.body as Array<{ event: string }>).map((e) => e.event)).toEqual([
@@ -35,12 +37,19 @@ describe('webhook subscriptions', () => {
   it('subscribes with 200 {id, event, url, key}; the same event and URL again updates, not duplicates', async () => {
     const first = await subscribe(sandbox.tokens.partner, receiver.url);
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({ id: 1, event: 'sales_order_validated', url: receiver.url, key: 'whk_test_key' });
+    expect(first.body).toEqual({
+      id: 1,
+      event: 'sales_order_validated',
+      url: receiver.url,
+      key: 'whk_test_key',
+    });
     const again = await subscribe(sandbox.tokens.partner, receiver.url);
     expect(again.body).toEqual(first.body);
     const list = await call(sandbox, 'GET', '/api/v1/webhooks', { token: sandbox.tokens.partner });
     expect(list.body).toEqual([first.body]);
-    expect((await call(sandbox, 'GET', '/api/v1/webhooks/1', { token: sandbox.tokens.partner })).body).toEqual(first.body);
+    expect(
+      (await call(sandbox, 'GET', '/api/v1/webhooks/1', { token: sandbox.tokens.partner })).body,
+    ).toEqual(first.body);
   });
 
   it('answers 422 to an invalid subscription and to an event the caller may not subscribe to', async () => {
@@ -49,7 +58,9 @@ describe('webhook subscriptions', () => {
     expect((badUrl.body as { errors: Array<{ field: string }> }).errors.map((e) => e.field)).toEqual(['url']);
     const notAllowed = await subscribe(sandbox.tokens.partner, receiver.url, 'contact_updated');
     expect(notAllowed.status).toBe(422);
-    expect(notAllowed.body).toMatchObject({ errors: [{ field: 'event', message: expect.stringMatching(/not available/) }] });
+    expect(notAllowed.body).toMatchObject({
+      errors: [{ field: 'event', message: expect.stringMatching(/not available/) }],
+    });
     expect((await subscribe(sandbox.tokens.full, receiver.url, 'contact_updated')).status).toBe(200);
   });
 });
@@ -99,7 +110,10 @@ describe('sales_order_validated deliveries', () => {
   it('retries with back-off while the receiver fails, sending the same bytes', async () => {
     await subscribe(sandbox.tokens.partner, receiver.url);
     receiver.failNext(500, 503);
-    await call(sandbox, 'POST', '/api/v1/orders', { token: sandbox.tokens.partner, body: partnerOrder('WH-2') });
+    await call(sandbox, 'POST', '/api/v1/orders', {
+      token: sandbox.tokens.partner,
+      body: partnerOrder('WH-2'),
+    });
     const received = await receiver.waitFor(3);
     expect(received[1]!.rawBody.equals(received[0]!.rawBody)).toBe(true);
     expect(received[2]!.rawBody.equals(received[0]!.rawBody)).toBe(true);
@@ -139,7 +153,10 @@ describe('sales_order_validated deliveries', () => {
     try {
       await subscribe(sandbox.tokens.partner, receiver.url);
       await subscribe(sandbox.tokens.partner, second.url);
-      await call(sandbox, 'POST', '/api/v1/orders', { token: sandbox.tokens.partner, body: partnerOrder('WH-4') });
+      await call(sandbox, 'POST', '/api/v1/orders', {
+        token: sandbox.tokens.partner,
+        body: partnerOrder('WH-4'),
+      });
       await receiver.waitFor(1);
       await second.waitFor(1);
     } finally {

@@ -1,0 +1,25 @@
+/**
+ * undici's Agent and request(), loaded from their own modules rather than from undici's index:
+ * the index also loads fetch, WebSocket, the mocks and the cache (about 100 ms at every start-up,
+ * measured by bench/startup); these two load in a third of that. undici is pinned to an exact
+ * version in package.json, so these paths cannot move under us unnoticed: every API test uses them.
+ */
+import type { Dispatcher } from 'undici';
+import Agent from 'undici/lib/dispatcher/agent.js';
+import apiRequest from 'undici/lib/api/api-request.js';
+
+export { Agent };
+
+/** `undici.request` bound to a dispatcher. */
+export function request(
+  dispatcher: Dispatcher,
+  url: string,
+  options: Omit<Dispatcher.RequestOptions, 'origin' | 'path'>,
+): Promise<Dispatcher.ResponseData> {
+  const parsed = new URL(url);
+  return apiRequest.call(dispatcher, {
+    ...options,
+    origin: parsed.origin,
+    path: `${parsed.pathname}${parsed.search}`,
+  } as Dispatcher.RequestOptions);
+}

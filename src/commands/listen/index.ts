@@ -1,0 +1,86 @@
+import type { Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../cli/program.js';
+
+export interface ListenFlags {
+  port: string;
+  host: string;
+  path: string;
+  key?: string;
+  log?: string;
+  forwardTo?: string;
+  queueDir?: string;
+  fetch?: boolean;
+  exec?: string;
+  subscribe?: string;
+  publicUrl?: string;
+  once?: boolean;
+  event?: string;
+  /** false with --no-verify */
+  verify: boolean;
+}
+
+export function registerListen(program: Command, ctx: Context): void {
+  const command = program
+    .command('listen')
+    .description(
+      'receive webhook notifications locally: check the key, print, log, forward to your app, until Ctrl-C',
+    )
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
+    .option('--host <host>', 'address to bind; loopback unless you say otherwise', '127.0.0.1')
+    .option('--path <path>', 'the path notifications are accepted on', '/')
+    .option(
+      '--key <key>',
+      "the webhook key X-WEBHOOK-KEY must carry (env ORDERCLI_WEBHOOK_KEY, or the profile's webhook-key)",
+    )
+    .option('--no-verify', 'accept requests whatever their X-WEBHOOK-KEY (for a first look only)')
+    .option('--log <file.ndjson>', 'append every accepted event as one JSON line, before answering 200')
+    .option(
+      '--forward-to <url>',
+      'forward each event to your application, in order, retried until it answers',
+    )
+    .option(
+      '--queue-dir <dir>',
+      'where the forwarding queue is kept (default: beside --log, else the config folder)',
+    )
+    .option('--fetch', 'fetch the entity of each event with GET /api/v1/<entity>/{id} and show it')
+    .option('--exec <command>', 'run a shell command per event, the JSON body on its stdin')
+    .option('--subscribe <event>', 'subscribe --public-url to this event (PUT /api/v1/webhooks) on start')
+    .option('--public-url <url>', 'the address the service reaches this listener at (with --subscribe)')
+    .option('--once', 'exit 0 after the first accepted event (see --event, and --timeout below)')
+    .option(
+      '--event <name>',
+      "only this event counts: shown, fetched, exec'd, ends --once (others are still accepted)",
+    )
+    .action(async (flags: ListenFlags) => {
+      const { run } = await import('./listen.js');
+      await run(flags, ctx);
+    });
+  command.addHelpText(
+    'after',
+    `
+Answers: 200 accepted; 401 key missing, repeated or wrong (the reason is printed); 400 body not JSON;
+404 other path; 405 other method; 413 body over 1 MiB; 500 the event could not be logged or queued.
+
+A script can wait for the line on stderr that starts with "Ready: listening on".
+
+--timeout: with --once, the global --timeout is read as SECONDS to wait for the event (exit 1 if
+none came); --fetch then uses the default per-request timeout. Without --once it keeps its global
+meaning (per-request timeout of --fetch, in ms).
+
+--forward-to keeps a queue on disk (fsync'ed before the 200): events are forwarded in order with
+their original headers and body, the key added back; connection errors, 5xx, 408, 425 and 429 are
+retried with back-off until the application answers; another 3xx or 4xx is final (shown, not
+retried; re-send with ordercli webhooks replay). A restart resumes what was not delivered.
+
+--fetch derives the entity from the event name: sales_order_validated -> orders/{id}.
+--exec runs with ORDERCLI_WEBHOOK_EVENT set; it is stopped after 60 s.`,
+  );
+  withExamples(command, [
+    'ordercli listen --key "$KEY" --log events.ndjson',
+    'ORDERCLI_WEBHOOK_KEY=$KEY ordercli listen --forward-to http://127.0.0.1:3000/webhooks',
+    'ordercli listen --once --event sales_order_validated --timeout 60 --json > event.json',
+    "ordercli listen --fetch --exec 'jq .code'",
+    'ordercli listen --subscribe sales_order_validated --public-url https://my-tunnel.example.com/',
+  ]);
+}

@@ -1,0 +1,311 @@
+/**
+ * `orders import <path|->`: validate the whole input, then send each order once, journaled, with
+ * progress on stderr, a summary, an optional report and rejects file, and `--json` on stdout.
+ * The steps live in src/import/; this module only wires them to the command line.
+ */
+import { resolve } from 'node:path';
+import type { RetryEvent } from '../../api/client.js';
+import type { Context } from '../../cli/context.js';
+import { CancelledError, type InputProblem, UsageError } from '../../cli/errors.js';
+import { ExitCode } from '../../cli/exit-codes.js';
+import { OrderJournal } from '../../import/journal.js';
+import { ImportProgress, fmt, renderSummary } from '../../import/progress.js';
+import { ReferenceCatalog } from '../../import/references.js';
+import { writeRejects } from '../../import/rejects.js';
+import {
+  type ImportCounts,
+  type ImportResult,
+  type OrderResult,
+  ReportWriter,
+  ResultSequencer,
+  emptyCounts,
+  reportFormatFor,
+  reportRecord,
+} from '../../import/report.js';
+import { invalidInputError, openOrderSource, prepareOrder, validateImport } from '../../import/source.js';
+import { type SubmitItem, type SubmitStop, submitOrders } from '../../import/submit.js';
+import type { ImportValidation, InputFormat, OrderSource, SourceOrder } from '../../import/types.js';
+
+export interface ImportOptions {
+  input: string;
+  format?: string;
+  delimiter?: string;
+  map?: string;
+  concurrency?: string;
+  dryRun?: boolean;
+  skipInvalid?: boolean;
+  checkRefs?: boolean;
+  journal?: string;
+  retryUnknown?: boolean;
+  report?: string;
+  rejects?: string;
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+const MAX_CONCURRENCY = 256;
+/** Orders listed by name on stderr after the summary; the report has them all. */
+const LISTED_PROBLEMS = 10;
+
+export async function run(options: ImportOptions, ctx: Context): Promise<void> {
+  const concurrency = parseConcurrency(options.concurrency);
+  if (options.report !== undefined) reportFormatFor(options.report);
+  if (options.input === '-' && !options.dryRun && options.journal === undefined) {
+    throw new UsageError(
+      'Importing standard input needs --journal <file>: the journal is what makes a re-run skip the orders already created.',
+    );
+  }
+
+  const references = new ReferenceCatalog(() => ctx.api(), ctx.signal);
+  const source = await openOrderSource(
+    options.input,
+    { format: options.format as InputFormat | undefined, delimiter: options.delimiter, mapFile: options.map },
+    ctx,
+  );
+  try {
+    const validation = await validateImport(source, { references, checkRefs: Boolean(options.checkRefs) });
+    if (validation.invalid.length > 0 && !options.skipInvalid) {
+      if (options.rejects !== undefined) {
+        await writeRejects(resolve(ctx.cwd, options.rejects), source, validation.invalid);
+      }
+      throw invalidInputError(source, validation);
+    }
+    if (options.dryRun) {
+      await reportDryRun(ctx, options, source, validation);
+      return;
+    }
+    await importOrders(ctx, options, concurrency, source, validation, references);
+  } finally {
+    await source.close();
+  }
+}
+
+function parseConcurrency(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_CONCURRENCY;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
+    throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${JSON.stringify(value)}.`);
+  }
+  return n;
+}
+
+/** The journal as shown to the user (as given, or beside the input) and as opened (from the cwd). */
+function journalLocation(options: ImportOptions, cwd: string): { shown: string; path: string } {
+  const shown = options.journal ?? `${options.input}.journal.ndjson`;
+  return { shown, path: resolve(cwd, shown) };
+}
+
+async function reportDryRun(
+  ctx: Context,
+  options: ImportOptions,
+  source: OrderSource,
+  validation: ImportValidation,
+): Promise<void> {
+  const { io } = ctx;
+  const valid = validation.total - validation.invalid.length;
+  const settings = await ctx.settings();
+  let journalNote: { path: string; created: number; unknown: number } | undefined;
+  if (settings.baseUrl !== undefined && (options.input !== '-' || options.journal !== undefined)) {
+    const { shown, path } = journalLocation(options, ctx.cwd);
+    const { replay } = await OrderJournal.inspect(path, settings.baseUrl);
+    if (replay.lines > 0) journalNote = { path: shown, created: replay.created, unknown: replay.unknown };
+  }
+  const lines = [
+    `Dry run of ${source.file}: ${fmt(validation.total)} orders read, ${fmt(valid)} valid, ${fmt(validation.invalid.length)} invalid; nothing was sent.`,
+  ];
+  if (journalNote) {
+    lines.push(
+      `The journal ${journalNote.path} records ${fmt(journalNote.created)} orders already created at ${settings.baseUrl} (a real run skips them) and ${fmt(journalNote.unknown)} with an unknown outcome.`,
+    );
+  }
+  io.err(`${lines.join('\n')}\n`);
+  if (ctx.json) {
+    ctx.io.out(
+      `${JSON.stringify(
+        {
+          input: source.file,
+          dryRun: true,
+          counts: { total: validation.total, valid, invalid: validation.invalid.length },
+          journal: journalNote ? { path: journalNote.path, created: journalNote.created, unknown: journalNote.unknown } : null,
+          problems: validation.problems,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  }
+}
+
+async function importOrders(
+  ctx: Context,
+  options: ImportOptions,
+  concurrency: number,
+  source: OrderSource,
+  validation: ImportValidation,
+  references: ReferenceCatalog,
+): Promise<void> {
+  const { io } = ctx;
+  const started = performance.now();
+  let retries = 0;
+  let throttled = 0;
+  const onRetry = (event: RetryEvent): void => {
+    retries++;
+    if (event.reason.startsWith('429')) throttled++;
+  };
+  const client = await ctx.api({ connections: concurrency, onRetry });
+  const report = options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
+  const location = journalLocation(options, ctx.cwd);
+  const journal = await OrderJournal.open(location.path, { baseUrl: client.baseUrl, input: source.file });
+  let journalClosed = false;
+  const closeJournal = async (): Promise<void> => {
+    if (journalClosed) return;
+    journalClosed = true;
+    await journal.close();
+  };
+  ctx.onClose(closeJournal);
+  if (journal.replay.tornTail) {
+    io.err(`note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`);
+  }
+
+  const counts = emptyCounts(validation.total);
+  const listed: OrderResult[] = [];
+  const jsonOrders: ReturnType<typeof reportRecord>[] | undefined = ctx.json ? [] : undefined;
+  const rejected: SourceOrder[] = [...validation.invalid];
+  const sequencer = new ResultSequencer((result) => {
+    report?.write(result);
+    jsonOrders?.push(reportRecord(result));
+    if (result.status !== 'created' && result.status !== 'skipped' && !result.notSent && listed.length < LISTED_PROBLEMS) {
+      listed.push(result);
+    }
+  });
+  const onResult = (result: OrderResult, item: SubmitItem): void => {
+    countResult(counts, result);
+    if (result.status === 'failed' && !result.notSent) rejected.push(item.source);
+    sequencer.push(result);
+  };
+
+  const problemsByIndex = new Map<number, InputProblem[]>();
+  for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
+  async function* items(): AsyncGenerator<SubmitItem> {
+    for await (const order of source.orders()) {
+      const problems = problemsByIndex.get(order.index);
+      if (problems !== undefined) {
+        yield { source: order, body: undefined, problems };
+        continue;
+      }
+      const prepared = await prepareOrder(order, references);
+      yield prepared.problems.length > 0
+        ? { source: order, body: undefined, problems: prepared.problems }
+        : { source: order, body: prepared.body, problems: [] };
+    }
+  }
+
+  const progress = new ImportProgress(io, counts);
+  progress.start();
+  let outcome: Awaited<ReturnType<typeof submitOrders>>;
+  try {
+    outcome = await submitOrders(items(), {
+      client,
+      journal,
+      concurrency,
+      retryUnknown: Boolean(options.retryUnknown),
+      signal: ctx.signal,
+      onResult,
+    });
+  } finally {
+    progress.stop();
+    await closeJournal();
+  }
+  await report?.close();
+  rejected.sort((a, b) => a.index - b.index);
+  if (options.rejects !== undefined) await writeRejects(resolve(ctx.cwd, options.rejects), source, rejected);
+
+  const durationMs = performance.now() - started;
+  const stopped = stopLabel(outcome.stopped);
+  io.err(
+    renderSummary({
+      counts,
+      durationMs,
+      input: source.file,
+      baseUrl: client.baseUrl,
+      journal: location.shown,
+      report: options.report,
+      rejects: options.rejects,
+      stopped,
+      sentPerSecond: outcome.sendingMs > 0 ? (outcome.sent * 1000) / outcome.sendingMs : 0,
+    }),
+  );
+  if (retries > 0) {
+    io.err(`  retried  ${fmt(retries)} requests${throttled > 0 ? ` (${fmt(throttled)} after 429 Too Many Requests)` : ''}\n`);
+  }
+  writeProblemList(ctx, counts, listed);
+
+  if (jsonOrders) {
+    const result: ImportResult = {
+      input: source.file,
+      journal: location.shown,
+      baseUrl: client.baseUrl,
+      dryRun: false,
+      stopped: stopped ?? null,
+      durationMs: Math.round(durationMs),
+      ordersPerSecond: outcome.sendingMs > 0 ? Math.round((outcome.sent * 1000) / outcome.sendingMs) : 0,
+      counts,
+      orders: jsonOrders,
+    };
+    io.out(`${JSON.stringify(result, null, 2)}\n`);
+  }
+
+  if (outcome.stopped) throw stopError(outcome.stopped, counts, location.shown);
+  if (counts.created + counts.skipped < counts.total) ctx.exitCode = ExitCode.Partial;
+}
+
+function countResult(counts: ImportCounts, result: OrderResult): void {
+  counts[result.status]++;
+  if (result.notSent) counts.notSent++;
+}
+
+function stopLabel(stop: SubmitStop | undefined): string | undefined {
+  if (!stop) return undefined;
+  switch (stop.kind) {
+    case 'interrupted':
+      return 'interrupted';
+    case 'credentials':
+      return 'the service refused the credentials';
+    case 'unreachable':
+      return 'the service could not be reached';
+    case 'journal':
+      return 'the journal could not be written';
+    case 'error':
+      return 'unexpected error';
+  }
+}
+
+/** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
+function stopError(stop: SubmitStop, counts: ImportCounts, journal: string): Error {
+  const rerun = `the journal ${journal} is saved: run the same command again to send the rest`;
+  if (stop.kind === 'interrupted') {
+    return new CancelledError(
+      `Interrupted: ${fmt(counts.created)} orders created, ${fmt(counts.notSent)} not sent; ${rerun}.`,
+    );
+  }
+  const error = stop.error ?? new Error('the import stopped');
+  if ('hint' in error) {
+    (error as { hint: string | undefined }).hint = `Nothing more was sent after this (${fmt(counts.notSent)} orders not sent); ${rerun} once it is fixed.`;
+  }
+  return error;
+}
+
+function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResult[]): void {
+  const problems = counts.failed - counts.notSent + counts.unknown + counts.invalid;
+  if (listed.length === 0) return;
+  const lines = listed.map(
+    (result) =>
+      `  ${result.location.file}:${result.location.line}: ${result.externalId ?? '(no externalId)'}: ${result.status}: ${result.message ?? ''}`,
+  );
+  if (problems > listed.length) lines.push(`  … and ${fmt(problems - listed.length)} more (see --report)`);
+  ctx.io.err(`Orders not created:\n${lines.join('\n')}\n`);
+  if (counts.unknown > 0) {
+    ctx.io.err(
+      `${fmt(counts.unknown)} orders have an unknown outcome: they may exist at the service. Check, then run again with --retry-unknown to send them.\n`,
+    );
+  }
+}

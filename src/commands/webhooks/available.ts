@@ -1,0 +1,78 @@
+/**
+ * `webhooks available`: `GET /api/v1/webhooks/available`. The interface does not show the body,
+ * so any reasonable shape is rendered: a list of names, a list of objects, a list wrapped in an
+ * object, or an object mapping names to descriptions. Anything else is printed as JSON.
+ */
+import type { Context } from '../../cli/context.js';
+import { type Column, writeJson, writeList } from '../../io/output.js';
+
+export interface EventRow {
+  event: string;
+  description: string;
+}
+
+const WRAPPER_KEYS = ['events', 'available', 'webhooks', 'data', 'items', 'results'];
+const NAME_KEYS = ['event', 'name', 'id', 'key', 'type', 'code'];
+const DESCRIPTION_KEYS = ['description', 'label', 'title', 'summary', 'meaning'];
+
+/** The list inside the answer, as the service returned it, or undefined. */
+export function eventRecords(body: unknown): unknown[] | undefined {
+  if (Array.isArray(body)) return body;
+  if (!body || typeof body !== 'object') return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of WRAPPER_KEYS) if (Array.isArray(record[key])) return record[key] as unknown[];
+  const arrays = Object.values(record).filter(Array.isArray);
+  if (arrays.length === 1) return arrays[0];
+  return undefined;
+}
+
+/** Rows for the table, or undefined when the shape is not one a table can show. */
+export function eventRows(body: unknown): EventRow[] | undefined {
+  const records = eventRecords(body);
+  if (records === undefined) {
+    // `{ "sales_order_validated": "An order has been validated." }`
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+    const entries = Object.entries(body as Record<string, unknown>);
+    if (entries.length === 0 || !entries.every(([, v]) => typeof v === 'string' || typeof v === 'boolean'))
+      return undefined;
+    return entries.map(([event, v]) => ({ event, description: typeof v === 'string' ? v : '' }));
+  }
+  const rows: EventRow[] = [];
+  for (const record of records) {
+    if (typeof record === 'string') {
+      rows.push({ event: record, description: '' });
+      continue;
+    }
+    if (!record || typeof record !== 'object') return undefined;
+    const r = record as Record<string, unknown>;
+    const name = NAME_KEYS.map((k) => r[k]).find((v) => typeof v === 'string' && v !== '');
+    if (typeof name !== 'string') return undefined;
+    const description = DESCRIPTION_KEYS.map((k) => r[k]).find((v) => typeof v === 'string');
+    rows.push({ event: name, description: typeof description === 'string' ? description : '' });
+  }
+  return rows;
+}
+
+const COLUMNS: Column<EventRow>[] = [
+  { key: 'event', header: 'EVENT', value: (r) => r.event },
+  { key: 'description', header: 'DESCRIPTION', value: (r) => r.description },
+];
+
+export async function run(flags: { csv?: boolean }, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const response = await api.get('/api/v1/webhooks/available', { signal: ctx.signal });
+  if (ctx.json) {
+    writeJson(ctx.io, eventRecords(response.body) ?? response.body);
+    return;
+  }
+  const rows = eventRows(response.body);
+  if (rows === undefined) {
+    ctx.io.err('The answer has a shape the table cannot show; here it is as JSON:\n');
+    writeJson(ctx.io, response.body);
+    return;
+  }
+  await writeList(ctx.io, rows, COLUMNS, {
+    csv: flags.csv,
+    emptyNote: 'No events are available to this user (the list is filtered by its rights).',
+  });
+}

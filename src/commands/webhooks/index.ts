@@ -1,0 +1,113 @@
+import type { Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../cli/program.js';
+
+export interface SubscribeFlags {
+  event: string;
+  url: string;
+  saveKey?: boolean;
+  keyFile?: string;
+}
+
+export interface TriggerFlags {
+  url: string;
+  key?: string;
+  data?: string;
+}
+
+export interface ReplayFlags {
+  url: string;
+  key?: string;
+  event?: string;
+}
+
+export function registerWebhooks(program: Command, ctx: Context): void {
+  const webhooks = program
+    .command('webhooks')
+    .description('list events, subscribe a URL, and send test notifications (trigger, replay)');
+
+  withExamples(
+    webhooks
+      .command('available')
+      .description('the events this user may subscribe to (GET /api/v1/webhooks/available)')
+      .option('--csv', 'write the rows as CSV')
+      .action(async (flags: { csv?: boolean }) => {
+        const { run } = await import('./available.js');
+        await run(flags, ctx);
+      }),
+    ['ordercli webhooks available', 'ordercli webhooks available --json'],
+  );
+
+  withExamples(
+    webhooks
+      .command('subscribe')
+      .description(
+        'subscribe a URL to an event (PUT /api/v1/webhooks); the key in the answer is never printed',
+      )
+      .requiredOption('--event <name>', 'the event, e.g. sales_order_validated (see webhooks available)')
+      .requiredOption('--url <url>', 'the address the service will POST notifications to')
+      .option(
+        '--save-key',
+        "store the subscription's key as webhook-key in the profile (listen and trigger use it)",
+      )
+      .option(
+        '--key-file <path>',
+        "write the subscription's key to this file (mode 0600) for your application",
+      )
+      .action(async (flags: SubscribeFlags) => {
+        const { run } = await import('./subscribe.js');
+        await run(flags, ctx);
+      }),
+    [
+      'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --save-key',
+      'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --key-file .webhook-key',
+    ],
+  );
+
+  withExamples(
+    webhooks
+      .command('trigger')
+      .description('send one notification exactly as the service does, to test a receiver')
+      .argument('<event>', 'the event name sent in X-WEBHOOK-EVENT')
+      .requiredOption('--url <url>', 'the receiver')
+      .option(
+        '--key <key>',
+        "the key sent in X-WEBHOOK-KEY (env ORDERCLI_WEBHOOK_KEY, or the profile's webhook-key)",
+      )
+      .option(
+        '--data <file|->',
+        'the JSON body, sent byte for byte (default for sales_order_validated: a realistic order)',
+      )
+      .action(async (event: string, flags: TriggerFlags) => {
+        const { run } = await import('./trigger.js');
+        await run(event, flags, ctx);
+      }),
+    [
+      'ordercli webhooks trigger sales_order_validated --url http://127.0.0.1:8787/',
+      'ordercli webhooks trigger sales_order_validated --url http://127.0.0.1:3000/hooks --data order.json',
+    ],
+  ).addHelpText('after', '\nExit code 1 when the receiver does not answer 2xx (or cannot be reached).\n');
+
+  withExamples(
+    webhooks
+      .command('replay')
+      .description('re-send notifications recorded by listen --log, with their original headers and body')
+      .argument('<log.ndjson>', 'a file written by listen --log (or a forwarding queue file)')
+      .requiredOption('--url <url>', 'the receiver')
+      .option(
+        '--key <key>',
+        "the key sent in X-WEBHOOK-KEY (env ORDERCLI_WEBHOOK_KEY, or the profile's webhook-key)",
+      )
+      .option('--event <name>', 'only the notifications of this event')
+      .action(async (file: string, flags: ReplayFlags) => {
+        const { run } = await import('./replay.js');
+        await run(file, flags, ctx);
+      }),
+    [
+      'ordercli webhooks replay events.ndjson --url http://127.0.0.1:3000/hooks --event sales_order_validated',
+    ],
+  ).addHelpText(
+    'after',
+    '\nSent one at a time, in the order of the file. Exit code 1 when any is not answered 2xx.\n',
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * `webhooks replay <log.ndjson> --url --key [--event]`: re-sends what `listen --log` recorded,
+ * one at a time in file order, each with its original headers and body bytes and the key given
+ * (the log never holds one). The whole file is read and checked first: a line that is not a
+ * recorded event stops the command before anything is sent.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../../cli/context.js';
+import {
+  CancelledError,
+  IncompleteError,
+  InputError,
+  type InputProblem,
+  UsageError,
+} from '../../cli/errors.js';
+import { ExitCode } from '../../cli/exit-codes.js';
+import { writeJson } from '../../io/output.js';
+import { answerLine, isAccepted, previewLines } from '../../webhooks/answer.js';
+import {
+  codeOf,
+  type EventRecord,
+  originalBodyBytes,
+  parseEventRecord,
+  replayHeaders,
+} from '../../webhooks/event-record.js';
+import { describeSendError } from '../../webhooks/forward-queue.js';
+import { sendNotification } from '../../webhooks/notify.js';
+import { keyToSend, notificationTimeout, receiverUrl } from '../../webhooks/trigger.js';
+import type { ReplayFlags } from './index.js';
+
+export interface RecordedLine {
+  line: number;
+  record: EventRecord;
+}
+
+/** Reads a log (or a forwarding queue file): its event records, or every problem found. */
+export function readRecordedEvents(
+  text: string,
+  file: string,
+): { events: RecordedLine[]; problems: InputProblem[] } {
+  const events: RecordedLine[] = [];
+  const problems: InputProblem[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!.trim();
+    if (raw === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      problems.push({ file, line: i + 1, message: `not JSON: ${(error as Error).message}` });
+      continue;
+    }
+    // A forwarding queue file also holds delivery marks; they are not events.
+    const type = (value as { type?: unknown } | null)?.type;
+    if (type === 'delivered' || type === 'rejected') continue;
+    const record = parseEventRecord(value);
+    if (record === undefined) {
+      problems.push({
+        file,
+        line: i + 1,
+        message: 'not an event recorded by listen --log (receivedAt, event, headers, body)',
+      });
+      continue;
+    }
+    events.push({ line: i + 1, record });
+  }
+  return { events, problems };
+}
+
+interface ReplayResult {
+  line: number;
+  event: string;
+  code: string | null;
+  status: number | null;
+  durationMs: number | null;
+  error: string | null;
+  response: string | null;
+}
+
+export async function run(file: string, flags: ReplayFlags, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const url = receiverUrl(flags.url);
+  const key = await keyToSend(flags.key, ctx, 'webhooks replay');
+  const path = resolve(ctx.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+    );
+  }
+  const { events, problems } = readRecordedEvents(text, file);
+  if (problems.length > 0)
+    throw new InputError(`${file} has lines that are not recorded events; nothing was sent.`, problems);
+  const withoutEvent = events.filter((e) => e.record.event === null);
+  const selected = events.filter(
+    (e) => e.record.event !== null && (flags.event === undefined || e.record.event === flags.event),
+  );
+  if (selected.length === 0) {
+    const what = flags.event === undefined ? 'recorded events' : `${flags.event} events`;
+    throw new UsageError(
+      `Nothing to replay: ${file} holds ${events.length} event(s), no ${what}; nothing was sent.`,
+    );
+  }
+  if (withoutEvent.length > 0) {
+    io.err(
+      `Skipping ${withoutEvent.length} event(s) recorded without X-WEBHOOK-EVENT (lines ${withoutEvent.map((e) => e.line).join(', ')}).\n`,
+    );
+  }
+
+  const timeoutMs = await notificationTimeout(ctx);
+  const results: ReplayResult[] = [];
+  for (const { line, record } of selected) {
+    if (ctx.signal.aborted)
+      throw new CancelledError(`Interrupted after ${results.length} of ${selected.length} notifications.`);
+    const event = record.event!;
+    const code = codeOf(record.body) ?? null;
+    const result: ReplayResult = {
+      line,
+      event,
+      code,
+      status: null,
+      durationMs: null,
+      error: null,
+      response: null,
+    };
+    try {
+      const answer = await sendNotification({
+        url,
+        event,
+        key,
+        body: originalBodyBytes(record),
+        headers: replayHeaders(record),
+        timeoutMs,
+        signal: ctx.signal,
+        maxResponseBytes: 64 * 1024,
+      });
+      result.status = answer.status;
+      result.durationMs = answer.durationMs;
+      result.response = answer.bodyText;
+    } catch (error) {
+      if (ctx.signal.aborted)
+        throw new CancelledError(`Interrupted after ${results.length} of ${selected.length} notifications.`);
+      result.error = describeSendError(error);
+    }
+    results.push(result);
+    if (!ctx.json) {
+      const about = `${event}${code ? ` ${code}` : ''}`;
+      const outcome =
+        result.status === null
+          ? `failed: ${result.error}`
+          : answerLine(result.status, result.durationMs ?? 0);
+      io.out(`line ${line}  ${about} -> ${outcome}\n`);
+      if (result.status !== null && !isAccepted(result.status))
+        io.out(previewLines(result.response ?? '', '  | '));
+    }
+  }
+  if (ctx.json) writeJson(io, results);
+  const failed = results.filter((r) => r.status === null || !isAccepted(r.status));
+  if (failed.length > 0) {
+    throw new IncompleteError(
+      `${failed.length} of ${results.length} notifications were not accepted by ${url.href} (lines ${failed.map((r) => r.line).join(', ')}).`,
+      ExitCode.Failure,
+    );
+  }
+  io.err(`Replayed ${results.length} notification(s) to ${url.href}: all accepted.\n`);
+}

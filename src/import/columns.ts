@@ -1,0 +1,212 @@
+/**
+ * The columns of an order CSV: the contract's dotted paths, the `--map` file that renames a
+ * file's own headers to them, and the plan that says what each column of a file feeds.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type InputProblem, InputError, UsageError } from '../cli/errors.js';
+import { parseJson } from './json-syntax.js';
+
+/** Columns that belong to the order (the first row of an order carries them). */
+export const ORDER_COLUMNS = [
+  'externalId',
+  'externalReference',
+  'contact.id',
+  'contact.externalReferenceId',
+  'contact.internalReferenceId',
+  'contact.externalReference',
+  'contact.firstName',
+  'contact.lastName',
+  'contact.email',
+  'customer.name',
+  'invoicingAddress.recipient',
+  'invoicingAddress.street',
+  'invoicingAddress.zipCode',
+  'invoicingAddress.city',
+  'invoicingAddress.country',
+  'deliveryAddress.recipient',
+  'deliveryAddress.street',
+  'deliveryAddress.zipCode',
+  'deliveryAddress.city',
+  'deliveryAddress.country',
+] as const;
+
+/** Columns of one item (one row per item). */
+export const ITEM_COLUMNS = [
+  'item.packaging',
+  'item.externalReferenceId',
+  'item.internalReferenceId',
+  'item.productCode',
+  'item.packagingName',
+  'item.orderedQuantity',
+] as const;
+
+export const CSV_COLUMNS: readonly string[] = [...ORDER_COLUMNS, ...ITEM_COLUMNS];
+
+/** How a cell becomes a value: text stays text; the seed's integer fields are converted. */
+export type CellKind = 'text' | 'integer' | 'integerOrText';
+
+const CELL_KINDS: Record<string, CellKind> = {
+  'contact.id': 'integerOrText',
+  'contact.internalReferenceId': 'integer',
+  'item.packaging': 'integer',
+  'item.internalReferenceId': 'integer',
+  'item.orderedQuantity': 'integer',
+};
+
+/** One column of a CSV file and the field it feeds. */
+export interface CsvColumn {
+  /** Position in the row. */
+  index: number;
+  /** The header as written in the file. */
+  header: string;
+  /** The contract path, e.g. `contact.email` or `item.orderedQuantity`. */
+  path: string;
+  level: 'order' | 'item';
+  /** Path inside the order (`contact.email`) or inside the item (`orderedQuantity`). */
+  segments: string[];
+  kind: CellKind;
+}
+
+const BY_LOWER_CASE = new Map(CSV_COLUMNS.map((path) => [path.toLowerCase(), path]));
+
+/**
+ * Says what each column of a header feeds, after renaming with `map`. Unknown, empty and
+ * duplicate headers are input errors naming them (and listing the valid columns).
+ */
+export function planColumns(header: string[], map: Record<string, string> | undefined, file: string): CsvColumn[] {
+  const problems: InputProblem[] = [];
+  const unknown: string[] = [];
+  const columns: CsvColumn[] = [];
+  const byPath = new Map<string, CsvColumn>();
+  header.forEach((cell, index) => {
+    const written = cell.trim();
+    if (written === '') {
+      problems.push({ file, line: 1, message: `column ${index + 1} has no header` });
+      return;
+    }
+    const renamed = map?.[written] ?? map?.[cell] ?? written;
+    const path = BY_LOWER_CASE.get(renamed.toLowerCase());
+    if (path === undefined) {
+      unknown.push(written);
+      const suggestion = suggestColumn(renamed);
+      problems.push({
+        file,
+        line: 1,
+        field: written,
+        message: `is not a column ordercli knows${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
+      });
+      return;
+    }
+    const previous = byPath.get(path);
+    if (previous) {
+      problems.push({
+        file,
+        line: 1,
+        field: written,
+        message: `${describeHeader(cell, path)} and column ${previous.index + 1} (${describeHeader(previous.header, path)}) both fill ${path}`,
+      });
+      return;
+    }
+    const isItem = path.startsWith('item.');
+    const column: CsvColumn = {
+      index,
+      header: cell,
+      path,
+      level: isItem ? 'item' : 'order',
+      segments: (isItem ? path.slice('item.'.length) : path).split('.'),
+      kind: CELL_KINDS[path] ?? 'text',
+    };
+    byPath.set(path, column);
+    columns.push(column);
+  });
+  if (problems.length > 0) {
+    if (unknown.length > 0) problems.push({ file, line: 1, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
+    const what =
+      unknown.length > 0
+        ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${unknown.map((h) => JSON.stringify(h)).join(', ')}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map them with --map <file.json>; nothing was sent.`
+        : `The header of ${file} is not usable; nothing was sent.`;
+    throw new InputError(what, problems);
+  }
+  return columns;
+}
+
+function describeHeader(header: string, path: string): string {
+  return header.trim() === path ? `"${path}"` : `"${header.trim()}"`;
+}
+
+/** A column the user probably meant: same last segment, or a near spelling. */
+function suggestColumn(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const sameLeaf = CSV_COLUMNS.filter((path) => path.toLowerCase().endsWith(`.${lower}`));
+  if (sameLeaf.length > 0) return sameLeaf.join(' or ');
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const path of CSV_COLUMNS) {
+    const distance = editDistance(lower, path.toLowerCase());
+    if (distance < bestDistance) {
+      best = path;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * Reads a `--map` file: a JSON object from the file's own headers to the contract's paths, e.g.
+ * `{"N° commande": "externalId", "Qté": "item.orderedQuantity"}`.
+ */
+export async function readColumnMap(mapFile: string, cwd: string): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, mapFile), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`Cannot read the --map file ${mapFile}: ${code === 'ENOENT' ? 'there is no such file' : code}.`);
+  }
+  const parsed = parseJson(text);
+  if (!parsed.ok) {
+    const { line, column, message } = parsed.error;
+    throw new InputError(`The --map file ${mapFile} is not valid JSON; nothing was sent.`, [
+      { file: mapFile, line, message: `column ${column}: ${message}` },
+    ]);
+  }
+  const value = parsed.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError(`The --map file ${mapFile} must hold a JSON object; nothing was sent.`, [
+      { file: mapFile, message: 'write it as {"header in your file": "contract column", ...}' },
+    ]);
+  }
+  const problems: InputProblem[] = [];
+  const map: Record<string, string> = {};
+  for (const [header, target] of Object.entries(value)) {
+    const path = typeof target === 'string' ? BY_LOWER_CASE.get(target.trim().toLowerCase()) : undefined;
+    if (path === undefined) {
+      const suggestion = typeof target === 'string' ? suggestColumn(target.trim()) : undefined;
+      problems.push({
+        file: mapFile,
+        field: header,
+        message: `maps to ${JSON.stringify(target)}, which is not a column ordercli knows${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
+      });
+      continue;
+    }
+    map[header.trim()] = path;
+  }
+  if (problems.length > 0) {
+    problems.push({ file: mapFile, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
+    throw new InputError(`The --map file ${mapFile} names columns ordercli does not know; nothing was sent.`, problems);
+  }
+  return map;
+}

@@ -1,0 +1,201 @@
+/**
+ * Step 2 for CSV: the dialect (delimiter from the header line, BOM, line ending) and the rows,
+ * streamed by csv-parse, each with the lines it spans in the file. Line numbers are counted from
+ * the bytes themselves: csv-parse's own line count is wrong for CRLF line breaks inside quotes.
+ */
+import { pipeline, Transform, type TransformCallback } from 'node:stream';
+import type { CsvError } from 'csv-parse';
+import { InputError, UsageError } from '../cli/errors.js';
+import { readBytes } from './read.js';
+import type { CsvLayout } from './types.js';
+
+/** One CSV record and where it stands (1-based lines; a quoted line break makes it span several). */
+export interface CsvRow {
+  cells: string[];
+  line: number;
+  endLine: number;
+}
+
+const CANDIDATE_DELIMITERS = [';', '\t', ','] as const;
+/** Longest header line read to detect the dialect. */
+const MAX_HEADER_BYTES = 1024 * 1024;
+
+/** The delimiter named by `--delimiter`: one character, or `tab` / `\t`. */
+export function delimiterOption(value: string): string {
+  if (value === 'tab' || value === '\\t' || value === '\t') return '\t';
+  if ([...value].length !== 1 || value === '"' || value === '\r' || value === '\n') {
+    throw new UsageError(`--delimiter takes one character such as , ; or tab, not ${JSON.stringify(value)}.`);
+  }
+  return value;
+}
+
+/** The delimiter that occurs most often outside quotes in a header line (`,` when none does). */
+export function detectDelimiter(headerLine: string): string {
+  const counts = new Map<string, number>(CANDIDATE_DELIMITERS.map((d) => [d, 0]));
+  let quoted = false;
+  for (const char of headerLine) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && counts.has(char)) counts.set(char, counts.get(char)! + 1);
+  }
+  let best = ',';
+  let bestCount = 0;
+  for (const [delimiter, count] of counts) {
+    if (count > bestCount) {
+      best = delimiter;
+      bestCount = count;
+    }
+  }
+  return best;
+}
+
+/** Reads the header of a CSV file and decides its dialect. */
+export async function readCsvLayout(path: string, file: string, delimiter?: string): Promise<CsvLayout> {
+  const head = await readHead(path);
+  const bom = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+  const text = head.subarray(bom ? 3 : 0).toString('utf8');
+  const newline = text.indexOf('\n');
+  const firstLine = newline === -1 ? text : text.slice(0, newline);
+  if (firstLine.trim() === '') {
+    throw new InputError(`${file} has no header line; nothing was sent.`, [
+      { file, line: 1, message: 'the first line must name the columns (externalId, contact.internalReferenceId, ...)' },
+    ]);
+  }
+  const layout: CsvLayout = {
+    header: [],
+    delimiter: delimiter ?? detectDelimiter(firstLine),
+    lineEnding: firstLine.endsWith('\r') ? '\r\n' : '\n',
+    bom,
+  };
+  for await (const row of readCsvRecords(path, file, layout.delimiter)) {
+    layout.header = row.cells;
+    break;
+  }
+  return layout;
+}
+
+/** The data rows of a CSV file (the header skipped). */
+export async function* readCsvRows(path: string, file: string, layout: CsvLayout): AsyncGenerator<CsvRow> {
+  let first = true;
+  for await (const row of readCsvRecords(path, file, layout.delimiter)) {
+    if (first) first = false;
+    else yield row;
+  }
+}
+
+async function* readCsvRecords(path: string, file: string, delimiter: string): AsyncGenerator<CsvRow> {
+  const { parse, CsvError } = await import('csv-parse');
+  const lines = new LineTracker();
+  const parser = parse({
+    bom: true,
+    delimiter,
+    info: true,
+    skip_empty_lines: true,
+    // Spreadsheets leave rows of empty cells (`;;;;`) below the data.
+    skip_records_with_empty_values: true,
+    // A row with the wrong number of cells is reported as a problem of its order, with the other
+    // problems, instead of stopping the whole read at the first one.
+    relax_column_count: true,
+  });
+  const bytes = readBytes(path);
+  pipeline(bytes, lines.tap(), parser, () => undefined);
+  let lastEndLine = 0;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { bytes: number } }>) {
+      const endLine = lines.lineEndingAt(info.bytes);
+      let embedded = 0;
+      for (const cell of record) embedded += countNewlines(cell);
+      lastEndLine = endLine;
+      yield { cells: record, line: endLine - embedded, endLine };
+    }
+  } catch (error) {
+    if (error instanceof CsvError) throw csvSyntaxError(error, file, lastEndLine);
+    throw error;
+  } finally {
+    bytes.destroy();
+    parser.destroy();
+  }
+}
+
+function countNewlines(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
+/** A CSV syntax error stops the read: after it, rows and lines can no longer be trusted. */
+function csvSyntaxError(error: CsvError, file: string, lastEndLine: number): InputError {
+  const rowStart = lastEndLine + 1;
+  const reported = typeof error.lines === 'number' && error.lines >= rowStart ? error.lines : rowStart;
+  let line = reported;
+  let message: string;
+  // csv-parse names this one without its CSV_ prefix.
+  switch (error.code as string) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      line = rowStart;
+      message = 'a quoted cell that starts in this row is never closed (a " is missing)';
+      break;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      message = 'a quoted cell goes on after its closing quote: write a quote inside a quoted cell as two quotes ("")';
+      break;
+    case 'CSV_INVALID_OPENING_QUOTE':
+      message = 'a quote inside a cell that is not quoted: put the whole cell in quotes and double the quote ("")';
+      break;
+    default:
+      message = error.message.replace(/\s+at line \d+.*$/, '');
+  }
+  return new InputError(`${file} is not valid CSV from line ${line} on; nothing was sent.`, [{ file, line, message }]);
+}
+
+/** Readers of a non-existent file fail before this point (read.ts); this only guards the header. */
+async function readHead(path: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of readBytes(path)) {
+    const buffer = chunk as Buffer;
+    chunks.push(buffer);
+    length += buffer.length;
+    if (buffer.includes(0x0a) || length >= MAX_HEADER_BYTES) break;
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Turns byte offsets into line numbers. It sees every chunk before the parser does, and keeps
+ * only the chunks the parser has not finished with.
+ */
+class LineTracker {
+  private readonly chunks: Buffer[] = [];
+  /** Byte offset of `chunks[0]` in the file. */
+  private chunksStart = 0;
+  /** Bytes counted so far, and the newlines among them. */
+  private counted = 0;
+  private newlines = 0;
+  private lastByte = -1;
+
+  tap(): Transform {
+    return new Transform({
+      transform: (chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) => {
+        this.chunks.push(chunk);
+        callback(null, chunk);
+      },
+    });
+  }
+
+  /** The 1-based line of the last byte before `offset` (the end of a record). */
+  lineEndingAt(offset: number): number {
+    while (this.counted < offset) {
+      const chunk = this.chunks[0];
+      if (chunk === undefined) break;
+      const from = this.counted - this.chunksStart;
+      const to = Math.min(chunk.length, offset - this.chunksStart);
+      for (let i = chunk.indexOf(0x0a, from); i !== -1 && i < to; i = chunk.indexOf(0x0a, i + 1)) this.newlines++;
+      if (to > from) this.lastByte = chunk[to - 1]!;
+      this.counted = this.chunksStart + to;
+      if (to === chunk.length) {
+        this.chunksStart += chunk.length;
+        this.chunks.shift();
+      }
+    }
+    return this.newlines + (this.lastByte === 0x0a ? 0 : 1);
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Import progress on stderr: a bar redrawn in place on a terminal (done/total, rate, ETA,
+ * failures), a plain summary line every few seconds otherwise (CI logs), and the final summary.
+ * It reads the live counts on a timer, so the per-order path costs nothing here.
+ */
+import type { IOStreams } from '../io/streams.js';
+import { doneCount, type ImportCounts } from './report.js';
+
+export interface ProgressOptions {
+  /** Redraw period of the bar on a terminal (default 100 ms). */
+  ttyIntervalMs?: number;
+  /** Period of the summary lines when stderr is not a terminal (default 5 s). */
+  lineIntervalMs?: number;
+  /** Draw the bar (stderr is a terminal) or print lines. */
+  tty?: boolean;
+  now?: () => number;
+}
+
+/** Rate over the last few seconds, so that the ETA follows slow-downs (429 pauses) quickly. */
+const RATE_WINDOW_MS = 5_000;
+
+export class ImportProgress {
+  private readonly io: IOStreams;
+  private readonly counts: ImportCounts;
+  private readonly tty: boolean;
+  private readonly intervalMs: number;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private started = 0;
+  private samples: { at: number; done: number }[] = [];
+  private drawn = false;
+
+  constructor(io: IOStreams, counts: ImportCounts, options: ProgressOptions = {}) {
+    this.io = io;
+    this.counts = counts;
+    this.tty = options.tty ?? io.stderrIsTTY;
+    this.intervalMs = this.tty ? (options.ttyIntervalMs ?? 100) : (options.lineIntervalMs ?? 5_000);
+    this.now = options.now ?? (() => performance.now());
+  }
+
+  start(): void {
+    this.started = this.now();
+    this.samples = [{ at: this.started, done: doneCount(this.counts) }];
+    if (this.tty) this.draw();
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    // Progress must never keep the process alive on its own.
+    this.timer.unref();
+  }
+
+  /** Stops the timer and removes the bar, so that the summary starts on a clean line. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (this.tty && this.drawn) this.io.err('\r\x1b[2K');
+    this.drawn = false;
+  }
+
+  /** One timer tick: redraw the bar, or print a summary line. */
+  tick(): void {
+    const at = this.now();
+    this.samples.push({ at, done: doneCount(this.counts) });
+    while (this.samples.length > 2 && at - this.samples[0]!.at > RATE_WINDOW_MS) this.samples.shift();
+    if (this.tty) this.draw();
+    else this.io.err(`${this.line()}\n`);
+  }
+
+  /** Orders per second over the recent window (0 before there is anything to measure). */
+  rate(): number {
+    const first = this.samples[0];
+    const last = this.samples[this.samples.length - 1];
+    if (!first || !last || last.at - first.at < 1) return 0;
+    return ((last.done - first.done) * 1000) / (last.at - first.at);
+  }
+
+  /** The summary line printed when stderr is not a terminal. */
+  line(): string {
+    const c = this.counts;
+    const done = doneCount(c);
+    const parts = [
+      `import: ${fmt(done)}/${fmt(c.total)} orders (${percent(done, c.total)})`,
+      `created ${fmt(c.created)}, skipped ${fmt(c.skipped)}, failed ${fmt(c.failed)}, unknown ${fmt(c.unknown)}, invalid ${fmt(c.invalid)}`,
+      `${fmt(Math.round(this.rate()))}/s, ${eta(c.total - done, this.rate())} left`,
+    ];
+    return parts.join(' · ');
+  }
+
+  /** The bar, fitted to the terminal width. */
+  bar(width: number): string {
+    const c = this.counts;
+    const done = doneCount(c);
+    const rate = this.rate();
+    const problems = c.failed + c.unknown + c.invalid;
+    const right = ` ${fmt(done)}/${fmt(c.total)} ${percent(done, c.total).padStart(4)} · ${fmt(Math.round(rate))}/s · ETA ${eta(c.total - done, rate)}${problems > 0 ? ` · ${failures(c)}` : ''}`;
+    const barWidth = Math.max(10, Math.min(40, width - right.length - 3));
+    const filled = c.total === 0 ? barWidth : Math.round((barWidth * done) / c.total);
+    const text = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]${right}`;
+    return text.length >= width ? text.slice(0, Math.max(0, width - 1)) : text;
+  }
+
+  private draw(): void {
+    this.io.err(`\r\x1b[2K${this.bar(this.io.columns)}`);
+    this.drawn = true;
+  }
+}
+
+function failures(c: ImportCounts): string {
+  const parts: string[] = [];
+  if (c.failed > 0) parts.push(`${fmt(c.failed)} failed`);
+  if (c.unknown > 0) parts.push(`${fmt(c.unknown)} unknown`);
+  if (c.invalid > 0) parts.push(`${fmt(c.invalid)} invalid`);
+  return parts.join(', ');
+}
+
+export interface SummaryInfo {
+  counts: ImportCounts;
+  durationMs: number;
+  input: string;
+  baseUrl?: string;
+  journal?: string;
+  report?: string;
+  rejects?: string;
+  /** Why the run stopped early, if it did. */
+  stopped?: string;
+  /** Orders per second while sending (skipped and invalid orders excluded). */
+  sentPerSecond: number;
+}
+
+/** The final table on stderr: counts, duration, rate, and where the journal and report are. */
+export function renderSummary(info: SummaryInfo): string {
+  const c = info.counts;
+  const rows: [string, number, string][] = [
+    ['created', c.created, ''],
+    ['skipped', c.skipped, 'already created by an earlier run'],
+    ['failed', c.failed, c.notSent > 0 ? `${fmt(c.notSent)} of them not sent` : ''],
+    ['unknown', c.unknown, c.unknown > 0 ? 'may have been created: see below' : ''],
+    ['invalid', c.invalid, ''],
+    ['total', c.total, ''],
+  ];
+  const width = Math.max(...rows.map(([, n]) => fmt(n).length));
+  const seconds = info.durationMs / 1000;
+  const lines = [
+    `${info.stopped ? `Import stopped (${info.stopped})` : 'Import finished'}: ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''} in ${seconds.toFixed(1)} s (${fmt(Math.round(info.sentPerSecond))} orders/s sent)`,
+    ...rows.map(([label, n, note]) => `  ${label.padEnd(8)} ${fmt(n).padStart(width)}${note ? `   ${note}` : ''}`),
+  ];
+  if (info.journal) lines.push(`  journal  ${info.journal}`);
+  if (info.report) lines.push(`  report   ${info.report}`);
+  if (info.rejects) lines.push(`  rejects  ${info.rejects}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function fmt(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+function percent(done: number, total: number): string {
+  return total === 0 ? '100%' : `${Math.floor((100 * done) / total)}%`;
+}
+
+function eta(remaining: number, rate: number): string {
+  if (remaining <= 0) return '0s';
+  if (rate <= 0) return '--';
+  const seconds = Math.ceil(remaining / rate);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}

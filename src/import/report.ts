@@ -1,0 +1,162 @@
+/**
+ * The outcome of each order of an import, in input order: the `--report` file (CSV or NDJSON),
+ * the counts behind the progress bar and the summary, and the `--json` result object.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { extname } from 'node:path';
+import { UsageError } from '../cli/errors.js';
+import { csvField } from '../io/output.js';
+import type { OrderStatus, SourceLocation } from './types.js';
+
+/** What happened to one order; `line` is where it starts in the input. */
+export interface OrderResult {
+  index: number;
+  externalId: string | undefined;
+  status: OrderStatus;
+  httpStatus?: number;
+  /** The service's id and code of the created order (also for `skipped`, from the journal). */
+  id?: string | number;
+  code?: string;
+  message?: string;
+  /** True when the order was never sent in this run because the import stopped first. */
+  notSent?: boolean;
+  location: SourceLocation;
+}
+
+export interface ImportCounts {
+  total: number;
+  created: number;
+  failed: number;
+  skipped: number;
+  invalid: number;
+  unknown: number;
+  /** Among `failed`: orders this run stopped before sending (interrupt, refused credentials). */
+  notSent: number;
+}
+
+export function emptyCounts(total: number): ImportCounts {
+  return { total, created: 0, failed: 0, skipped: 0, invalid: 0, unknown: 0, notSent: 0 };
+}
+
+export function doneCount(counts: ImportCounts): number {
+  return counts.created + counts.failed + counts.skipped + counts.invalid + counts.unknown;
+}
+
+export type ReportFormat = 'csv' | 'ndjson';
+
+/** The report's format from its extension: `.csv`, or `.ndjson`/`.jsonl`. */
+export function reportFormatFor(path: string): ReportFormat {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.csv') return 'csv';
+  if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
+  throw new UsageError(`--report ${path}: name the file .csv or .ndjson, which decides its format.`);
+}
+
+export const REPORT_COLUMNS = ['externalId', 'status', 'httpStatus', 'id', 'code', 'message', 'line'] as const;
+
+/** One result as a report row, every column present (empty or null when it does not apply). */
+export function reportRecord(result: OrderResult): Record<(typeof REPORT_COLUMNS)[number], string | number | null> {
+  return {
+    externalId: result.externalId ?? null,
+    status: result.status,
+    httpStatus: result.httpStatus ?? null,
+    id: result.id ?? null,
+    code: result.code ?? null,
+    message: result.message ?? null,
+    line: result.location.line,
+  };
+}
+
+/** Streams report lines to a file as results arrive; nothing is kept in memory. */
+export class ReportWriter {
+  readonly path: string;
+  readonly format: ReportFormat;
+  private readonly stream: WriteStream;
+  private error: Error | undefined;
+
+  private constructor(path: string, format: ReportFormat, stream: WriteStream) {
+    this.path = path;
+    this.format = format;
+    this.stream = stream;
+    stream.on('error', (error) => {
+      this.error = error;
+    });
+  }
+
+  /** Creates (or replaces) the report file; fails now, before anything is sent, if it cannot. */
+  static async open(path: string): Promise<ReportWriter> {
+    const format = reportFormatFor(path);
+    const stream = createWriteStream(path, { flags: 'w' });
+    await new Promise<void>((resolve, reject) => {
+      stream.once('open', () => resolve());
+      stream.once('error', (error) =>
+        reject(new UsageError(`Cannot write the report ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`)),
+      );
+    });
+    const writer = new ReportWriter(path, format, stream);
+    if (format === 'csv') stream.write(`${REPORT_COLUMNS.join(',')}\r\n`);
+    return writer;
+  }
+
+  write(result: OrderResult): void {
+    const record = reportRecord(result);
+    if (this.format === 'ndjson') {
+      this.stream.write(`${JSON.stringify(record)}\n`);
+      return;
+    }
+    const line = REPORT_COLUMNS.map((column) => {
+      const value = record[column];
+      return value === null ? '' : csvField(String(value));
+    }).join(',');
+    this.stream.write(`${line}\r\n`);
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.stream.end(() => resolve()));
+    if (this.error) throw new Error(`Cannot write the report ${this.path}: ${this.error.message}`);
+  }
+}
+
+/**
+ * Receives results in completion order and hands them on in input order, so that the report
+ * reads like the input; only results ahead of the oldest unfinished order wait here.
+ */
+export class ResultSequencer {
+  private next = 0;
+  private readonly waiting = new Map<number, OrderResult>();
+
+  constructor(private readonly emit: (result: OrderResult) => void) {}
+
+  push(result: OrderResult): void {
+    if (result.index !== this.next) {
+      this.waiting.set(result.index, result);
+      return;
+    }
+    this.emit(result);
+    this.next++;
+    for (let ahead = this.waiting.get(this.next); ahead !== undefined; ahead = this.waiting.get(this.next)) {
+      this.waiting.delete(this.next);
+      this.emit(ahead);
+      this.next++;
+    }
+  }
+
+  /** Results still waiting for an earlier one (0 once the import is complete). */
+  get backlog(): number {
+    return this.waiting.size;
+  }
+}
+
+/** The `--json` result of `orders import`. */
+export interface ImportResult {
+  input: string;
+  journal: string | null;
+  baseUrl: string | null;
+  dryRun: boolean;
+  /** Why the import stopped early, if it did: `interrupted`, `credentials refused`, ... */
+  stopped: string | null;
+  durationMs: number;
+  ordersPerSecond: number;
+  counts: ImportCounts;
+  orders: ReturnType<typeof reportRecord>[];
+}

@@ -1,0 +1,64 @@
+/**
+ * The input side of an import, as the submit side uses it:
+ *
+ *   openOrderSource(input, { format, delimiter, map, mapFile }, ctx) -> OrderSource
+ *       input is a path or '-' (stdin, copied to a temp file); every problem in the header or the
+ *       --map file is thrown as InputError/UsageError here, before any order is read.
+ *   source.orders(): AsyncIterable<SourceOrder>   re-reads the file on every call (pass 1, pass 2)
+ *   validateImport(source, { references, checkRefs, requireExternalId = true }) -> ImportValidation
+ *   invalidInputError(source, validation) -> InputError (exit 2, every problem listed)
+ *   prepareOrder(sourceOrder, references) -> { body, problems }   the body to POST
+ *   new ReferenceCatalog(() => ctx.api(), ctx.signal)   reference lists, fetched once, when needed
+ *   writeRejects(path, source, orders) / openRejects(path, source)   rejects in the input's format
+ *   source.close()                                 removes the copy of stdin
+ */
+import { UsageError } from '../cli/errors.js';
+import { planColumns, readColumnMap } from './columns.js';
+import { delimiterOption, readCsvLayout, readCsvRows } from './csv.js';
+import { groupRows } from './group.js';
+import { jsonArrayOrders, ndjsonOrders } from './json.js';
+import { detectFormat, openInputFile } from './read.js';
+import type { OrderSource, SourceContext, SourceOptions } from './types.js';
+
+export { openRejects, writeRejects } from './rejects.js';
+export { ReferenceCatalog } from './references.js';
+export { invalidInputError, prepareOrder, validateImport } from './validate.js';
+
+/** Opens an input (a path, or `-` for stdin) and checks what can be checked before reading orders. */
+export async function openOrderSource(input: string, options: SourceOptions, ctx: SourceContext): Promise<OrderSource> {
+  const format = detectFormat(input, options.format);
+  if (format !== 'csv' && (options.mapFile !== undefined || options.map !== undefined)) {
+    throw new UsageError('--map renames the columns of a CSV file; it does not apply to JSON or NDJSON input.');
+  }
+  if (format !== 'csv' && options.delimiter !== undefined) {
+    throw new UsageError('--delimiter applies to CSV input only.');
+  }
+  const delimiter = options.delimiter === undefined ? undefined : delimiterOption(options.delimiter);
+  const map = options.mapFile === undefined ? options.map : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd)) };
+  const inputFile = await openInputFile(input, ctx);
+  const { file, path } = inputFile;
+  try {
+    if (format === 'csv') {
+      const csv = await readCsvLayout(path, file, delimiter);
+      const columns = planColumns(csv.header, map, file);
+      return {
+        format,
+        csv,
+        file,
+        path,
+        orders: () => groupRows(readCsvRows(path, file, csv), columns, csv.header, file),
+        close: inputFile.remove,
+      };
+    }
+    return {
+      format,
+      file,
+      path,
+      orders: () => (format === 'json' ? jsonArrayOrders(path, file) : ndjsonOrders(path, file)),
+      close: inputFile.remove,
+    };
+  } catch (error) {
+    await inputFile.remove();
+    throw error;
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * The sending step of an import: orders go out in input order, `concurrency` at a time over
+ * kept-alive connections, each journaled as `sending` (on disk) before its request leaves and
+ * journaled with its outcome when it comes back. Orders the journal already knows are skipped
+ * (created) or held back (outcome unknown). It stops starting new requests on Ctrl-C, at the
+ * first refusal of the credentials, or when the service cannot be reached, and always waits for
+ * the requests in flight, so that the journal ends consistent.
+ */
+import type { ApiClient } from '../api/client.js';
+import { ApiError, AuthError, ConnectionError, statusLine } from '../api/errors.js';
+import { formatInputProblem, type InputProblem } from '../cli/errors.js';
+import { bodyHash, type OrderJournal } from './journal.js';
+import type { OrderResult } from './report.js';
+import type { SourceOrder } from './types.js';
+
+export const ORDERS_PATH = '/api/v1/orders';
+
+/** One order of the input in the sending pass: its body, or why it cannot be sent. */
+export interface SubmitItem {
+  source: SourceOrder;
+  /** The body to POST; absent when the order is invalid. */
+  body: Record<string, unknown> | undefined;
+  /** Why the order cannot be sent (empty for a valid order). */
+  problems: InputProblem[];
+}
+
+export interface SubmitOptions {
+  client: Pick<ApiClient, 'request'>;
+  journal: OrderJournal;
+  /** Requests in flight at most. */
+  concurrency: number;
+  /** Send again orders whose outcome is unknown (the user checked they do not exist). */
+  retryUnknown?: boolean;
+  /** Aborted on Ctrl-C: no new request starts; those in flight are waited for. */
+  signal: AbortSignal;
+  /** Called once per order, in completion order (`index` gives the input order). */
+  onResult: (result: OrderResult, item: SubmitItem) => void;
+}
+
+export type StopKind = 'interrupted' | 'credentials' | 'unreachable' | 'journal' | 'error';
+
+/** Why sending stopped before the end of the input. */
+export interface SubmitStop {
+  kind: StopKind;
+  /** The error to report (absent for an interrupt). */
+  error?: Error;
+}
+
+export interface SubmitOutcome {
+  stopped: SubmitStop | undefined;
+  /** Requests started (orders whose `sending` record was written and that were sent). */
+  sent: number;
+  /** From the first request to the last answer, for the sending rate. */
+  sendingMs: number;
+}
+
+const STOP_NOTE: Record<StopKind, string> = {
+  interrupted: 'not sent: the import was interrupted',
+  credentials: 'not sent: the service refused the credentials',
+  unreachable: 'not sent: the service could not be reached',
+  journal: 'not sent: the journal could not be written',
+  error: 'not sent: the import stopped on an unexpected error',
+};
+
+/** Sends the orders and reports each outcome; resolves once nothing is in flight. */
+export async function submitOrders(
+  items: AsyncIterable<SubmitItem> | Iterable<SubmitItem>,
+  options: SubmitOptions,
+): Promise<SubmitOutcome> {
+  const { client, journal, signal, onResult } = options;
+  const concurrency = Math.max(1, Math.floor(options.concurrency));
+  let inFlight = 0;
+  let sent = 0;
+  let firstSend = 0;
+  let lastAnswer = 0;
+  let stopped: SubmitStop | undefined;
+  /** The main loop, when it waits for a free slot or for the last answers. */
+  let wake: (() => void) | undefined;
+  const wakeUp = (): void => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  const stop = (kind: StopKind, error?: Error): void => {
+    stopped ??= error ? { kind, error } : { kind };
+    wakeUp();
+  };
+  const stopReason = (): SubmitStop | undefined => stopped;
+  const onAbort = (): void => stop('interrupted');
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  /** externalId -> line of its first order in this input: a repeat must never be sent twice. */
+  const firstLine = new Map<string, number>();
+
+  const notSent = (item: SubmitItem, kind: StopKind): void => {
+    onResult(
+      { ...base(item), status: 'failed', notSent: true, message: STOP_NOTE[kind] },
+      item,
+    );
+  };
+
+  const send = async (item: SubmitItem, externalId: string, json: string): Promise<void> => {
+    try {
+      await journal.sending(externalId, bodyHash(json));
+    } catch (error) {
+      stop('journal', error as Error);
+      notSent(item, 'journal');
+      return;
+    }
+    if (stopped) {
+      // On disk as `sending`, but never sent: say so, or a re-run would hold it back as unknown.
+      journal.failed(externalId, { message: STOP_NOTE[stopped.kind] });
+      notSent(item, stopped.kind);
+      return;
+    }
+    sent++;
+    if (firstSend === 0) firstSend = performance.now();
+    try {
+      const response = await client.request<unknown>('POST', ORDERS_PATH, {
+        rawBody: json,
+        contentType: 'application/json',
+      });
+      lastAnswer = performance.now();
+      const { id, code } = serviceIds(response.body);
+      if (response.status >= 200 && response.status < 300) {
+        journal.created(externalId, { httpStatus: response.status, id, code });
+        onResult({ ...base(item), status: 'created', httpStatus: response.status, id, code }, item);
+      } else {
+        // A redirect is not a creation; a POST that is redirected was not processed.
+        const message = `the service answered ${statusLine(response.status)} instead of creating the order; check --base-url`;
+        journal.failed(externalId, { httpStatus: response.status, message });
+        onResult({ ...base(item), status: 'failed', httpStatus: response.status, message }, item);
+      }
+    } catch (error) {
+      lastAnswer = performance.now();
+      settleError(item, externalId, error);
+    }
+  };
+
+  const settleError = (item: SubmitItem, externalId: string, error: unknown): void => {
+    if (error instanceof ApiError) {
+      // The service answered with an error: it did not create the order, so re-sending is safe.
+      const message = failureMessage(error);
+      journal.failed(externalId, { httpStatus: error.status, message });
+      onResult({ ...base(item), status: 'failed', httpStatus: error.status, message }, item);
+      if (error instanceof AuthError) stop('credentials', error);
+      return;
+    }
+    if (error instanceof ConnectionError && error.outcome === 'not-sent') {
+      journal.failed(externalId, { message: `not sent: ${error.message}` });
+      onResult({ ...base(item), status: 'failed', message: `not sent: ${error.message}` }, item);
+      stop('unreachable', error);
+      return;
+    }
+    // The request may have reached the service: only a person can tell whether it was created.
+    const reason = error instanceof Error ? error.message : String(error);
+    journal.unknown(externalId, reason);
+    onResult({ ...base(item), status: 'unknown', message: reason }, item);
+    if (!(error instanceof ConnectionError)) stop('error', error as Error);
+  };
+
+  try {
+    for await (const item of items) {
+      const { source } = item;
+      if (stopped) {
+        notSent(item, stopped.kind);
+        continue;
+      }
+      if (item.body === undefined || item.problems.length > 0) {
+        onResult({ ...base(item), status: 'invalid', message: problemsMessage(item.problems) }, item);
+        continue;
+      }
+      const externalId = source.externalId;
+      if (externalId === undefined || externalId === '') {
+        const message = 'externalId: is required: it is the key that makes re-runs safe';
+        onResult({ ...base(item), status: 'invalid', message }, item);
+        continue;
+      }
+      const earlier = firstLine.get(externalId);
+      if (earlier !== undefined) {
+        const message = `externalId: ${JSON.stringify(externalId)} repeats the order of line ${earlier}; it was not sent twice`;
+        onResult({ ...base(item), status: 'invalid', message }, item);
+        continue;
+      }
+      firstLine.set(externalId, source.location.line);
+
+      const json = JSON.stringify(item.body);
+      const state = journal.stateOf(externalId);
+      if (state?.event === 'created') {
+        const changed = state.bodyHash !== undefined && state.bodyHash !== bodyHash(json);
+        const message = changed
+          ? 'already created by an earlier run; the order has changed in the input since, and was not sent again'
+          : 'already created by an earlier run';
+        onResult(
+          { ...base(item), status: 'skipped', httpStatus: state.httpStatus, id: state.id, code: state.code, message },
+          item,
+        );
+        continue;
+      }
+      if ((state?.event === 'sending' || state?.event === 'unknown') && !options.retryUnknown) {
+        const why = state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
+        const message = `sent at ${state.at} with no known outcome (${why}); not sent again: check at the service, then use --retry-unknown`;
+        onResult({ ...base(item), status: 'unknown', message }, item);
+        continue;
+      }
+
+      while (inFlight >= concurrency && !stopReason()) await new Promise<void>((resolve) => (wake = resolve));
+      // Read through a function: the stop is set by callbacks while this loop waits.
+      const late = stopReason();
+      if (late) {
+        notSent(item, late.kind);
+        continue;
+      }
+      inFlight++;
+      void send(item, externalId, json)
+        .catch((error: unknown) => stop('error', error as Error))
+        .finally(() => {
+          inFlight--;
+          wakeUp();
+        });
+    }
+  } catch (error) {
+    // Reading the input failed half-way (a file changed under us): stop, but settle what is out.
+    stop('error', error as Error);
+  } finally {
+    while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
+    signal.removeEventListener('abort', onAbort);
+  }
+  return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
+}
+
+function base(item: SubmitItem): Pick<OrderResult, 'index' | 'externalId' | 'location'> {
+  return { index: item.source.index, externalId: item.source.externalId, location: item.source.location };
+}
+
+/** The service's id and code of a created order, when its answer carries them. */
+function serviceIds(body: unknown): { id?: string | number; code?: string } {
+  if (typeof body !== 'object' || body === null) return {};
+  const record = body as Record<string, unknown>;
+  const out: { id?: string | number; code?: string } = {};
+  if (typeof record.id === 'number' || typeof record.id === 'string') out.id = record.id;
+  if (typeof record.code === 'string') out.code = record.code;
+  return out;
+}
+
+/** `422 Unprocessable Entity: The order is invalid; items[0].orderedQuantity: ...` */
+export function failureMessage(error: ApiError): string {
+  const after = error.attempts > 1 ? ` after ${error.attempts} attempts` : '';
+  const details = error.details
+    .filter((line) => line !== 'The service said:')
+    .map((line) => line.trim().replace(/^- /, ''))
+    .filter((line) => line !== '');
+  return `${statusLine(error.status)}${after}${details.length > 0 ? `: ${details.join('; ')}` : ''}`;
+}
+
+function problemsMessage(problems: InputProblem[]): string {
+  if (problems.length === 0) return 'invalid';
+  return problems.map((problem) => formatInputProblem(problem)).join('; ');
+}

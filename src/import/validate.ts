@@ -1,0 +1,154 @@
+/**
+ * Step 4: validation. `prepareOrder` makes one order ready to send (product codes resolved) and
+ * lists its problems: those found while reading, the schema's (`validateOrder`, the one
+ * definition of the rules) and, with `--check-refs`, unknown or inactive references.
+ * `validateImport` runs it over a whole input in one streaming pass and adds what only the whole
+ * input can tell (an `externalId` used twice); it keeps the externalIds seen and the invalid
+ * orders, never every order.
+ */
+import { type InputProblem, InputError } from '../cli/errors.js';
+import { validateOrder } from '../schemas/order.js';
+import type { ValidationProblem } from '../schemas/problems.js';
+import { checkReferences } from './check-refs.js';
+import { ExternalIdIndex } from './external-ids.js';
+import type { ReferenceCatalog } from './references.js';
+import { resolveProductCodes } from './resolve-products.js';
+import type { ImportValidation, OrderSource, PreparedOrder, SourceOrder, ValidateImportOptions } from './types.js';
+
+export interface PrepareOptions {
+  /** The order needs an `externalId` (imports; default false, as for `orders create`). */
+  requireExternalId?: boolean;
+  /** Check every `internalReferenceId` against the reference lists (`--check-refs`). */
+  checkRefs?: boolean;
+}
+
+/**
+ * One order made ready to send: `body` has its product codes resolved to internal reference ids;
+ * `problems` lists everything wrong with it, placed as `file:line: field` (an item's row in a CSV).
+ */
+export async function prepareOrder(
+  source: SourceOrder,
+  references?: ReferenceCatalog,
+  options: PrepareOptions = {},
+): Promise<PreparedOrder> {
+  const problems: InputProblem[] = [...source.problems];
+  // A problem without a field means the order could not be read at all (not JSON, a broken row).
+  if (problems.some((problem) => problem.field === undefined)) return { body: source.order, problems };
+
+  let body = source.order;
+  let unresolved = new Set<number>();
+  if (source.needsProductResolution) {
+    if (references === undefined) {
+      problems.push(place(source, { field: 'items', message: 'productCode cannot be resolved without the reference lists' }));
+    } else {
+      const resolution = resolveProductCodes(body, await references.packagingReferences());
+      body = resolution.order;
+      unresolved = resolution.unresolved;
+      addNew(problems, resolution.problems, source);
+    }
+  }
+  const schemaProblems = validateOrder(body, { requireExternalId: options.requireExternalId }).filter(
+    // "Name the packaging" says again what the failed resolution of that item already said.
+    (problem) => !unresolved.has(itemIndexOf(problem.field)),
+  );
+  addNew(problems, schemaProblems, source);
+  if (options.checkRefs && references !== undefined) addNew(problems, await checkReferences(body, references), source);
+  problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  return { body, problems };
+}
+
+/** Adds problems, except those about a field (or a part of it) that already has one on the same line. */
+function addNew(problems: InputProblem[], found: ValidationProblem[], source: SourceOrder): void {
+  for (const problem of found) {
+    const placed = place(source, problem);
+    const told = problems.some(
+      (other) =>
+        other.line === placed.line &&
+        other.field !== undefined &&
+        placed.field !== undefined &&
+        (other.field === placed.field || other.field.startsWith(`${placed.field}.`)),
+    );
+    if (!told) problems.push(placed);
+  }
+}
+
+function itemIndexOf(field: string): number {
+  const match = /^items\[(\d+)\]$/.exec(field);
+  return match ? Number(match[1]) : -1;
+}
+
+/**
+ * Where a problem stands in the input. In a CSV, `items[i].field` is on the row of item i and is
+ * named `item.field`, as its column; elsewhere it is on the order's first line, named by its path.
+ */
+export function place(source: SourceOrder, problem: ValidationProblem): InputProblem {
+  const { file, line } = source.location;
+  if (source.itemLines) {
+    const match = /^items\[(\d+)\](.*)$/.exec(problem.field);
+    if (match) {
+      return { file, line: source.itemLines[Number(match[1])] ?? line, field: `item${match[2]}`, message: problem.message };
+    }
+  }
+  return { file, line, field: problem.field === '(body)' ? undefined : problem.field, message: problem.message };
+}
+
+/**
+ * Validates a whole input in one streaming pass (the first of an import). Orders are checked as
+ * they are read; only the externalIds seen, the invalid orders and their problems are kept.
+ */
+export async function validateImport(
+  source: Pick<OrderSource, 'orders' | 'format'>,
+  options: ValidateImportOptions = {},
+): Promise<ImportValidation> {
+  const prepareOptions: PrepareOptions = { requireExternalId: options.requireExternalId ?? true, checkRefs: options.checkRefs };
+  const seen = new ExternalIdIndex();
+  const invalid: SourceOrder[] = [];
+  const invalidIndexes = new Set<number>();
+  const problems: InputProblem[] = [];
+  let total = 0;
+  try {
+    for await (const order of source.orders()) {
+      total++;
+      const prepared = await prepareOrder(order, options.references, prepareOptions);
+      const orderProblems = prepared.problems;
+      if (order.externalId !== undefined) {
+        const firstLine = seen.addOrGet(order.externalId, order.location.line);
+        if (firstLine !== undefined) orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
+      }
+      if (orderProblems.length === 0) continue;
+      invalid.push({ ...order, problems: orderProblems });
+      invalidIndexes.add(order.index);
+      problems.push(...orderProblems);
+    }
+  } catch (error) {
+    // The input broke off (CSV or JSON syntax): report it with everything found before it.
+    if (error instanceof InputError) throw new InputError(error.message, [...problems, ...error.problems]);
+    throw error;
+  }
+  return { total, valid: total - invalid.length, invalid, invalidIndexes, problems };
+}
+
+function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): InputProblem {
+  const id = JSON.stringify(order.externalId);
+  return {
+    file: order.location.file,
+    line: order.location.line,
+    field: 'externalId',
+    message: csv
+      ? `${id} reappears here after other orders: its first rows are on line ${firstLine}; the rows of one order must be adjacent`
+      : `${id} is also the externalId of the order on line ${firstLine}: each order needs its own`,
+  };
+}
+
+/** The error that stops an import whose input has invalid orders: every problem listed, exit 2. */
+export function invalidInputError(source: Pick<OrderSource, 'file'>, validation: ImportValidation): InputError {
+  const count = validation.invalid.length;
+  const skip =
+    validation.valid > 0
+      ? ` Fix ${count === 1 ? 'it' : 'them'}, or pass --skip-invalid to send the ${validation.valid} valid ${validation.valid === 1 ? 'one' : 'ones'}.`
+      : '';
+  return new InputError(
+    `${count} of ${validation.total} orders in ${source.file} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
+    validation.problems,
+  );
+}

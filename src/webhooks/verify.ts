@@ -1,0 +1,134 @@
+/**
+ * Checks the `X-WEBHOOK-KEY` header of a notification. The comparison is constant-time: both
+ * values are hashed first (SHA-256), so `timingSafeEqual` always compares two 32-byte digests and
+ * neither the content nor the length of the expected key shows in the time taken.
+ *
+ * When the key is refused, the reason is as precise as it can be without printing either key:
+ * header missing, sent twice, empty, wrapped in white space or quotes, differs only in letter
+ * case, holds the API token instead, or simply differs (with the lengths and fingerprints of both,
+ * which a user can compare with `printf %s "$KEY" | sha256sum`). The diagnostic comparisons are made
+ * on digests too, so a refused request learns nothing from timing either.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export const WEBHOOK_KEY_HEADER = 'x-webhook-key';
+export const WEBHOOK_EVENT_HEADER = 'x-webhook-event';
+
+/** Why a key was refused; `message` says it in words a user acts on. */
+export type KeyRejectionReason =
+  | 'header-missing'
+  | 'header-repeated'
+  | 'header-empty'
+  | 'surrounding-whitespace'
+  | 'quoted'
+  | 'case-differs'
+  | 'api-token'
+  | 'key-differs';
+
+export type KeyVerdict = { ok: true } | { ok: false; reason: KeyRejectionReason; message: string };
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** `sha256:` and the first 8 hex digits of the key's SHA-256: enough to tell two keys apart, never the key. */
+export function keyFingerprint(key: string): string {
+  return `sha256:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 8)}`;
+}
+
+/** Constant-time equality of two values through their digests (equal-length buffers by construction). */
+export function sameSecret(received: string | Buffer, expectedDigest: Buffer): boolean {
+  const receivedDigest = typeof received === 'string' ? digest(received) : received;
+  return timingSafeEqual(receivedDigest, expectedDigest);
+}
+
+export interface KeyVerifierOptions {
+  /** The API token of this run: a key equal to it is a common mix-up worth naming. */
+  apiToken?: string;
+}
+
+/** Verifies the key of each request against one expected key. */
+export class WebhookKeyVerifier {
+  private readonly expectedDigest: Buffer;
+  private readonly expectedLowerDigest: Buffer;
+  private readonly tokenDigest: Buffer | undefined;
+  private readonly expectedLength: number;
+  readonly fingerprint: string;
+
+  constructor(expected: string, options: KeyVerifierOptions = {}) {
+    if (expected === '') throw new Error('WebhookKeyVerifier: the expected key must not be empty');
+    this.expectedDigest = digest(expected);
+    this.expectedLowerDigest = digest(expected.toLowerCase());
+    this.tokenDigest = options.apiToken ? digest(options.apiToken) : undefined;
+    this.expectedLength = expected.length;
+    this.fingerprint = keyFingerprint(expected);
+  }
+
+  /**
+   * Checks the raw header list of a request (`req.rawHeaders`): raw, so that a header sent twice
+   * is seen as such rather than joined with a comma.
+   */
+  verify(rawHeaders: readonly string[]): KeyVerdict {
+    let value: string | undefined;
+    let count = 0;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = rawHeaders[i]!;
+      if (name.length === WEBHOOK_KEY_HEADER.length && name.toLowerCase() === WEBHOOK_KEY_HEADER) {
+        count++;
+        value = rawHeaders[i + 1];
+      }
+    }
+    if (count === 0 || value === undefined) {
+      return { ok: false, reason: 'header-missing', message: 'X-WEBHOOK-KEY header missing' };
+    }
+    if (count > 1) {
+      return { ok: false, reason: 'header-repeated', message: `X-WEBHOOK-KEY header sent ${count} times` };
+    }
+    const receivedDigest = digest(value);
+    if (timingSafeEqual(receivedDigest, this.expectedDigest)) return { ok: true };
+    return this.diagnose(value, receivedDigest);
+  }
+
+  private diagnose(value: string, receivedDigest: Buffer): KeyVerdict {
+    if (value === '') return { ok: false, reason: 'header-empty', message: 'X-WEBHOOK-KEY header is empty' };
+    // HTTP strips spaces and tabs around header values; what is left is Unicode white space
+    // (a no-break space pasted from a web page, say).
+    const trimmed = value.trim();
+    if (trimmed !== value && sameSecret(trimmed, this.expectedDigest)) {
+      return {
+        ok: false,
+        reason: 'surrounding-whitespace',
+        message: 'X-WEBHOOK-KEY has surrounding white space (the key matches without it)',
+      };
+    }
+    const unquoted = /^(["'])(.*)\1$/s.exec(trimmed)?.[2];
+    if (unquoted !== undefined && sameSecret(unquoted, this.expectedDigest)) {
+      return {
+        ok: false,
+        reason: 'quoted',
+        message: 'X-WEBHOOK-KEY is wrapped in quotes (the key matches without them)',
+      };
+    }
+    if (sameSecret(value.toLowerCase(), this.expectedLowerDigest)) {
+      return {
+        ok: false,
+        reason: 'case-differs',
+        message: 'X-WEBHOOK-KEY differs from the key only in letter case',
+      };
+    }
+    if (this.tokenDigest && timingSafeEqual(receivedDigest, this.tokenDigest)) {
+      return {
+        ok: false,
+        reason: 'api-token',
+        message: 'X-WEBHOOK-KEY holds the API token, not the webhook key of the subscription',
+      };
+    }
+    return {
+      ok: false,
+      reason: 'key-differs',
+      message:
+        `X-WEBHOOK-KEY differs from the key (received ${value.length} characters, ${keyFingerprint(value)}; ` +
+        `expected ${this.expectedLength} characters, ${this.fingerprint})`,
+    };
+  }
+}

@@ -1,0 +1,250 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { JOURNAL_FILE } from '../../src/sandbox/journal.js';
+import {
+  GENERATED_REFERENCE_FIRST_ID,
+  generatePackagingReferences,
+  loadSeed,
+} from '../../src/sandbox/seed.js';
+import type { Sandbox } from '../../src/sandbox/server.js';
+import { call, eventually, partnerOrder, type Receiver, startReceiver, startTestSandbox } from './support.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('reset()', () => {
+  let sandbox: Sandbox;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ validationDelayMs: 60 });
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await receiver.close();
+  });
+
+  it('goes back to the seed: orders, references, subscriptions, logs, faults and pending work', async () => {
+    const token = sandbox.tokens.partner;
+    const requests = sandbox.requests;
+    await call(sandbox, 'PUT', '/api/v1/webhooks', {
+      token,
+      body: { event: 'sales_order_validated', url: receiver.url },
+    });
+    await call(sandbox, 'POST', '/api/v1/contact_references', {
+      token,
+      body: {
+        contact: { externalReference: 'R', firstName: 'Ana', lastName: 'Ré', email: 'ana@re.fr' },
+        customer: { name: 'Ré' },
+      },
+    });
+    await call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder('RS-1') });
+    sandbox.scriptFaults([{ kind: 'status', status: 503, times: 5 }]);
+    sandbox.setFaults({ latencyMs: 500 });
+
+    sandbox.reset();
+
+    expect(sandbox.requests).toBe(requests);
+    expect(sandbox.requests).toHaveLength(0);
+    expect(sandbox.orders()).toHaveLength(0);
+    const started = performance.now();
+    const references = await call(sandbox, 'GET', '/api/v1/contact_references', { token });
+    expect(performance.now() - started).toBeLessThan(400);
+    expect(references.status).toBe(200);
+    expect((references.body as unknown[]).length).toBe(8);
+    expect((await call(sandbox, 'GET', '/api/v1/webhooks', { token })).body).toEqual([]);
+    const again = await call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder('RS-2') });
+    expect((again.body as { code: string }).code).toMatch(/-000001$/);
+
+    // The order created before the reset is never validated nor notified.
+    await sleep(150);
+    expect(receiver.received).toHaveLength(0);
+    expect(sandbox.deliveries).toHaveLength(0);
+  });
+});
+
+describe('persistence with dataDir', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'ordercli-sandbox-'));
+  });
+  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+  it('keeps orders, contact references and subscriptions across restarts, never the key', async () => {
+    const first = await startTestSandbox({ dataDir, webhookKey: 'whk_secret_one' });
+    const token = first.tokens.partner;
+    await call(first, 'POST', '/api/v1/orders', { token, body: partnerOrder('P-1') });
+    await call(first, 'POST', '/api/v1/contact_references', {
+      token,
+      body: {
+        contact: { externalReference: 'P', firstName: 'Léa', lastName: 'Petit', email: 'lea@petit.fr' },
+        customer: { name: 'Petit' },
+      },
+    });
+    await call(first, 'PUT', '/api/v1/webhooks', {
+      token,
+      body: { event: 'sales_order_validated', url: 'http://127.0.0.1:9/h' },
+    });
+    await eventually(() => first.orders()[0]?.status === 'validated');
+    await first.close();
+    expect(await readFile(join(dataDir, JOURNAL_FILE), 'utf8')).not.toContain('whk_secret_one');
+
+    const second = await startTestSandbox({ dataDir, webhookKey: 'whk_secret_two' });
+    try {
+      expect(second.orders()).toEqual([expect.objectContaining({ externalId: 'P-1', status: 'validated' })]);
+      expect((await call(second, 'GET', '/api/v1/contact_references/309', { token })).status).toBe(200);
+      expect((await call(second, 'GET', '/api/v1/webhooks', { token })).body).toEqual([
+        { id: 1, event: 'sales_order_validated', url: 'http://127.0.0.1:9/h', key: 'whk_secret_two' },
+      ]);
+      const next = await call(second, 'POST', '/api/v1/orders', { token, body: partnerOrder('P-2') });
+      expect((next.body as { code: string }).code).toMatch(/-000002$/);
+      const reference = await call(second, 'POST', '/api/v1/contact_references', {
+        token,
+        body: {
+          contact: { externalReference: 'Q', firstName: 'Zoé', lastName: 'Q', email: 'zoe@q.fr' },
+          customer: { name: 'Q' },
+        },
+      });
+      expect((reference.body as { id: number }).id).toBe(310);
+
+      second.reset();
+      expect(await readFile(join(dataDir, JOURNAL_FILE), 'utf8')).toBe('');
+    } finally {
+      await second.close();
+    }
+    const third = await startTestSandbox({ dataDir });
+    try {
+      expect(third.orders()).toHaveLength(0);
+    } finally {
+      await third.close();
+    }
+  });
+
+  it('validates and notifies orders left pending by the previous run', async () => {
+    const dir = join(dataDir, 'pending');
+    const first = await startTestSandbox({ dataDir: dir, validationDelayMs: 60_000 });
+    const receiver = await startReceiver();
+    try {
+      const token = first.tokens.partner;
+      await call(first, 'PUT', '/api/v1/webhooks', {
+        token,
+        body: { event: 'sales_order_validated', url: receiver.url },
+      });
+      await call(first, 'POST', '/api/v1/orders', { token, body: partnerOrder('PD-1') });
+      await first.close();
+      expect(first.orders()[0]!.status).toBe('pending');
+
+      const second = await startTestSandbox({ dataDir: dir });
+      try {
+        const [notification] = await receiver.waitFor(1);
+        expect(notification!.body).toMatchObject({ externalId: 'PD-1', status: 'validated' });
+        expect(second.orders()[0]!.status).toBe('validated');
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('close()', () => {
+  it('closes idle keep-alive connections at once and frees the port', async () => {
+    const sandbox = await startTestSandbox();
+    const socket = connect(sandbox.port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `GET /api/v1/shipping_modes HTTP/1.1\r\nHost: x\r\nX-API-Key: ${sandbox.tokens.full}\r\n\r\n`,
+    );
+    await new Promise((resolve) => socket.once('data', resolve));
+    const socketClosed = new Promise((resolve) => socket.once('close', resolve));
+
+    const started = performance.now();
+    await sandbox.close();
+    await socketClosed;
+    // The server's keep-alive time-out is 5 s: closing must not wait for it.
+    expect(performance.now() - started).toBeLessThan(1000);
+    await expect(call(sandbox, 'GET', '/api/v1/shipping_modes')).rejects.toThrow(/ECONNREFUSED|connect/);
+  });
+
+  it('ends requests in progress, pending validations and delivery retries', async () => {
+    const sandbox = await startTestSandbox({ validationDelayMs: 50 });
+    const receiver = await startReceiver();
+    try {
+      const token = sandbox.tokens.partner;
+      await call(sandbox, 'PUT', '/api/v1/webhooks', {
+        token,
+        body: { event: 'sales_order_validated', url: receiver.url },
+      });
+      await call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder('C-1') });
+      sandbox.setFaults({ latencyMs: 10_000 });
+      const slow = call(sandbox, 'GET', '/api/v1/shipping_modes', { token });
+      await eventually(() => sandbox.requests.length === 3);
+      const started = performance.now();
+      await sandbox.close();
+      expect(performance.now() - started).toBeLessThan(1000);
+      await expect(slow).rejects.toThrow();
+      await sleep(120);
+      expect(receiver.received).toHaveLength(0);
+      await sandbox.close(); // idempotent
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('rejects when the port is taken, and can be retried', async () => {
+    const sandbox = await startTestSandbox();
+    try {
+      await expect(startTestSandbox({ port: sandbox.port })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
+describe('extraPackagingReferences', () => {
+  let sandbox: Sandbox | undefined;
+  afterEach(async () => {
+    await sandbox?.close();
+    sandbox = undefined;
+  });
+
+  it('generates the same references every time, after the fixtures', () => {
+    const a = generatePackagingReferences(2_000);
+    const b = generatePackagingReferences(2_000);
+    expect(a).toEqual(b);
+    expect(a[0]!.id).toBe(GENERATED_REFERENCE_FIRST_ID);
+    expect(new Set(a.map((r) => r.id)).size).toBe(2_000);
+    expect(a.some((r) => !r.active)).toBe(true);
+    // Some generated products have several packagings, as real catalogs do.
+    const perCode = new Map<string, number>();
+    for (const r of a)
+      perCode.set(r.packaging.product.code, (perCode.get(r.packaging.product.code) ?? 0) + 1);
+    expect(Math.max(...perCode.values())).toBeGreaterThan(1);
+    expect(Math.min(...perCode.values())).toBe(1);
+    // A prefix of a larger set is the smaller set: benchmarks of different sizes share records.
+    expect(generatePackagingReferences(50).map((r) => r.label)).toEqual(a.slice(0, 50).map((r) => r.label));
+  });
+
+  it('serves 50,000 extra references, loaded in well under a second', async () => {
+    const started = performance.now();
+    const seed = loadSeed({ extraPackagingReferences: 50_000 });
+    // A loose bound (it takes a few tens of ms): it only catches an accidental quadratic step.
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(seed.packagingReferences.length).toBe(46 + 50_000);
+
+    sandbox = await startTestSandbox({ extraPackagingReferences: 50_000 });
+    const token = sandbox.tokens.partner;
+    const list = await call(sandbox, 'GET', '/api/v1/packaging_references', { token });
+    expect((list.body as unknown[]).length).toBe(50_046);
+    const lastId = GENERATED_REFERENCE_FIRST_ID + 49_999;
+    expect((await call(sandbox, 'GET', `/api/v1/packaging_references/${lastId}`, { token })).status).toBe(
+      200,
+    );
+    const active = seed.packagingReferences.find((r) => r.id > GENERATED_REFERENCE_FIRST_ID && r.active)!;
+    const order = { ...partnerOrder('G-1'), items: [{ internalReferenceId: active.id, orderedQuantity: 1 }] };
+    expect((await call(sandbox, 'POST', '/api/v1/orders', { token, body: order })).status).toBe(201);
+  });
+});
