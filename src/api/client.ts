@@ -9,7 +9,15 @@
  * with `outcome: 'unknown'`, never silently re-sent.
  */
 import type { Agent as AgentType, Dispatcher } from 'undici';
-import { ApiError, ConnectionError, type Outcome, type RequestInfo, TimeoutError, apiErrorFor, statusLine } from './errors.js';
+import {
+  ApiError,
+  apiErrorFor,
+  ConnectionError,
+  type Outcome,
+  type RequestInfo,
+  statusLine,
+  TimeoutError,
+} from './errors.js';
 import type { Redactor } from './redact.js';
 import { Agent, request } from './transport.js';
 
@@ -121,7 +129,11 @@ export class ApiClient {
   }
 
   /** Sends one request, retrying per the rule above; throws ApiError or ConnectionError. */
-  async request<T = unknown>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  async request<T = unknown>(
+    method: HttpMethod,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ApiResponse<T>> {
     const info: RequestInfo = { method, path };
     const url = this.urlFor(path, options.query);
     const maxRetries = this.options.maxRetries ?? 3;
@@ -159,7 +171,13 @@ export class ApiClient {
       const parsed = parseBody(response);
       const requestId = response.headers['x-request-id'] ?? response.headers['request-id'];
       if (response.status >= 400 && !options.acceptErrors) {
-        throw apiErrorFor({ status: response.status, body: parsed, request: info, requestId, attempts: attempt });
+        throw apiErrorFor({
+          status: response.status,
+          body: parsed,
+          request: info,
+          requestId,
+          attempts: attempt,
+        });
       }
       return {
         status: response.status,
@@ -402,7 +420,9 @@ function isTimeout(error: unknown): boolean {
 
 function clip(text: string): string {
   const oneLine = text.replace(/\s*\n\s*/g, ' ');
-  return oneLine.length > TRACE_BODY_LIMIT ? `${oneLine.slice(0, TRACE_BODY_LIMIT)}… (${text.length} bytes)` : oneLine;
+  return oneLine.length > TRACE_BODY_LIMIT
+    ? `${oneLine.slice(0, TRACE_BODY_LIMIT)}… (${text.length} bytes)`
+    : oneLine;
 }
 
 /** Waits, but wakes early (rejecting) when the signal aborts. */

@@ -4,7 +4,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { readConfigFile } from '../config/profiles.js';
-import { type GlobalFlags, type Settings, checkBaseUrl, resolveSettings } from '../config/settings.js';
+import { checkBaseUrl, type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
 import { UsageError } from './errors.js';
@@ -37,6 +37,7 @@ export class Context {
   exitCode: number = ExitCode.Ok;
   private flags: GlobalFlags = {};
   private settingsPromise: Promise<Settings> | undefined;
+  private allowNewProfile = false;
   private readonly clients: ApiClient[] = [];
   private readonly cleanups: (() => Promise<void> | void)[] = [];
 
@@ -56,6 +57,12 @@ export class Context {
     this.io.neverPrompt = Boolean(flags.yes) || !this.io.stdinIsTTY || Boolean(this.env.CI);
   }
 
+  /** The command creates the profile it names (`login`): a missing `--profile` is not an error. */
+  createsProfile(): void {
+    this.allowNewProfile = true;
+    this.settingsPromise = undefined;
+  }
+
   get globalFlags(): GlobalFlags {
     return this.flags;
   }
@@ -67,7 +74,9 @@ export class Context {
   /** The effective settings: flag > environment > profile > default. */
   settings(): Promise<Settings> {
     this.settingsPromise ??= readConfigFile(this.env).then((config) => {
-      const settings = resolveSettings(this.flags, this.env, config);
+      const settings = resolveSettings(this.flags, this.env, config, {
+        allowNewProfile: this.allowNewProfile,
+      });
       this.io.redactor.addSecret(settings.token);
       this.io.redactor.addSecret(settings.webhookKey);
       this.io.redactor.addSecretHeader(settings.authHeader);

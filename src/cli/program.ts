@@ -4,10 +4,15 @@
  */
 import { Command, Option } from 'commander';
 import { registerApi } from '../commands/api/index.js';
+import { registerCompletion } from '../commands/completion/index.js';
 import { registerConfig } from '../commands/config/index.js';
+import { registerContacts } from '../commands/contacts/index.js';
 import { registerGet } from '../commands/get/index.js';
 import { registerListen } from '../commands/listen/index.js';
+import { registerLogin } from '../commands/login/index.js';
 import { registerOrders } from '../commands/orders/index.js';
+import { registerPackagings } from '../commands/packagings/index.js';
+import { registerRefs } from '../commands/refs/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
 import { registerWebhooks } from '../commands/webhooks/index.js';
 import { VERSION } from '../version.js';
@@ -15,13 +20,18 @@ import type { Context } from './context.js';
 
 /** Each group adds its commands to the program; order here is the order in `--help`. */
 const GROUPS: ((program: Command, ctx: Context) => void)[] = [
+  registerLogin,
   registerOrders,
+  registerRefs,
+  registerContacts,
+  registerPackagings,
   registerGet,
   registerApi,
   registerWebhooks,
   registerListen,
   registerSandbox,
   registerConfig,
+  registerCompletion,
 ];
 
 /** Builds the program for one run, bound to its context. */

@@ -2,7 +2,7 @@
  * The effective settings of one run: flag > environment > profile in the config file > default.
  */
 import { UsageError } from '../cli/errors.js';
-import { type ConfigFile, DEFAULT_PROFILE, type Profile, configPath } from './profiles.js';
+import { type ConfigFile, configPath, DEFAULT_PROFILE, type Profile } from './profiles.js';
 
 /** Global flags as commander parses them (all optional). */
 export interface GlobalFlags {
@@ -33,7 +33,9 @@ export interface Settings {
   json: boolean;
   verbose: boolean;
   /** Where each value came from, for `config list`. */
-  sources: Partial<Record<'baseUrl' | 'token' | 'authHeader' | 'timeoutMs', 'flag' | 'env' | 'profile' | 'default'>>;
+  sources: Partial<
+    Record<'baseUrl' | 'token' | 'authHeader' | 'timeoutMs', 'flag' | 'env' | 'profile' | 'default'>
+  >;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -63,10 +65,16 @@ function wholeNumber(value: string, what: string, min: number): number {
 }
 
 /** Resolves the settings of this run from flags, environment and config file. */
-export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, config: ConfigFile): Settings {
+export function resolveSettings(
+  flags: GlobalFlags,
+  env: NodeJS.ProcessEnv,
+  config: ConfigFile,
+  options: { allowNewProfile?: boolean } = {},
+): Settings {
   const profileName = flags.profile || env.ORDERCLI_PROFILE || DEFAULT_PROFILE;
   const stored = config.profiles?.[profileName];
-  if (!stored && profileName !== DEFAULT_PROFILE) {
+  // `login --profile new` creates the profile, so only there may it be missing.
+  if (!stored && profileName !== DEFAULT_PROFILE && !options.allowNewProfile) {
     throw new UsageError(
       `There is no profile "${profileName}" in ${configPath(env)}: create it with ordercli login --profile ${profileName}.`,
     );
@@ -74,13 +82,19 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
   const profile = stored ?? {};
   const [baseUrl, baseUrlSource] = pick(flags.baseUrl, env.ORDERCLI_BASE_URL, profile['base-url']);
   const [token, tokenSource] = pick(flags.token, env.ORDERCLI_TOKEN, profile.token);
-  const [authHeader, authHeaderSource] = pick(flags.authHeader, env.ORDERCLI_AUTH_HEADER, profile['auth-header']);
+  const [authHeader, authHeaderSource] = pick(
+    flags.authHeader,
+    env.ORDERCLI_AUTH_HEADER,
+    profile['auth-header'],
+  );
   const [timeout, timeoutSource] = pick(flags.timeout, env.ORDERCLI_TIMEOUT, profile.timeout);
   const [retries] = pick(flags.retries, env.ORDERCLI_RETRIES, undefined);
   const [webhookKey] = pick(undefined, env.ORDERCLI_WEBHOOK_KEY, profile['webhook-key']);
 
   if (authHeader !== undefined && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(authHeader)) {
-    throw new UsageError(`--auth-header must be an HTTP header name such as X-Api-Key, not ${JSON.stringify(authHeader)}.`);
+    throw new UsageError(
+      `--auth-header must be an HTTP header name such as X-Api-Key, not ${JSON.stringify(authHeader)}.`,
+    );
   }
   return {
     profileName,
@@ -109,7 +123,9 @@ export function resolveSettings(flags: GlobalFlags, env: NodeJS.ProcessEnv, conf
 /** Hosts that never leave this machine, where plain http:// is harmless. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return (
+    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
 }
 
 /** Checks a base URL: http(s) only, and plain http only for loopback unless allowed. */
@@ -118,13 +134,19 @@ export function checkBaseUrl(value: string, allowInsecureHttp: boolean): URL {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError(`The base URL ${JSON.stringify(value)} is not a URL: use the form https://orders.example.com.`);
+    throw new UsageError(
+      `The base URL ${JSON.stringify(value)} is not a URL: use the form https://orders.example.com.`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`The base URL must start with https:// (or http:// for a local service), not ${url.protocol}//.`);
+    throw new UsageError(
+      `The base URL must start with https:// (or http:// for a local service), not ${url.protocol}//.`,
+    );
   }
   if (url.username || url.password) {
-    throw new UsageError('The base URL must not contain credentials: pass the token with --token or ORDERCLI_TOKEN.');
+    throw new UsageError(
+      'The base URL must not contain credentials: pass the token with --token or ORDERCLI_TOKEN.',
+    );
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
     throw new UsageError(

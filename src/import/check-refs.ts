@@ -21,7 +21,10 @@ export async function checkReferences(
         message: `no contact reference has id ${contactId} (see ordercli refs contacts list)`,
       });
     } else if (!isActive(reference)) {
-      problems.push({ field: 'contact.internalReferenceId', message: `contact reference ${contactId} is inactive` });
+      problems.push({
+        field: 'contact.internalReferenceId',
+        message: `contact reference ${contactId} is inactive`,
+      });
     }
   }
   const items = Array.isArray(order.items) ? order.items : [];
@@ -31,11 +34,14 @@ export async function checkReferences(
     const field = `items[${index}].internalReferenceId`;
     const reference = (await catalog.packagingReferences()).byId.get(id);
     if (reference === undefined) {
-      problems.push({ field, message: `no packaging reference has id ${id} (see ordercli refs packagings list)` });
+      problems.push({
+        field,
+        message: `no packaging reference has id ${id} (see ordercli refs packagings list)`,
+      });
     } else if (!isActive(reference)) {
       problems.push({
         field,
-        message: `packaging reference ${describePackagingReference(reference)} is inactive: choose an active one (ordercli refs packagings list --active)`,
+        message: `packaging reference ${describePackagingReference(reference, false)} is inactive: choose an active one (ordercli refs packagings list --active)`,
       });
     }
   }

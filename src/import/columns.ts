@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type InputProblem, InputError, UsageError } from '../cli/errors.js';
+import { InputError, type InputProblem, UsageError } from '../cli/errors.js';
 import { parseJson } from './json-syntax.js';
 
 /** Columns that belong to the order (the first row of an order carries them). */
@@ -74,7 +74,11 @@ const BY_LOWER_CASE = new Map(CSV_COLUMNS.map((path) => [path.toLowerCase(), pat
  * Says what each column of a header feeds, after renaming with `map`. Unknown, empty and
  * duplicate headers are input errors naming them (and listing the valid columns).
  */
-export function planColumns(header: string[], map: Record<string, string> | undefined, file: string): CsvColumn[] {
+export function planColumns(
+  header: string[],
+  map: Record<string, string> | undefined,
+  file: string,
+): CsvColumn[] {
   const problems: InputProblem[] = [];
   const unknown: string[] = [];
   const columns: CsvColumn[] = [];
@@ -121,7 +125,8 @@ export function planColumns(header: string[], map: Record<string, string> | unde
     columns.push(column);
   });
   if (problems.length > 0) {
-    if (unknown.length > 0) problems.push({ file, line: 1, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
+    if (unknown.length > 0)
+      problems.push({ file, line: 1, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
     const what =
       unknown.length > 0
         ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${unknown.map((h) => JSON.stringify(h)).join(', ')}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map them with --map <file.json>; nothing was sent.`
@@ -157,7 +162,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }
@@ -174,7 +183,9 @@ export async function readColumnMap(mapFile: string, cwd: string): Promise<Recor
     text = await readFile(resolve(cwd, mapFile), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`Cannot read the --map file ${mapFile}: ${code === 'ENOENT' ? 'there is no such file' : code}.`);
+    throw new UsageError(
+      `Cannot read the --map file ${mapFile}: ${code === 'ENOENT' ? 'there is no such file' : code}.`,
+    );
   }
   const parsed = parseJson(text);
   if (!parsed.ok) {
@@ -206,7 +217,10 @@ export async function readColumnMap(mapFile: string, cwd: string): Promise<Recor
   }
   if (problems.length > 0) {
     problems.push({ file: mapFile, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
-    throw new InputError(`The --map file ${mapFile} names columns ordercli does not know; nothing was sent.`, problems);
+    throw new InputError(
+      `The --map file ${mapFile} names columns ordercli does not know; nothing was sent.`,
+      problems,
+    );
   }
   return map;
 }

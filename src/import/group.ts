@@ -15,12 +15,26 @@ type Converted = { value: string | number } | { problem: string };
 const WHOLE_NUMBER = /^\d+$/;
 
 /** Converts one cell by the kind of its column; an empty cell never reaches here (it means absent). */
-export function convertCell(cell: string, column: CsvColumn): Converted {
+export function convertCell(cell: string, column: Pick<CsvColumn, 'kind'>): Converted {
   if (column.kind === 'text') return { value: cell };
   const trimmed = cell.trim();
   if (WHOLE_NUMBER.test(trimmed) && Number.isSafeInteger(Number(trimmed))) return { value: Number(trimmed) };
   if (column.kind === 'integerOrText') return { value: cell };
   return { problem: `must be a whole number above zero, not ${JSON.stringify(cell)}` };
+}
+
+/** A column with where its value goes: `parent.key` of the order or the item (`parent` absent at top level). */
+interface Target extends CsvColumn {
+  parent: string | undefined;
+  key: string;
+  namesProduct: boolean;
+}
+
+interface RowShape {
+  file: string;
+  header: string[];
+  orderTargets: Target[];
+  itemTargets: Target[];
 }
 
 /** Orders built from the rows of a CSV file, in file order. */
@@ -31,18 +45,27 @@ export async function* groupRows(
   file: string,
 ): AsyncGenerator<SourceOrder> {
   // In the contract's order, so that bodies list their fields the same way whatever the file's order.
-  const canonical = [...columns].sort((a, b) => CSV_COLUMNS.indexOf(a.path) - CSV_COLUMNS.indexOf(b.path));
+  const targets = [...columns]
+    .sort((a, b) => CSV_COLUMNS.indexOf(a.path) - CSV_COLUMNS.indexOf(b.path))
+    .map(
+      (column): Target => ({
+        ...column,
+        parent: column.segments.length > 1 ? column.segments[0] : undefined,
+        key: column.segments[column.segments.length - 1]!,
+        namesProduct: column.path === 'item.productCode' || column.path === 'item.packagingName',
+      }),
+    );
   const shape: RowShape = {
     file,
     header,
-    orderColumns: canonical.filter((column) => column.level === 'order'),
-    itemColumns: canonical.filter((column) => column.level === 'item'),
+    orderTargets: targets.filter((target) => target.level === 'order'),
+    itemTargets: targets.filter((target) => target.level === 'item'),
   };
-  const externalIdColumn = columns.find((column) => column.path === 'externalId');
+  const externalIdIndex = columns.find((column) => column.path === 'externalId')?.index;
   let current: OrderInProgress | undefined;
   let index = 0;
   for await (const row of rows) {
-    const externalId = externalIdColumn ? nonEmpty(row.cells[externalIdColumn.index]) : undefined;
+    const externalId = externalIdIndex === undefined ? undefined : nonEmpty(row.cells[externalIdIndex]);
     if (current === undefined || externalId === undefined || externalId !== current.externalId) {
       if (current) yield current.finish();
       current = new OrderInProgress(index++, externalId, row, shape);
@@ -51,13 +74,6 @@ export async function* groupRows(
     }
   }
   if (current) yield current.finish();
-}
-
-interface RowShape {
-  file: string;
-  header: string[];
-  orderColumns: CsvColumn[];
-  itemColumns: CsvColumn[];
 }
 
 function nonEmpty(cell: string | undefined): string | undefined {
@@ -69,15 +85,12 @@ class OrderInProgress {
   private readonly order: Record<string, unknown> = {};
   private readonly items: Record<string, unknown>[] = [];
   private readonly itemLines: number[] = [];
-  private readonly raw: Record<string, string>[] = [];
+  /** The cells of each row, kept to write the order back as it was (`--rejects`). */
+  private readonly rows: string[][] = [];
   private readonly problems: InputProblem[] = [];
-  /** The first row's order-level cells, to compare later rows with. */
-  private readonly firstCells: (string | undefined)[];
-  private readonly firstLine: number;
+  private readonly firstRow: CsvRow;
   private endLine: number;
   private needsProductResolution = false;
-
-  private readonly file: string;
 
   constructor(
     private readonly index: number,
@@ -85,125 +98,106 @@ class OrderInProgress {
     row: CsvRow,
     private readonly shape: RowShape,
   ) {
-    this.file = shape.file;
-    this.firstLine = row.line;
+    this.firstRow = row;
     this.endLine = row.endLine;
-    this.firstCells = shape.orderColumns.map((column) => nonEmpty(row.cells[column.index]));
-    shape.orderColumns.forEach((column, i) => {
-      const cell = this.firstCells[i];
-      if (cell === undefined) return;
-      const converted = this.convert(cell, column, row.line);
-      if (converted !== undefined) setPath(this.order, column.segments, converted);
-    });
+    for (const target of shape.orderTargets) {
+      const cell = nonEmpty(row.cells[target.index]);
+      if (cell !== undefined) this.set(this.order, target, cell, row.line);
+    }
     this.addCommon(row);
   }
 
   /** A later row of the same order: its order-level cells must be empty or equal to the first row's. */
   addRow(row: CsvRow): void {
     this.endLine = row.endLine;
-    this.shape.orderColumns.forEach((column, i) => {
-      const cell = nonEmpty(row.cells[column.index]);
-      const first = this.firstCells[i];
-      if (cell === undefined || cell === first) return;
+    const firstLine = this.firstRow.line;
+    for (const target of this.shape.orderTargets) {
+      const cell = nonEmpty(row.cells[target.index]);
+      const first = nonEmpty(this.firstRow.cells[target.index]);
+      if (cell === undefined || cell === first) continue;
       this.problems.push({
-        file: this.file,
+        file: this.shape.file,
         line: row.line,
-        field: column.path,
+        field: target.path,
         message:
           first === undefined
-            ? `${JSON.stringify(cell)} is given here but the order's first row (line ${this.firstLine}) leaves it empty: put order-level cells on the first row of the order`
-            : `${JSON.stringify(cell)} differs from ${JSON.stringify(first)} on line ${this.firstLine}, the order's first row: leave it empty on the other rows of the order, or repeat it exactly`,
+            ? `${JSON.stringify(cell)} is given here but the order's first row (line ${firstLine}) leaves it empty: put order-level cells on the first row of the order`
+            : `${JSON.stringify(cell)} differs from ${JSON.stringify(first)} on line ${firstLine}, the order's first row: leave it empty on the other rows of the order, or repeat it exactly`,
       });
-    });
+    }
     this.addCommon(row);
-  }
-
-  /** What every row brings: its shape check, its raw cells and its item. */
-  private addCommon(row: CsvRow): void {
-    const { header } = this.shape;
-    if (row.cells.length !== header.length) {
-      this.problems.push({
-        file: this.file,
-        line: row.line,
-        message: `the row has ${row.cells.length} cells but the header has ${header.length}: check the delimiters and quotes of this row`,
-      });
-    }
-    this.addRaw(row);
-    this.addItem(row);
-  }
-
-  private addRaw(row: CsvRow): void {
-    const { header } = this.shape;
-    const record: Record<string, string> = {};
-    header.forEach((name, i) => {
-      record[name] = row.cells[i] ?? '';
-    });
-    // Cells past the header have no name; keep them so that a reject shows the row as it was.
-    for (let i = header.length; i < row.cells.length; i++) record[`#${i + 1}`] = row.cells[i]!;
-    this.raw.push(record);
-  }
-
-  /** The row's item, unless every item cell is empty (a row that only carries order data). */
-  private addItem(row: CsvRow): void {
-    const item: Record<string, unknown> = {};
-    let present = false;
-    for (const column of this.shape.itemColumns) {
-      const cell = nonEmpty(row.cells[column.index]);
-      if (cell === undefined) continue;
-      present = true;
-      if (column.path === 'item.productCode' || column.path === 'item.packagingName') this.needsProductResolution = true;
-      const converted = this.convert(cell, column, row.line);
-      if (converted !== undefined) setPath(item, column.segments, converted);
-    }
-    if (!present) return;
-    this.items.push(item);
-    this.itemLines.push(row.line);
   }
 
   finish(): SourceOrder {
     if (this.items.length > 0) this.order.items = this.items;
+    const { header } = this.shape;
+    const rows = this.rows;
     return {
       index: this.index,
       externalId: this.externalId,
       order: this.order,
-      location: { file: this.file, line: this.firstLine, endLine: this.endLine },
-      raw: this.raw,
+      location: { file: this.shape.file, line: this.firstRow.line, endLine: this.endLine },
+      // Built when asked for (rejects, the invalid orders): most orders never need it.
+      get raw(): Record<string, string>[] {
+        return rows.map((cells) => rawRecord(header, cells));
+      },
       problems: this.problems,
       needsProductResolution: this.needsProductResolution,
       itemLines: this.itemLines,
     };
   }
 
-  private convert(cell: string, column: CsvColumn, line: number): string | number | undefined {
-    const field = column.path;
-    if (cell.includes('\uFFFD')) {
+  /** What every row brings: its shape check, its cells and its item. */
+  private addCommon(row: CsvRow): void {
+    const { header } = this.shape;
+    if (row.cells.length !== header.length) {
       this.problems.push({
-        file: this.file,
-        line,
-        field,
-        message: 'is not UTF-8 text: save the file as "CSV UTF-8" (or convert it to UTF-8) and import it again',
+        file: this.shape.file,
+        line: row.line,
+        message: `the row has ${row.cells.length} cells but the header has ${header.length}: check the delimiters and quotes of this row`,
       });
-      return undefined;
     }
-    const converted = convertCell(cell, column);
+    this.rows.push(row.cells);
+    this.addItem(row);
+  }
+
+  /** The row's item, unless every item cell is empty (a row that only carries order data). */
+  private addItem(row: CsvRow): void {
+    let item: Record<string, unknown> | undefined;
+    for (const target of this.shape.itemTargets) {
+      const cell = nonEmpty(row.cells[target.index]);
+      if (cell === undefined) continue;
+      item ??= {};
+      if (target.namesProduct) this.needsProductResolution = true;
+      this.set(item, target, cell, row.line);
+    }
+    if (item === undefined) return;
+    this.items.push(item);
+    this.itemLines.push(row.line);
+  }
+
+  /** Converts a cell and sets it at its place, or records why it does not convert. */
+  private set(object: Record<string, unknown>, target: Target, cell: string, line: number): void {
+    const converted = cell.includes('\uFFFD')
+      ? { problem: 'is not UTF-8 text: save the file as "CSV UTF-8" (or convert it to UTF-8) and import it again' }
+      : convertCell(cell, target);
     if ('problem' in converted) {
-      this.problems.push({ file: this.file, line, field, message: converted.problem });
-      return undefined;
+      this.problems.push({ file: this.shape.file, line, field: target.path, message: converted.problem });
+      return;
     }
-    return converted.value;
+    let node = object;
+    if (target.parent !== undefined) {
+      node = (object[target.parent] as Record<string, unknown> | undefined) ?? {};
+      object[target.parent] = node;
+    }
+    node[target.key] = converted.value;
   }
 }
 
-function setPath(target: Record<string, unknown>, segments: string[], value: unknown): void {
-  let node = target;
-  for (const segment of segments.slice(0, -1)) {
-    const next = node[segment];
-    if (typeof next === 'object' && next !== null) node = next as Record<string, unknown>;
-    else {
-      const created: Record<string, unknown> = {};
-      node[segment] = created;
-      node = created;
-    }
-  }
-  node[segments[segments.length - 1]!] = value;
+/** A row as the file wrote it: header name to cell; cells past the header are named `#n`. */
+function rawRecord(header: string[], cells: string[]): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (let i = 0; i < header.length; i++) record[header[i]!] = cells[i] ?? '';
+  for (let i = header.length; i < cells.length; i++) record[`#${i + 1}`] = cells[i]!;
+  return record;
 }

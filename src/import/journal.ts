@@ -5,7 +5,9 @@
  * One JSON object per line, each with `event`, `externalId`, `baseUrl` and `at`:
  * - `sending` (with `bodyHash`) is on disk — written AND fdatasync'ed — before the request leaves;
  * - then `created` (`httpStatus`, the service's `id` and `code`), `failed` (`httpStatus` when the
- *   service answered, `message`) or `unknown` (`reason`: the request may have been processed).
+ *   service answered, `message`) or `unknown` (`reason`: the request may have been processed);
+ * - or `not-sent` (`reason`): the request never left after all (the import stopped, or the
+ *   connection could not be made), so the state before that `sending` stands.
  * A `run` line opens each run (who, when, which input); replay ignores it.
  *
  * Replay (per externalId, for the same base URL, the last event wins): `created` → skip;
@@ -19,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { close, fdatasync, ftruncate, open, read, write } from 'node:fs';
-import { unlink, writeFile, readFile } from 'node:fs/promises';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError, UsageError } from '../cli/errors.js';
@@ -32,7 +34,10 @@ const fdatasyncAsync = promisify(fdatasync);
 const ftruncateAsync = promisify(ftruncate);
 const closeAsync = promisify(close);
 
-export type JournalEvent = 'sending' | 'created' | 'failed' | 'unknown';
+export type JournalEvent = 'sending' | 'created' | 'failed' | 'unknown' | 'not-sent';
+
+/** The states an order can be left in (`not-sent` restores the one before its `sending`). */
+export type JournalStateEvent = Exclude<JournalEvent, 'not-sent'>;
 
 /** One line of the journal as written (the `run` line has its own shape). */
 export interface JournalRecord {
@@ -50,7 +55,7 @@ export interface JournalRecord {
 
 /** The last known state of one order for this base URL, after replay. */
 export interface JournalState {
-  event: JournalEvent;
+  event: JournalStateEvent;
   at: string;
   bodyHash?: string;
   httpStatus?: number;
@@ -58,6 +63,8 @@ export interface JournalState {
   code?: string;
   message?: string;
   reason?: string;
+  /** For `sending`: the state before it, which a `not-sent` record restores. */
+  previous?: JournalState;
 }
 
 /** What replay found in an existing journal. */
@@ -111,9 +118,16 @@ export class OrderJournal {
   private waiters: Waiter[] = [];
   private syncRequested = false;
   private flushing: Promise<void> | undefined;
+  private flushScheduled = false;
   private failure: Error | undefined;
 
-  private constructor(path: string, baseUrl: string, fd: number, states: Map<string, JournalState>, replay: ReplaySummary) {
+  private constructor(
+    path: string,
+    baseUrl: string,
+    fd: number,
+    states: Map<string, JournalState>,
+    replay: ReplaySummary,
+  ) {
     this.path = path;
     this.baseUrl = baseUrl;
     this.fd = fd;
@@ -136,7 +150,13 @@ export class OrderJournal {
       if (completeBytes < totalBytes) await ftruncateAsync(fd, completeBytes);
       const journal = new OrderJournal(path, baseUrl, fd, states, replay);
       journal.appendLine(
-        JSON.stringify({ event: 'run', baseUrl, input: options.input, pid: process.pid, at: new Date().toISOString() }),
+        JSON.stringify({
+          event: 'run',
+          baseUrl,
+          input: options.input,
+          pid: process.pid,
+          at: new Date().toISOString(),
+        }),
       );
       await journal.sync();
       return journal;
@@ -148,13 +168,19 @@ export class OrderJournal {
   }
 
   /** Reads a journal without opening it for writing (a dry run); empty when the file is absent. */
-  static async inspect(path: string, baseUrl: string): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary }> {
+  static async inspect(
+    path: string,
+    baseUrl: string,
+  ): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary }> {
     let fd: number;
     try {
       fd = await openAsync(path, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        return { states: new Map(), replay: { lines: 0, tornTail: false, created: 0, failed: 0, unknown: 0 } };
+        return {
+          states: new Map(),
+          replay: { lines: 0, tornTail: false, created: 0, failed: 0, unknown: 0 },
+        };
       }
       throw error;
     }
@@ -176,28 +202,27 @@ export class OrderJournal {
    * before it resolves: that is what makes a killed run's in-flight orders `unknown`, not lost.
    */
   sending(externalId: string, hash: string): Promise<void> {
-    const at = new Date().toISOString();
-    this.record({ event: 'sending', externalId, baseUrl: this.baseUrl, at, bodyHash: hash });
-    this.states.set(externalId, { event: 'sending', at, bodyHash: hash });
+    this.record({ event: 'sending', externalId, baseUrl: this.baseUrl, at: now(), bodyHash: hash });
     return this.sync();
   }
 
   created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
-    const at = new Date().toISOString();
-    this.record({ event: 'created', externalId, baseUrl: this.baseUrl, at, ...outcome });
-    this.states.set(externalId, { event: 'created', at, ...outcome });
+    this.record({ event: 'created', externalId, baseUrl: this.baseUrl, at: now(), ...outcome });
   }
 
+  /** The service refused the order: sending it again is safe. */
   failed(externalId: string, outcome: { httpStatus?: number; message: string }): void {
-    const at = new Date().toISOString();
-    this.record({ event: 'failed', externalId, baseUrl: this.baseUrl, at, ...outcome });
-    this.states.set(externalId, { event: 'failed', at, ...outcome });
+    this.record({ event: 'failed', externalId, baseUrl: this.baseUrl, at: now(), ...outcome });
   }
 
+  /** The request may have been processed: only a person can tell. */
   unknown(externalId: string, reason: string): void {
-    const at = new Date().toISOString();
-    this.record({ event: 'unknown', externalId, baseUrl: this.baseUrl, at, reason });
-    this.states.set(externalId, { event: 'unknown', at, reason });
+    this.record({ event: 'unknown', externalId, baseUrl: this.baseUrl, at: now(), reason });
+  }
+
+  /** The order recorded as `sending` was not sent after all: its earlier state stands. */
+  notSent(externalId: string, reason: string): void {
+    this.record({ event: 'not-sent', externalId, baseUrl: this.baseUrl, at: now(), reason });
   }
 
   /** Resolves once every record so far is written and synced. */
@@ -206,7 +231,7 @@ export class OrderJournal {
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
       this.syncRequested = true;
-      this.startFlush();
+      this.scheduleFlush();
     });
   }
 
@@ -225,17 +250,33 @@ export class OrderJournal {
 
   private record(record: JournalRecord): void {
     this.appendLine(JSON.stringify(record));
+    applyRecord(this.states, record);
   }
 
   private appendLine(line: string): void {
     this.pending.push(`${line}\n`);
-    this.startFlush();
+    this.scheduleFlush();
+  }
+
+  /**
+   * Starts a round on the next turn of the event loop, so that every record of this turn (a
+   * burst of answers, each arming the next order) shares one write() and one fdatasync.
+   */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.flushing) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.startFlush();
+    });
   }
 
   private startFlush(): void {
     if (this.flushing || this.fd === undefined || this.failure) return;
     this.flushing = this.flushLoop().finally(() => {
       this.flushing = undefined;
+      // Lines queued after the loop's last check, before this callback, need a new round.
+      if (this.pending.length > 0 || this.syncRequested) this.startFlush();
     });
   }
 
@@ -293,7 +334,12 @@ async function replayFile(
   fd: number,
   path: string,
   baseUrl: string,
-): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary; completeBytes: number; totalBytes: number }> {
+): Promise<{
+  states: Map<string, JournalState>;
+  replay: ReplaySummary;
+  completeBytes: number;
+  totalBytes: number;
+}> {
   const states = new Map<string, JournalState>();
   let lines = 0;
   let position = 0;
@@ -304,7 +350,8 @@ async function replayFile(
     const { bytesRead } = await readAsync(fd, chunk, 0, CHUNK, position);
     if (bytesRead === 0) break;
     position += bytesRead;
-    const data: Buffer = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+    const data: Buffer =
+      carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
     let start = 0;
     for (let end = data.indexOf(0x0a, start); end !== -1; end = data.indexOf(0x0a, start)) {
       lines++;
@@ -330,7 +377,13 @@ async function replayFile(
   };
 }
 
-function applyLine(states: Map<string, JournalState>, text: string, baseUrl: string, path: string, line: number): void {
+function applyLine(
+  states: Map<string, JournalState>,
+  text: string,
+  baseUrl: string,
+  path: string,
+  line: number,
+): void {
   if (text.trim() === '') return;
   let record: Partial<JournalRecord> & { event?: string };
   try {
@@ -341,11 +394,56 @@ function applyLine(states: Map<string, JournalState>, text: string, baseUrl: str
       [`Look at that line; if you move the journal away, a re-run may create orders a second time.`],
     );
   }
-  if (record.baseUrl !== baseUrl || typeof record.externalId !== 'string') return;
-  const { event, externalId, baseUrl: _url, ...rest } = record;
-  if (event === 'sending' || event === 'created' || event === 'failed' || event === 'unknown') {
-    states.set(externalId, { ...rest, event, at: rest.at ?? '' });
+  if (record.baseUrl !== baseUrl || typeof record.externalId !== 'string' || typeof record.event !== 'string') return;
+  if (typeof record.at !== 'string') record.at = '';
+  applyRecord(states, record as JournalRecord);
+}
+
+/** The one definition of how a record changes the state of its order (replay and live). */
+function applyRecord(states: Map<string, JournalState>, record: JournalRecord): void {
+  const externalId = record.externalId;
+  const current = states.get(externalId);
+  switch (record.event) {
+    case 'sending': {
+      // A `sending` left without an outcome is an unknown: that is what a later `not-sent` restores.
+      const previous: JournalState | undefined =
+        current?.event === 'sending'
+          ? {
+              event: 'unknown',
+              at: current.at,
+              bodyHash: current.bodyHash,
+              reason: 'the run that sent it stopped before the answer',
+            }
+          : current;
+      states.set(externalId, { event: 'sending', at: record.at, bodyHash: record.bodyHash, previous });
+      return;
+    }
+    case 'created':
+    case 'failed':
+    case 'unknown': {
+      // An outcome belongs to the body of the `sending` record before it.
+      const state: JournalState = { event: record.event, at: record.at, bodyHash: current?.bodyHash };
+      if (record.httpStatus !== undefined) state.httpStatus = record.httpStatus;
+      if (record.id !== undefined) state.id = record.id;
+      if (record.code !== undefined) state.code = record.code;
+      if (record.message !== undefined) state.message = record.message;
+      if (record.reason !== undefined) state.reason = record.reason;
+      states.set(externalId, state);
+      return;
+    }
+    case 'not-sent':
+      if (current?.event !== 'sending') return;
+      if (current.previous) states.set(externalId, current.previous);
+      else states.delete(externalId);
+      return;
+    default:
+      // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
+      return;
   }
+}
+
+function now(): string {
+  return new Date().toISOString();
 }
 
 /** Locks taken by this process (a pid check cannot tell two imports of one process apart). */

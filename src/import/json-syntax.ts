@@ -17,7 +17,10 @@ export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error:
  * Parses JSON text. `start` is where the text begins in its file, so that positions are those of
  * the file (an element of a streamed array, say).
  */
-export function parseJson(text: string, start: { line: number; column: number } = { line: 1, column: 1 }): JsonParseResult {
+export function parseJson(
+  text: string,
+  start: { line: number; column: number } = { line: 1, column: 1 },
+): JsonParseResult {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
@@ -62,25 +65,34 @@ export function locateSyntaxError(text: string): Located | undefined {
       else break;
     }
   };
-  const describe = (at: number): string => (at >= text.length ? 'the end of the text' : JSON.stringify(text[at]));
+  const describe = (at: number): string =>
+    at >= text.length ? 'the end of the text' : JSON.stringify(text[at]);
 
   const value = (depth: number): void => {
     if (depth > MAX_DEPTH) fail('nested too deeply');
     skipSpace();
     const c = text[i];
-    if (c === '{') return object(depth);
-    if (c === '[') return array(depth);
-    if (c === '"') return string();
-    if (c === "'") fail('strings must be in double quotes, not single quotes');
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return number();
+    if (c === '{') object(depth);
+    else if (c === '[') array(depth);
+    else if (c === '"') string();
+    else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) number();
+    else if (!literal()) {
+      if (c === "'") fail('strings must be in double quotes, not single quotes');
+      if (c === undefined) fail('the text ends where a value was expected');
+      fail(
+        `expected a value (text in double quotes, a number, true, false, null, an object or a list), found ${describe(i)}`,
+      );
+    }
+  };
+
+  const literal = (): boolean => {
     for (const word of ['true', 'false', 'null']) {
       if (text.startsWith(word, i)) {
         i += word.length;
-        return;
+        return true;
       }
     }
-    if (c === undefined) fail('the text ends where a value was expected');
-    fail(`expected a value (text in double quotes, a number, true, false, null, an object or a list), found ${describe(i)}`);
+    return false;
   };
 
   const object = (depth: number): void => {
@@ -94,7 +106,11 @@ export function locateSyntaxError(text: string): Located | undefined {
       skipSpace();
       if (text[i] === '}') fail('a comma before } (remove the trailing comma)');
       if (text[i] !== '"') {
-        fail(i >= text.length ? 'the text ends inside an object' : `expected a property name in double quotes, found ${describe(i)}`);
+        fail(
+          i >= text.length
+            ? 'the text ends inside an object'
+            : `expected a property name in double quotes, found ${describe(i)}`,
+        );
       }
       string();
       skipSpace();
@@ -110,7 +126,11 @@ export function locateSyntaxError(text: string): Located | undefined {
         i++;
         return;
       }
-      fail(i >= text.length ? 'the text ends inside an object (a } is missing)' : `expected , or } after a property value, found ${describe(i)}`);
+      fail(
+        i >= text.length
+          ? 'the text ends inside an object (a } is missing)'
+          : `expected , or } after a property value, found ${describe(i)}`,
+      );
     }
   };
 
@@ -134,7 +154,11 @@ export function locateSyntaxError(text: string): Located | undefined {
         i++;
         return;
       }
-      fail(i >= text.length ? 'the text ends inside a list (a ] is missing)' : `expected , or ] after a list element, found ${describe(i)}`);
+      fail(
+        i >= text.length
+          ? 'the text ends inside a list (a ] is missing)'
+          : `expected , or ] after a list element, found ${describe(i)}`,
+      );
     }
   };
 
@@ -150,7 +174,8 @@ export function locateSyntaxError(text: string): Located | undefined {
       if (c === 0x5c) {
         const next = text[i + 1];
         if (next === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('a \\u escape needs four hexadecimal digits');
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)))
+            fail('a \\u escape needs four hexadecimal digits');
           i += 6;
         } else if (next !== undefined && '"\\/bfnrt'.includes(next)) {
           i += 2;
@@ -159,7 +184,12 @@ export function locateSyntaxError(text: string): Located | undefined {
         }
         continue;
       }
-      if (c < 0x20) fail(c === 0x0a ? 'a line break inside a string (write it as \\n)' : 'a control character inside a string');
+      if (c < 0x20)
+        fail(
+          c === 0x0a
+            ? 'a line break inside a string (write it as \\n)'
+            : 'a control character inside a string',
+        );
       i++;
     }
     fail('a string is never closed (a " is missing)', start);
@@ -170,7 +200,8 @@ export function locateSyntaxError(text: string): Located | undefined {
     if (!match) fail(`${describe(i)} does not start a number`);
     i += match![0].length;
     const next = text[i];
-    if (next !== undefined && /[0-9.eE]/.test(next)) fail('not a valid number (no leading zeros, digits after the point)');
+    if (next !== undefined && /[0-9.eE]/.test(next))
+      fail('not a valid number (no leading zeros, digits after the point)');
   };
 
   try {

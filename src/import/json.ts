@@ -57,7 +57,11 @@ export function orderFromText(
   const parsed = parseJson(text, where);
   if (!parsed.ok) {
     const { line, column, message } = parsed.error;
-    return unreadable(index, text, location, { file, line, message: `not valid JSON at column ${column}: ${message}` });
+    return unreadable(index, text, location, {
+      file,
+      line,
+      message: `not valid JSON at column ${column}: ${message}`,
+    });
   }
   const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -70,7 +74,8 @@ export function orderFromText(
   const order = value as Record<string, unknown>;
   return {
     index,
-    externalId: typeof order.externalId === 'string' && order.externalId !== '' ? order.externalId : undefined,
+    externalId:
+      typeof order.externalId === 'string' && order.externalId !== '' ? order.externalId : undefined,
     order,
     location,
     raw: order,
@@ -89,14 +94,21 @@ function unreadable(
   location: SourceOrder['location'],
   problem: SourceOrder['problems'][number],
 ): SourceOrder {
-  return { index, externalId: undefined, order: {}, location, raw, problems: [problem], needsProductResolution: false };
+  return {
+    index,
+    externalId: undefined,
+    order: {},
+    location,
+    raw,
+    problems: [problem],
+    needsProductResolution: false,
+  };
 }
 
 function mentionsProductCode(order: Record<string, unknown>): boolean {
   if (!Array.isArray(order.items)) return false;
   return order.items.some(
-    (item) =>
-      typeof item === 'object' && item !== null && ('productCode' in item || 'packagingName' in item),
+    (item) => typeof item === 'object' && item !== null && ('productCode' in item || 'packagingName' in item),
   );
 }
 
@@ -134,7 +146,10 @@ type Phase = (typeof Phase)[keyof typeof Phase];
  * Only the structure between elements is checked here (and a broken one ends the read: nothing
  * after it can be trusted); each element's own syntax is left to `JSON.parse`.
  */
-export async function* splitJsonArray(chunks: AsyncIterable<string>, file: string): AsyncGenerator<JsonElement> {
+export async function* splitJsonArray(
+  chunks: AsyncIterable<string>,
+  file: string,
+): AsyncGenerator<JsonElement> {
   let phase = Phase.Start as Phase;
   let line = 1;
   let column = 0;
@@ -238,7 +253,10 @@ export async function* splitJsonArray(chunks: AsyncIterable<string>, file: strin
         case Phase.AfterElement:
           if (code === 0x2c) phase = Phase.Comma;
           else if (code === 0x5d) phase = Phase.End;
-          else fail(`expected , or ] after the order that ends on line ${lastEndLine}, found ${JSON.stringify(chunk[i])}`);
+          else
+            fail(
+              `expected , or ] after the order that ends on line ${lastEndLine}, found ${JSON.stringify(chunk[i])}`,
+            );
           break;
         case Phase.End:
           fail(`unexpected ${JSON.stringify(chunk[i])} after the closing ] of the array`);

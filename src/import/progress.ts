@@ -121,7 +121,8 @@ export interface SummaryInfo {
   rejects?: string;
   /** Why the run stopped early, if it did. */
   stopped?: string;
-  /** Orders per second while sending (skipped and invalid orders excluded). */
+  /** Requests sent in this run, and their rate from the first request to the last answer. */
+  sent: number;
   sentPerSecond: number;
 }
 
@@ -137,10 +138,14 @@ export function renderSummary(info: SummaryInfo): string {
     ['total', c.total, ''],
   ];
   const width = Math.max(...rows.map(([, n]) => fmt(n).length));
-  const seconds = info.durationMs / 1000;
+  const seconds = (info.durationMs / 1000).toFixed(1);
+  const sent =
+    info.sent > 0 ? `${fmt(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${fmt(Math.round(info.sentPerSecond))}/s)` : 'nothing sent';
   const lines = [
-    `${info.stopped ? `Import stopped (${info.stopped})` : 'Import finished'}: ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''} in ${seconds.toFixed(1)} s (${fmt(Math.round(info.sentPerSecond))} orders/s sent)`,
-    ...rows.map(([label, n, note]) => `  ${label.padEnd(8)} ${fmt(n).padStart(width)}${note ? `   ${note}` : ''}`),
+    `Import of ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,
+    ...rows.map(
+      ([label, n, note]) => `  ${label.padEnd(8)} ${fmt(n).padStart(width)}${note ? `   ${note}` : ''}`,
+    ),
   ];
   if (info.journal) lines.push(`  journal  ${info.journal}`);
   if (info.report) lines.push(`  report   ${info.report}`);
@@ -148,8 +153,9 @@ export function renderSummary(info: SummaryInfo): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** `12,345`: thousands separated (toLocaleString would load ICU data for this alone). */
 export function fmt(n: number): string {
-  return n.toLocaleString('en-US');
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function percent(done: number, total: number): string {

@@ -25,7 +25,13 @@ const FORMAT_BY_EXTENSION: Record<string, InputFormat> = {
 };
 
 /** `--format` values: the contract's three, and the usual aliases of two of them. */
-const FORMAT_NAMES: Record<string, InputFormat> = { csv: 'csv', tsv: 'csv', json: 'json', ndjson: 'ndjson', jsonl: 'ndjson' };
+const FORMAT_NAMES: Record<string, InputFormat> = {
+  csv: 'csv',
+  tsv: 'csv',
+  json: 'json',
+  ndjson: 'ndjson',
+  jsonl: 'ndjson',
+};
 
 /** The format of an input: `--format` when given, else the file's extension. */
 export function detectFormat(input: string, format?: string): InputFormat {
@@ -35,7 +41,9 @@ export function detectFormat(input: string, format?: string): InputFormat {
     return known;
   }
   if (input === '-') {
-    throw new UsageError('Standard input has no file name to tell its format: pass --format csv, json or ndjson.');
+    throw new UsageError(
+      'Standard input has no file name to tell its format: pass --format csv, json or ndjson.',
+    );
   }
   const extension = extname(input).toLowerCase();
   const known = FORMAT_BY_EXTENSION[extension];
@@ -67,7 +75,9 @@ export async function openInputFile(input: string, ctx: SourceContext): Promise<
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
-      code === 'ENOENT' ? `Cannot read ${input}: there is no such file.` : `Cannot read ${input}: ${code ?? (error as Error).message}.`,
+      code === 'ENOENT'
+        ? `Cannot read ${input}: there is no such file.`
+        : `Cannot read ${input}: ${code ?? (error as Error).message}.`,
     );
   }
   if (!isFile) throw new UsageError(`Cannot read ${input}: it is not a file.`);

@@ -46,11 +46,15 @@ export function isActive(reference: { active?: boolean }): boolean {
   return reference.active !== false;
 }
 
-/** `401 Crème fraîche épaisse 30 % MG (Pot 20 cl)`: how a packaging reference is named in messages. */
-export function describePackagingReference(reference: PackagingReference): string {
+/**
+ * `401 Crème fraîche épaisse 30 % MG (Pot 20 cl)`: how a packaging reference is named in messages;
+ * `[inactive]` is added to an inactive one unless the message says so itself.
+ */
+export function describePackagingReference(reference: PackagingReference, markInactive = true): string {
   const label = reference.label ?? reference.packaging?.product?.label ?? '';
   const name = reference.packaging?.name;
-  return `${reference.id}${label ? ` ${label}` : ''}${name ? ` (${name})` : ''}${isActive(reference) ? '' : ' [inactive]'}`;
+  const inactive = markInactive && !isActive(reference) ? ' [inactive]' : '';
+  return `${reference.id}${label ? ` ${label}` : ''}${name ? ` (${name})` : ''}${inactive}`;
 }
 
 /** The reference lists of one run, each fetched on first use and then kept. */
@@ -80,7 +84,11 @@ export class ReferenceCatalog {
     this.contacts ??= this.fetchList('/api/v1/contact_references').then((records) => {
       const byId = new Map<number, ContactReference>();
       for (const record of records) {
-        if (typeof record === 'object' && record !== null && typeof (record as ContactReference).id === 'number') {
+        if (
+          typeof record === 'object' &&
+          record !== null &&
+          typeof (record as ContactReference).id === 'number'
+        ) {
           byId.set((record as ContactReference).id, record as ContactReference);
         }
       }
@@ -102,11 +110,14 @@ export class ReferenceCatalog {
     }
     const list = listOf(body);
     if (list === undefined) {
-      throw new ApiError(`The service answered GET ${path} with something that is not a list of references.`, {
-        status: 200,
-        body,
-        request: { method: 'GET', path },
-      });
+      throw new ApiError(
+        `The service answered GET ${path} with something that is not a list of references.`,
+        {
+          status: 200,
+          body,
+          request: { method: 'GET', path },
+        },
+      );
     }
     return list;
   }

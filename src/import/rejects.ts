@@ -38,7 +38,8 @@ export async function openRejects(path: string, layout: SourceLayout): Promise<R
         for (const record of rowsOf(order)) {
           const cells = csv!.header.map((name) => record[name] ?? '');
           // Cells past the header (a row too long) are kept, so the row reads as it was.
-          for (const [key, value] of Object.entries(record)) if (key.startsWith('#') && !csv!.header.includes(key)) cells.push(value);
+          for (const [key, value] of Object.entries(record))
+            if (key.startsWith('#') && !csv!.header.includes(key)) cells.push(value);
           await write(`${csvLine(cells, csv!.delimiter)}${csv!.lineEnding}`);
         }
       } else if (format === 'json') {
@@ -84,6 +85,8 @@ function indent(text: string): string {
 /** One CSV line: a cell is quoted when it holds the delimiter, a quote or a line break. */
 export function csvLine(cells: string[], delimiter: string): string {
   return cells
-    .map((cell) => (cell.includes(delimiter) || /["\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell))
+    .map((cell) =>
+      cell.includes(delimiter) || /["\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell,
+    )
     .join(delimiter);
 }

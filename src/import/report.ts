@@ -52,10 +52,20 @@ export function reportFormatFor(path: string): ReportFormat {
   throw new UsageError(`--report ${path}: name the file .csv or .ndjson, which decides its format.`);
 }
 
-export const REPORT_COLUMNS = ['externalId', 'status', 'httpStatus', 'id', 'code', 'message', 'line'] as const;
+export const REPORT_COLUMNS = [
+  'externalId',
+  'status',
+  'httpStatus',
+  'id',
+  'code',
+  'message',
+  'line',
+] as const;
 
 /** One result as a report row, every column present (empty or null when it does not apply). */
-export function reportRecord(result: OrderResult): Record<(typeof REPORT_COLUMNS)[number], string | number | null> {
+export function reportRecord(
+  result: OrderResult,
+): Record<(typeof REPORT_COLUMNS)[number], string | number | null> {
   return {
     externalId: result.externalId ?? null,
     status: result.status,
@@ -90,7 +100,11 @@ export class ReportWriter {
     await new Promise<void>((resolve, reject) => {
       stream.once('open', () => resolve());
       stream.once('error', (error) =>
-        reject(new UsageError(`Cannot write the report ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`)),
+        reject(
+          new UsageError(
+            `Cannot write the report ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`,
+          ),
+        ),
       );
     });
     const writer = new ReportWriter(path, format, stream);

@@ -3,9 +3,10 @@
  * resolved to the `internalReferenceId` of the one active packaging reference that matches;
  * the order sent carries the id instead of the code and name.
  */
-import type { PackagingReference } from '../schemas/references.js';
-import type { ValidationProblem } from '../schemas/problems.js';
+
 import { ITEM_IDENTIFIERS } from '../schemas/order.js';
+import type { ValidationProblem } from '../schemas/problems.js';
+import type { PackagingReference } from '../schemas/references.js';
 import { describePackagingReference, isActive, type PackagingReferenceIndex } from './references.js';
 
 export interface ProductResolution {
@@ -25,7 +26,10 @@ export function namesProduct(item: unknown): item is Record<string, unknown> {
 }
 
 /** Resolves every `productCode` of an order against the packaging references. */
-export function resolveProductCodes(order: Record<string, unknown>, references: PackagingReferenceIndex): ProductResolution {
+export function resolveProductCodes(
+  order: Record<string, unknown>,
+  references: PackagingReferenceIndex,
+): ProductResolution {
   const problems: ValidationProblem[] = [];
   const unresolved = new Set<number>();
   if (!Array.isArray(order.items)) return { order, problems, unresolved };
@@ -44,20 +48,36 @@ export function resolveProductCodes(order: Record<string, unknown>, references: 
 
 type ItemOutcome = { id: number } | { problem: ValidationProblem };
 
-function resolveItem(item: Record<string, unknown>, references: PackagingReferenceIndex, field: string): ItemOutcome {
+function resolveItem(
+  item: Record<string, unknown>,
+  references: PackagingReferenceIndex,
+  field: string,
+): ItemOutcome {
   const { productCode, packagingName } = item;
   if (productCode === undefined) {
-    return problem(`${field}.packagingName`, 'only goes with productCode: it picks one of the packagings of that product');
+    return problem(
+      `${field}.packagingName`,
+      'only goes with productCode: it picks one of the packagings of that product',
+    );
   }
   if (typeof productCode !== 'string' || productCode.trim() === '') {
-    return problem(`${field}.productCode`, `must be a product code such as "CRF-30", not ${JSON.stringify(productCode)}`);
+    return problem(
+      `${field}.productCode`,
+      `must be a product code such as "CRF-30", not ${JSON.stringify(productCode)}`,
+    );
   }
   if (packagingName !== undefined && (typeof packagingName !== 'string' || packagingName.trim() === '')) {
-    return problem(`${field}.packagingName`, `must be the name of a packaging such as "Pot 20 cl", not ${JSON.stringify(packagingName)}`);
+    return problem(
+      `${field}.packagingName`,
+      `must be the name of a packaging such as "Pot 20 cl", not ${JSON.stringify(packagingName)}`,
+    );
   }
   const others = ITEM_IDENTIFIERS.filter((key) => item[key] !== undefined);
   if (others.length > 0) {
-    return problem(field, `name the packaging in exactly one way, not with both productCode and ${others.join(' and ')}`);
+    return problem(
+      field,
+      `name the packaging in exactly one way, not with both productCode and ${others.join(' and ')}`,
+    );
   }
   const ofProduct = references.withProductCode(productCode);
   if (ofProduct.length === 0) {
@@ -67,7 +87,9 @@ function resolveItem(item: Record<string, unknown>, references: PackagingReferen
     );
   }
   const named =
-    packagingName === undefined ? ofProduct : ofProduct.filter((reference) => sameName(reference.packaging?.name, packagingName));
+    packagingName === undefined
+      ? ofProduct
+      : ofProduct.filter((reference) => sameName(reference.packaging?.name, packagingName));
   if (named.length === 0) {
     return problem(
       `${field}.packagingName`,
@@ -101,8 +123,10 @@ function normalize(text: string): string {
 }
 
 function candidates(references: PackagingReference[]): string {
-  const listed = references.slice(0, MAX_CANDIDATES).map(describePackagingReference).join('; ');
-  return references.length > MAX_CANDIDATES ? `${listed}; and ${references.length - MAX_CANDIDATES} more` : listed;
+  const listed = references.slice(0, MAX_CANDIDATES).map((reference) => describePackagingReference(reference)).join('; ');
+  return references.length > MAX_CANDIDATES
+    ? `${listed}; and ${references.length - MAX_CANDIDATES} more`
+    : listed;
 }
 
 /** The item with `internalReferenceId` in place of `productCode`, and without `packagingName`. */

@@ -20,21 +20,30 @@ import { jsonArrayOrders, ndjsonOrders } from './json.js';
 import { detectFormat, openInputFile } from './read.js';
 import type { OrderSource, SourceContext, SourceOptions } from './types.js';
 
-export { openRejects, writeRejects } from './rejects.js';
 export { ReferenceCatalog } from './references.js';
+export { openRejects, writeRejects } from './rejects.js';
 export { invalidInputError, prepareOrder, validateImport } from './validate.js';
 
 /** Opens an input (a path, or `-` for stdin) and checks what can be checked before reading orders. */
-export async function openOrderSource(input: string, options: SourceOptions, ctx: SourceContext): Promise<OrderSource> {
+export async function openOrderSource(
+  input: string,
+  options: SourceOptions,
+  ctx: SourceContext,
+): Promise<OrderSource> {
   const format = detectFormat(input, options.format);
   if (format !== 'csv' && (options.mapFile !== undefined || options.map !== undefined)) {
-    throw new UsageError('--map renames the columns of a CSV file; it does not apply to JSON or NDJSON input.');
+    throw new UsageError(
+      '--map renames the columns of a CSV file; it does not apply to JSON or NDJSON input.',
+    );
   }
   if (format !== 'csv' && options.delimiter !== undefined) {
     throw new UsageError('--delimiter applies to CSV input only.');
   }
   const delimiter = options.delimiter === undefined ? undefined : delimiterOption(options.delimiter);
-  const map = options.mapFile === undefined ? options.map : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd)) };
+  const map =
+    options.mapFile === undefined
+      ? options.map
+      : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd)) };
   const inputFile = await openInputFile(input, ctx);
   const { file, path } = inputFile;
   try {

@@ -5,10 +5,16 @@
  * (created) or held back (outcome unknown). It stops starting new requests on Ctrl-C, at the
  * first refusal of the credentials, or when the service cannot be reached, and always waits for
  * the requests in flight, so that the journal ends consistent.
+ *
+ * Throughput: an fdatasync costs 0.5 to 8 ms on ordinary disks, as much as a fifth of a request.
+ * So the next orders are journaled ahead (`lookahead` of them, group-committed in the
+ * background) and a free slot sends the next one at once. The price: after a kill -9, up to
+ * `lookahead` orders that were journaled but not yet sent replay as `unknown` (never a lost or
+ * doubled order). A clean stop (Ctrl-C, refused credentials) records them as `not-sent`.
  */
 import type { ApiClient } from '../api/client.js';
-import { ApiError, AuthError, ConnectionError, statusLine } from '../api/errors.js';
-import { formatInputProblem, type InputProblem } from '../cli/errors.js';
+import { ApiError, AuthError, ConnectionError, TimeoutError, statusLine } from '../api/errors.js';
+import type { InputProblem } from '../cli/errors.js';
 import { bodyHash, type OrderJournal } from './journal.js';
 import type { OrderResult } from './report.js';
 import type { SourceOrder } from './types.js';
@@ -29,6 +35,8 @@ export interface SubmitOptions {
   journal: OrderJournal;
   /** Requests in flight at most. */
   concurrency: number;
+  /** Orders journaled as `sending` ahead of a free slot (default: `concurrency`). */
+  lookahead?: number;
   /** Send again orders whose outcome is unknown (the user checked they do not exist). */
   retryUnknown?: boolean;
   /** Aborted on Ctrl-C: no new request starts; those in flight are waited for. */
@@ -48,7 +56,7 @@ export interface SubmitStop {
 
 export interface SubmitOutcome {
   stopped: SubmitStop | undefined;
-  /** Requests started (orders whose `sending` record was written and that were sent). */
+  /** Requests sent (each after its `sending` record was on disk). */
   sent: number;
   /** From the first request to the last answer, for the sending rate. */
   sendingMs: number;
@@ -62,6 +70,15 @@ const STOP_NOTE: Record<StopKind, string> = {
   error: 'not sent: the import stopped on an unexpected error',
 };
 
+/** An order journaled as `sending`, waiting for a free slot. */
+interface Armed {
+  item: SubmitItem;
+  externalId: string;
+  json: string;
+  /** Resolves once its `sending` record is on disk. */
+  durable: Promise<void>;
+}
+
 /** Sends the orders and reports each outcome; resolves once nothing is in flight. */
 export async function submitOrders(
   items: AsyncIterable<SubmitItem> | Iterable<SubmitItem>,
@@ -69,22 +86,26 @@ export async function submitOrders(
 ): Promise<SubmitOutcome> {
   const { client, journal, signal, onResult } = options;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
+  const lookahead = Math.max(0, Math.floor(options.lookahead ?? concurrency));
+  const armed: Armed[] = [];
   let inFlight = 0;
   let sent = 0;
   let firstSend = 0;
   let lastAnswer = 0;
   let stopped: SubmitStop | undefined;
-  /** The main loop, when it waits for a free slot or for the last answers. */
+  /** The main loop, when it waits for room or for the last answers. */
   let wake: (() => void) | undefined;
   const wakeUp = (): void => {
     const resume = wake;
     wake = undefined;
     resume?.();
   };
+  const waitForWake = (): Promise<void> => new Promise<void>((resolve) => (wake = resolve));
   const stop = (kind: StopKind, error?: Error): void => {
     stopped ??= error ? { kind, error } : { kind };
     wakeUp();
   };
+  // Read through a function: callbacks set the stop while the main loop waits.
   const stopReason = (): SubmitStop | undefined => stopped;
   const onAbort = (): void => stop('interrupted');
   if (signal.aborted) onAbort();
@@ -93,48 +114,20 @@ export async function submitOrders(
   const firstLine = new Map<string, number>();
 
   const notSent = (item: SubmitItem, kind: StopKind): void => {
-    onResult(
-      { ...base(item), status: 'failed', notSent: true, message: STOP_NOTE[kind] },
-      item,
-    );
+    onResult({ ...base(item), status: 'failed', notSent: true, message: STOP_NOTE[kind] }, item);
   };
 
-  const send = async (item: SubmitItem, externalId: string, json: string): Promise<void> => {
-    try {
-      await journal.sending(externalId, bodyHash(json));
-    } catch (error) {
-      stop('journal', error as Error);
-      notSent(item, 'journal');
+  const settleResponse = (item: SubmitItem, externalId: string, status: number, body: unknown): void => {
+    if (status >= 200 && status < 300) {
+      const { id, code } = serviceIds(body);
+      journal.created(externalId, { httpStatus: status, id, code });
+      onResult({ ...base(item), status: 'created', httpStatus: status, id, code }, item);
       return;
     }
-    if (stopped) {
-      // On disk as `sending`, but never sent: say so, or a re-run would hold it back as unknown.
-      journal.failed(externalId, { message: STOP_NOTE[stopped.kind] });
-      notSent(item, stopped.kind);
-      return;
-    }
-    sent++;
-    if (firstSend === 0) firstSend = performance.now();
-    try {
-      const response = await client.request<unknown>('POST', ORDERS_PATH, {
-        rawBody: json,
-        contentType: 'application/json',
-      });
-      lastAnswer = performance.now();
-      const { id, code } = serviceIds(response.body);
-      if (response.status >= 200 && response.status < 300) {
-        journal.created(externalId, { httpStatus: response.status, id, code });
-        onResult({ ...base(item), status: 'created', httpStatus: response.status, id, code }, item);
-      } else {
-        // A redirect is not a creation; a POST that is redirected was not processed.
-        const message = `the service answered ${statusLine(response.status)} instead of creating the order; check --base-url`;
-        journal.failed(externalId, { httpStatus: response.status, message });
-        onResult({ ...base(item), status: 'failed', httpStatus: response.status, message }, item);
-      }
-    } catch (error) {
-      lastAnswer = performance.now();
-      settleError(item, externalId, error);
-    }
+    // A redirect is not a creation; a POST that is redirected was not processed.
+    const message = `the service answered ${statusLine(status)} instead of creating the order; check --base-url`;
+    journal.failed(externalId, { httpStatus: status, message });
+    onResult({ ...base(item), status: 'failed', httpStatus: status, message }, item);
   };
 
   const settleError = (item: SubmitItem, externalId: string, error: unknown): void => {
@@ -147,27 +140,85 @@ export async function submitOrders(
       return;
     }
     if (error instanceof ConnectionError && error.outcome === 'not-sent') {
-      journal.failed(externalId, { message: `not sent: ${error.message}` });
-      onResult({ ...base(item), status: 'failed', message: `not sent: ${error.message}` }, item);
+      // Never reached the service: whatever was known of the order before still holds.
+      journal.notSent(externalId, error.message);
+      onResult({ ...base(item), status: 'failed', notSent: true, message: `not sent: ${error.message}` }, item);
       stop('unreachable', error);
       return;
     }
     // The request may have reached the service: only a person can tell whether it was created.
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = unknownReason(error);
     journal.unknown(externalId, reason);
-    onResult({ ...base(item), status: 'unknown', message: reason }, item);
+    onResult({ ...base(item), status: 'unknown', message: `${reason}: the order may have been created` }, item);
     if (!(error instanceof ConnectionError)) stop('error', error as Error);
+  };
+
+  const fly = async ({ item, externalId, json, durable }: Armed): Promise<void> => {
+    try {
+      await durable;
+    } catch (error) {
+      stop('journal', error as Error);
+      notSent(item, 'journal');
+      return;
+    }
+    const late = stopReason();
+    if (late) {
+      journal.notSent(externalId, STOP_NOTE[late.kind]);
+      notSent(item, late.kind);
+      return;
+    }
+    sent++;
+    if (firstSend === 0) firstSend = performance.now();
+    try {
+      const response = await client.request<unknown>('POST', ORDERS_PATH, {
+        rawBody: json,
+        contentType: 'application/json',
+      });
+      lastAnswer = performance.now();
+      settleResponse(item, externalId, response.status, response.body);
+    } catch (error) {
+      lastAnswer = performance.now();
+      settleError(item, externalId, error);
+    }
+  };
+
+  /** Starts armed orders, oldest first, while there are free slots. */
+  const pump = (): void => {
+    while (inFlight < concurrency && armed.length > 0 && !stopReason()) {
+      const next = armed.shift()!;
+      inFlight++;
+      void fly(next)
+        .catch((error: unknown) => stop('error', error as Error))
+        .finally(() => {
+          inFlight--;
+          pump();
+          wakeUp();
+        });
+    }
+  };
+
+  /** After a stop: armed orders were journaled as `sending` but never sent; record that. */
+  const disarm = async (kind: StopKind): Promise<void> => {
+    for (const { item, externalId, durable } of armed.splice(0)) {
+      const onDisk = await durable.then(
+        () => true,
+        () => false,
+      );
+      if (onDisk) journal.notSent(externalId, STOP_NOTE[kind]);
+      notSent(item, kind);
+    }
   };
 
   try {
     for await (const item of items) {
-      const { source } = item;
-      if (stopped) {
-        notSent(item, stopped.kind);
+      const early = stopReason();
+      if (early) {
+        notSent(item, early.kind);
         continue;
       }
+      const { source } = item;
       if (item.body === undefined || item.problems.length > 0) {
-        onResult({ ...base(item), status: 'invalid', message: problemsMessage(item.problems) }, item);
+        onResult({ ...base(item), status: 'invalid', message: problemsMessage(item.problems, source.location.line) }, item);
         continue;
       }
       const externalId = source.externalId;
@@ -199,32 +250,35 @@ export async function submitOrders(
       }
       if ((state?.event === 'sending' || state?.event === 'unknown') && !options.retryUnknown) {
         const why = state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
-        const message = `sent at ${state.at} with no known outcome (${why}); not sent again: check at the service, then use --retry-unknown`;
+        const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service, then use --retry-unknown`;
         onResult({ ...base(item), status: 'unknown', message }, item);
         continue;
       }
 
-      while (inFlight >= concurrency && !stopReason()) await new Promise<void>((resolve) => (wake = resolve));
-      // Read through a function: the stop is set by callbacks while this loop waits.
+      while (inFlight + armed.length >= concurrency + lookahead && !stopReason()) await waitForWake();
       const late = stopReason();
       if (late) {
         notSent(item, late.kind);
         continue;
       }
-      inFlight++;
-      void send(item, externalId, json)
-        .catch((error: unknown) => stop('error', error as Error))
-        .finally(() => {
-          inFlight--;
-          wakeUp();
-        });
+      const durable = journal.sending(externalId, bodyHash(json));
+      // Handled where it is awaited (fly, disarm); this only keeps Node from calling it unhandled.
+      durable.catch(() => undefined);
+      armed.push({ item, externalId, json, durable });
+      pump();
     }
   } catch (error) {
-    // Reading the input failed half-way (a file changed under us): stop, but settle what is out.
+    // Reading the input failed half-way (the file changed under us): stop, but settle what is out.
     stop('error', error as Error);
   } finally {
-    while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
     signal.removeEventListener('abort', onAbort);
+    for (;;) {
+      const stoppedNow = stopReason();
+      if (stoppedNow) await disarm(stoppedNow.kind);
+      else pump();
+      if (inFlight === 0 && armed.length === 0) break;
+      await waitForWake();
+    }
   }
   return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
 }
@@ -243,17 +297,32 @@ function serviceIds(body: unknown): { id?: string | number; code?: string } {
   return out;
 }
 
+/** Why an order's outcome is unknown, in the words of the report. */
+function unknownReason(error: unknown): string {
+  if (error instanceof TimeoutError) return 'no answer within --timeout';
+  if (error instanceof ConnectionError) return `the connection broke before the answer (${error.code ?? 'no answer'})`;
+  return `unexpected error after sending (${error instanceof Error ? error.message : String(error)})`;
+}
+
 /** `422 Unprocessable Entity: The order is invalid; items[0].orderedQuantity: ...` */
 export function failureMessage(error: ApiError): string {
   const after = error.attempts > 1 ? ` after ${error.attempts} attempts` : '';
+  const status = statusLine(error.status);
   const details = error.details
     .filter((line) => line !== 'The service said:')
     .map((line) => line.trim().replace(/^- /, ''))
-    .filter((line) => line !== '');
-  return `${statusLine(error.status)}${after}${details.length > 0 ? `: ${details.join('; ')}` : ''}`;
+    // A problem title that only repeats the status text says nothing more.
+    .filter((line) => line !== '' && `${error.status} ${line}`.toLowerCase() !== status.toLowerCase());
+  return `${status}${after}${details.length > 0 ? `: ${details.join('; ')}` : ''}`;
 }
 
-function problemsMessage(problems: InputProblem[]): string {
+/** `item.orderedQuantity: must be ...; line 7: item.internalReferenceId: ...` (the order's own line is in the report). */
+function problemsMessage(problems: InputProblem[], line: number): string {
   if (problems.length === 0) return 'invalid';
-  return problems.map((problem) => formatInputProblem(problem)).join('; ');
+  return problems
+    .map((problem) => {
+      const where = problem.line !== undefined && problem.line !== line ? `line ${problem.line}: ` : '';
+      return `${where}${problem.field ? `${problem.field}: ` : ''}${problem.message}`;
+    })
+    .join('; ');
 }

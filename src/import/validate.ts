@@ -6,14 +6,23 @@
  * input can tell (an `externalId` used twice); it keeps the externalIds seen and the invalid
  * orders, never every order.
  */
-import { type InputProblem, InputError } from '../cli/errors.js';
+import { InputError, type InputProblem } from '../cli/errors.js';
 import { validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { checkReferences } from './check-refs.js';
 import { ExternalIdIndex } from './external-ids.js';
 import type { ReferenceCatalog } from './references.js';
 import { resolveProductCodes } from './resolve-products.js';
-import type { ImportValidation, OrderSource, PreparedOrder, SourceOrder, ValidateImportOptions } from './types.js';
+import type {
+  ImportValidation,
+  OrderSource,
+  PreparedOrder,
+  SourceOrder,
+  ValidateImportOptions,
+} from './types.js';
+
+const CSV_EXTERNAL_ID_REQUIRED =
+  'is required on every row: it is the key that makes re-runs safe, and the rows of one order are adjacent rows with the same externalId';
 
 export interface PrepareOptions {
   /** The order needs an `externalId` (imports; default false, as for `orders create`). */
@@ -39,7 +48,12 @@ export async function prepareOrder(
   let unresolved = new Set<number>();
   if (source.needsProductResolution) {
     if (references === undefined) {
-      problems.push(place(source, { field: 'items', message: 'productCode cannot be resolved without the reference lists' }));
+      problems.push(
+        place(source, {
+          field: 'items',
+          message: 'productCode cannot be resolved without the reference lists',
+        }),
+      );
     } else {
       const resolution = resolveProductCodes(body, await references.packagingReferences());
       body = resolution.order;
@@ -47,12 +61,17 @@ export async function prepareOrder(
       addNew(problems, resolution.problems, source);
     }
   }
+  if (options.requireExternalId && source.itemLines !== undefined && body.externalId === undefined) {
+    // The schema would say "is required"; a CSV row also needs to know why it must repeat it.
+    addNew(problems, [{ field: 'externalId', message: CSV_EXTERNAL_ID_REQUIRED }], source);
+  }
   const schemaProblems = validateOrder(body, { requireExternalId: options.requireExternalId }).filter(
     // "Name the packaging" says again what the failed resolution of that item already said.
     (problem) => !unresolved.has(itemIndexOf(problem.field)),
   );
   addNew(problems, schemaProblems, source);
-  if (options.checkRefs && references !== undefined) addNew(problems, await checkReferences(body, references), source);
+  if (options.checkRefs && references !== undefined)
+    addNew(problems, await checkReferences(body, references), source);
   problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return { body, problems };
 }
@@ -86,10 +105,20 @@ export function place(source: SourceOrder, problem: ValidationProblem): InputPro
   if (source.itemLines) {
     const match = /^items\[(\d+)\](.*)$/.exec(problem.field);
     if (match) {
-      return { file, line: source.itemLines[Number(match[1])] ?? line, field: `item${match[2]}`, message: problem.message };
+      return {
+        file,
+        line: source.itemLines[Number(match[1])] ?? line,
+        field: `item${match[2]}`,
+        message: problem.message,
+      };
     }
   }
-  return { file, line, field: problem.field === '(body)' ? undefined : problem.field, message: problem.message };
+  return {
+    file,
+    line,
+    field: problem.field === '(body)' ? undefined : problem.field,
+    message: problem.message,
+  };
 }
 
 /**
@@ -100,7 +129,10 @@ export async function validateImport(
   source: Pick<OrderSource, 'orders' | 'format'>,
   options: ValidateImportOptions = {},
 ): Promise<ImportValidation> {
-  const prepareOptions: PrepareOptions = { requireExternalId: options.requireExternalId ?? true, checkRefs: options.checkRefs };
+  const prepareOptions: PrepareOptions = {
+    requireExternalId: options.requireExternalId ?? true,
+    checkRefs: options.checkRefs,
+  };
   const seen = new ExternalIdIndex();
   const invalid: SourceOrder[] = [];
   const invalidIndexes = new Set<number>();
@@ -113,7 +145,8 @@ export async function validateImport(
       const orderProblems = prepared.problems;
       if (order.externalId !== undefined) {
         const firstLine = seen.addOrGet(order.externalId, order.location.line);
-        if (firstLine !== undefined) orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
+        if (firstLine !== undefined)
+          orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
       }
       if (orderProblems.length === 0) continue;
       invalid.push({ ...order, problems: orderProblems });
@@ -141,7 +174,10 @@ function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): 
 }
 
 /** The error that stops an import whose input has invalid orders: every problem listed, exit 2. */
-export function invalidInputError(source: Pick<OrderSource, 'file'>, validation: ImportValidation): InputError {
+export function invalidInputError(
+  source: Pick<OrderSource, 'file'>,
+  validation: ImportValidation,
+): InputError {
   const count = validation.invalid.length;
   const skip =
     validation.valid > 0

@@ -1,7 +1,10 @@
 /**
  * Result output in the forms of the contract: a table on a TTY, tab-separated rows when piped,
  * `--json` (records exactly as the service returned them), `--csv` (the table's rows, RFC 4180).
+ * A list whose records the table cannot show is printed as JSON, never dropped.
  */
+import type { Command } from 'commander';
+import { UsageError } from '../cli/errors.js';
 import type { IOStreams } from './streams.js';
 
 /** One column of a list: its key (for `--columns`), header and how to render a record. */
@@ -9,6 +12,12 @@ export interface Column<T = unknown> {
   key: string;
   header: string;
   value: (record: T) => string;
+  align?: 'left' | 'right';
+  /** Shown only when named in `--columns`. */
+  optional?: boolean;
+  /** On a narrow terminal: the narrowest width worth showing, and which columns go first (lowest priority). */
+  minWidth?: number;
+  priority?: number;
 }
 
 export type ListFormat = 'table' | 'tsv' | 'json' | 'csv';
@@ -18,42 +27,112 @@ export interface ListOptions {
   csv?: boolean;
   /** Keys of the columns to show, in order (`--columns a,b,c`). */
   columns?: string[];
+  /** What the records are, for notes ("packaging references"). */
+  what?: string;
+  /** The note on stderr for an empty list. */
+  emptyNote?: string;
+}
+
+/**
+ * The list flags every list command takes (`--json` is global). `keys` names the columns in the
+ * help; lists of undocumented records take their columns from the records' own keys.
+ */
+export function withListOptions(
+  command: Command,
+  keys = "the records' own keys, as in the table header",
+): Command {
+  return command
+    .option('--csv', 'write the rows as CSV (RFC 4180) instead of a table')
+    .option(
+      '--columns <keys>',
+      `comma-separated columns for the table, TSV and CSV, in this order: ${keys}`,
+      splitColumns,
+    );
+}
+
+function splitColumns(value: string): string[] {
+  return value
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
 }
 
 /** Writes any value as JSON on stdout: indented, one trailing newline. */
 export function writeJson(io: IOStreams, value: unknown): void {
-  io.out(`${JSON.stringify(value, null, 2)}\n`);
+  io.out(`${JSON.stringify(value, null, 2) ?? 'null'}\n`);
+}
+
+const JSON_RECORDS_PER_CHUNK = 500;
+
+/**
+ * Writes an array as `JSON.stringify(records, null, 2)` would, a few hundred records at a time, so
+ * that a list of 50,000 records never exists as one huge string.
+ */
+export function writeJsonArray(io: IOStreams, records: readonly unknown[]): void {
+  if (records.length === 0) {
+    io.out('[]\n');
+    return;
+  }
+  let chunk = '[\n';
+  for (let i = 0; i < records.length; i++) {
+    // JSON strings never hold a raw newline, so re-indenting by lines is exact.
+    const text = (JSON.stringify(records[i], null, 2) ?? 'null').replace(/\n/g, '\n  ');
+    chunk += `  ${text}${i < records.length - 1 ? ',' : ''}\n`;
+    if ((i + 1) % JSON_RECORDS_PER_CHUNK === 0) {
+      io.out(chunk);
+      chunk = '';
+    }
+  }
+  io.out(`${chunk}]\n`);
 }
 
 /** The format a list is written in, from the flags and whether stdout is a terminal. */
 export function listFormat(io: IOStreams, options: ListOptions): ListFormat {
+  if (options.json && options.csv) throw new UsageError('Choose one of --json and --csv.');
   if (options.json) return 'json';
   if (options.csv) return 'csv';
   return io.stdoutIsTTY ? 'table' : 'tsv';
 }
 
-/** Picks the columns named by `--columns`, or all of them. */
+/** Picks the columns named by `--columns` (by key or header, any case), or the default ones. */
 export function selectColumns<T>(columns: Column<T>[], keys: string[] | undefined): Column<T>[] {
-  if (!keys || keys.length === 0) return columns;
+  if (!keys || keys.length === 0) return columns.filter((column) => !column.optional);
   return keys.map((key) => {
-    const column = columns.find((c) => c.key === key || c.header.toLowerCase() === key.toLowerCase());
+    const wanted = key.toLowerCase();
+    const column =
+      columns.find((c) => c.key === key) ??
+      columns.find((c) => c.key.toLowerCase() === wanted || c.header.toLowerCase() === wanted);
     if (!column) {
-      throw new ColumnError(`Unknown column "${key}": choose among ${columns.map((c) => c.key).join(', ')}.`);
+      throw new UsageError(
+        `Unknown column "${key}" in --columns: choose among ${columns.map((c) => c.key).join(', ')}.`,
+      );
     }
     return column;
   });
 }
-
-export class ColumnError extends Error {}
 
 /** CSV field quoting per RFC 4180. */
 export function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/** Tab-separated output must stay one row per line. */
+/** Tab-separated output stays one row per line, without control characters (escapes included). */
 function tsvField(value: string): string {
-  return value.replace(/[\t\r\n]+/g, ' ');
+  return value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+}
+
+const ROWS_PER_CHUNK = 1000;
+
+function writeRows(io: IOStreams, rows: string[][], encode: (row: string[]) => string, eol: string): void {
+  let chunk = '';
+  for (let i = 0; i < rows.length; i++) {
+    chunk += encode(rows[i] ?? []) + eol;
+    if ((i + 1) % ROWS_PER_CHUNK === 0) {
+      io.out(chunk);
+      chunk = '';
+    }
+  }
+  if (chunk !== '') io.out(chunk);
 }
 
 /**
@@ -64,29 +143,229 @@ export async function writeList<T>(
   io: IOStreams,
   records: T[],
   allColumns: Column<T>[],
-  options: ListOptions & { emptyNote?: string } = {},
+  options: ListOptions = {},
 ): Promise<void> {
   const format = listFormat(io, options);
   if (format === 'json') {
-    writeJson(io, records);
+    writeJsonArray(io, records);
+    if (records.length === 0) io.err(`${emptyNote(options)}\n`);
     return;
   }
   const columns = selectColumns(allColumns, options.columns);
   if (records.length === 0) {
-    io.err(`${options.emptyNote ?? 'No records.'}\n`);
+    io.err(`${emptyNote(options)}\n`);
     if (format === 'csv') io.out(`${columns.map((c) => csvField(c.header)).join(',')}\r\n`);
     return;
   }
   const rows = records.map((record) => columns.map((column) => column.value(record)));
   if (format === 'csv') {
-    const lines = [columns.map((c) => csvField(c.header)), ...rows.map((row) => row.map(csvField))];
-    io.out(`${lines.map((line) => line.join(',')).join('\r\n')}\r\n`);
+    io.out(`${columns.map((c) => csvField(c.header)).join(',')}\r\n`);
+    writeRows(io, rows, (row) => row.map(csvField).join(','), '\r\n');
     return;
   }
   if (format === 'tsv') {
-    io.out(`${rows.map((row) => row.map(tsvField).join('\t')).join('\n')}\n`);
+    writeRows(io, rows, (row) => row.map(tsvField).join('\t'), '\n');
     return;
   }
-  const { renderTable } = await import('./table.js');
-  io.out(renderTable(columns.map((c) => c.header), rows, io.columns, io.colorEnabled));
+  const { layoutGrid, measureGrid, renderGridChunks } = await import('./table.js');
+  const grid = measureGrid(
+    columns.map((c) => c.header),
+    rows,
+  );
+  // Columns chosen with --columns keep their order of importance: the first ones stay longest.
+  const fits = columns.map((c, i) => ({
+    minWidth: c.minWidth,
+    priority: options.columns ? -i : (c.priority ?? -i),
+  }));
+  const layout = layoutGrid(grid, io.columns, fits);
+  const align = columns.map((c) => c.align ?? 'left');
+  for (const chunk of renderGridChunks(grid, layout, { width: io.columns, color: io.colorEnabled, align })) {
+    io.out(chunk);
+  }
+  if (layout.shown.length < columns.length) {
+    const left = columns.filter((_, i) => !layout.shown.includes(i)).map((c) => c.key);
+    io.err(
+      `note: ${left.join(', ')} left out to fit ${io.columns} columns; pick columns with --columns, or use --csv or --json.\n`,
+    );
+  }
+}
+
+function emptyNote(options: ListOptions): string {
+  return options.emptyNote ?? `No ${options.what ?? 'records'}.`;
+}
+
+/** What a list answer holds, as `src/api/references.ts` unwraps it. */
+export interface ListAnswerLike {
+  body: unknown;
+  records: unknown[] | undefined;
+  wrapper: string | undefined;
+  otherKeys: string[];
+}
+
+/** How a kind of record is shown: its own columns when a record has the expected shape. */
+export interface RecordListSpec<T> {
+  /** Plural noun for notes: "packaging references". */
+  what: string;
+  /** The columns of the expected shape. */
+  columns: Column<T>[];
+  /** Whether a record has the expected shape; otherwise columns are derived from the records' keys. */
+  expected?: (record: Record<string, unknown>) => boolean;
+  /** Keys to put first (in this order) when columns are derived. */
+  preferredKeys?: string[];
+}
+
+/**
+ * Writes the records of a list answer in the chosen format. A body that is not a list, or records
+ * the table cannot show (not objects), are printed as JSON with a note on stderr; `--json` prints
+ * the records as received, and says so when the service wrapped them with other fields.
+ */
+export async function writeListAnswer<T>(
+  io: IOStreams,
+  answer: ListAnswerLike,
+  spec: RecordListSpec<T>,
+  options: ListOptions & { filter?: (records: unknown[]) => unknown[] } = {},
+): Promise<void> {
+  const format = listFormat(io, options);
+  const listOptions = { what: spec.what, ...options };
+  if (answer.records === undefined) {
+    io.err(
+      `note: the service answered the ${spec.what} in a shape that is not a list; it is printed as JSON.\n`,
+    );
+    writeJson(io, answer.body);
+    return;
+  }
+  if (answer.wrapper !== undefined && answer.otherKeys.length > 0 && format === 'json') {
+    io.err(
+      `note: the service wrapped the records in "${answer.wrapper}" beside ${answer.otherKeys.map((k) => `"${k}"`).join(', ')}; --json prints the records only (ordercli api GET shows the whole answer).\n`,
+    );
+  }
+  const records = options.filter ? options.filter(answer.records) : answer.records;
+  if (format === 'json') {
+    await writeList(io, records, [], listOptions);
+    return;
+  }
+  if (!records.every(isPlainObject)) {
+    io.err(`note: the ${spec.what} are not records a table can show; they are printed as JSON.\n`);
+    writeJsonArray(io, records);
+    return;
+  }
+  const objects = records as Record<string, unknown>[];
+  const expected = spec.expected;
+  if (objects.length === 0 || (expected && objects.every(expected))) {
+    await writeList(io, objects as T[], spec.columns, listOptions);
+    return;
+  }
+  const derived = deriveColumns(objects, spec.preferredKeys ?? []);
+  if (derived.length === 0) {
+    io.err(`note: the ${spec.what} have no fields a table can show; they are printed as JSON.\n`);
+    writeJsonArray(io, records);
+    return;
+  }
+  await writeList(io, objects, derived, listOptions);
+}
+
+/** Writes one record: a field/value table on a TTY, `field<TAB>value` lines when piped, `--json` as received. */
+export async function writeRecord(
+  io: IOStreams,
+  record: unknown,
+  options: { json?: boolean } = {},
+): Promise<void> {
+  if (options.json || !isPlainObject(record)) {
+    writeJson(io, record);
+    return;
+  }
+  const fields = Object.entries(flattenRecord(record, { expandArrays: true })).map(([field, value]) => ({
+    field,
+    value,
+  }));
+  await writeList(io, fields, [
+    { key: 'field', header: 'FIELD', value: (r) => r.field },
+    { key: 'value', header: 'VALUE', value: (r) => r.value },
+  ]);
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Depth of nesting flattened into dotted paths (`packaging.product.taxes[0].rate` is 5). */
+const FLATTEN_DEPTH = 5;
+
+export interface FlattenOptions {
+  /** Give each element of an array of objects its own fields (`taxes[0].rate`), as a details view does. */
+  expandArrays?: boolean;
+}
+
+/**
+ * A record as `dotted.path → text`: nested objects become dotted paths, arrays one cell each
+ * (scalars joined, objects by their name or label, else as JSON), null and missing an empty cell.
+ */
+export function flattenRecord(
+  record: Record<string, unknown>,
+  options: FlattenOptions = {},
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const visit = (value: unknown, path: string, depth: number): void => {
+    if (isPlainObject(value) && depth <= FLATTEN_DEPTH && Object.keys(value).length > 0) {
+      for (const [key, inner] of Object.entries(value))
+        visit(inner, path === '' ? key : `${path}.${key}`, depth + 1);
+    } else if (
+      options.expandArrays &&
+      Array.isArray(value) &&
+      value.some(isPlainObject) &&
+      depth <= FLATTEN_DEPTH
+    ) {
+      for (const [index, item] of value.entries()) visit(item, `${path}[${index}]`, depth + 1);
+    } else {
+      out[path] = cellText(value);
+    }
+  };
+  for (const [key, value] of Object.entries(record)) visit(value, key, 1);
+  return out;
+}
+
+/** The text of one value in a cell. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  if (Array.isArray(value)) {
+    return value
+      .map((item) => {
+        if (isPlainObject(item)) {
+          const name = item.name ?? item.label;
+          return typeof name === 'string' ? name : JSON.stringify(item);
+        }
+        return cellText(item);
+      })
+      .join(', ');
+  }
+  return JSON.stringify(value) ?? '';
+}
+
+/** Columns named after the records' own (flattened) keys: `id` and the preferred keys first, then as met. */
+export function deriveColumns(
+  records: Record<string, unknown>[],
+  preferredKeys: string[] = [],
+): Column<Record<string, unknown>>[] {
+  const seen = new Set<string>();
+  const flat = new WeakMap<object, Record<string, string>>();
+  const flatOf = (record: Record<string, unknown>) => {
+    let f = flat.get(record);
+    if (!f) {
+      f = flattenRecord(record);
+      flat.set(record, f);
+    }
+    return f;
+  };
+  for (const record of records) for (const key of Object.keys(flatOf(record))) seen.add(key);
+  const first = ['id', ...preferredKeys].filter((key, i, all) => seen.has(key) && all.indexOf(key) === i);
+  const keys = [...first, ...[...seen].filter((key) => !first.includes(key))];
+  return keys.map((key) => ({
+    key,
+    header: key,
+    value: (record: Record<string, unknown>) => flatOf(record)[key] ?? '',
+    align: key === 'id' ? ('right' as const) : ('left' as const),
+  }));
 }

@@ -6,9 +6,11 @@
  * `{"receivedAt": ISO time, "event": X-WEBHOOK-EVENT or null, "headers": {...}, "body": JSON}`
  *
  * The key is never in it: `x-webhook-key` is written `[redacted]`. The original body bytes are
- * kept exactly: when `JSON.stringify(body)` would not give them back (spaces, line breaks, `1.0`,
- * a number beyond double precision), they are kept as well, in `rawBody` (UTF-8 text) or
- * `rawBodyBase64` (bytes that are not valid UTF-8).
+ * kept exactly. A body that is valid UTF-8 without line breaks (what services send) is written
+ * verbatim as the value of `body`, the last field of the line, so that reading it back is a
+ * matter of cutting the line after `,"body":` (`parseEventLine`) and the hot path never
+ * re-serializes it. Any other body is written as `JSON.stringify(body)` followed by its exact
+ * bytes in `rawBody` (UTF-8 text) or `rawBodyBase64` (bytes that are not valid UTF-8).
  */
 import { isUtf8 } from 'node:buffer';
 import { REDACTED } from '../api/redact.js';
@@ -21,7 +23,11 @@ export interface EventRecord {
   body: unknown;
   rawBody?: string;
   rawBodyBase64?: string;
+  /** The body's text as it stands in the line (verbatim bodies), set by `parseEventLine`. */
+  bodyText?: string;
 }
+
+const BODY_KEY = ',"body":';
 
 /** The headers as recorded: lower-case names, repeated ones joined (as Node joins them), key redacted. */
 export function recordedHeaders(
@@ -38,7 +44,8 @@ export function recordedHeaders(
 
 /**
  * Serializes an accepted notification to one line (no trailing newline). `bodyText` is the body
- * decoded as UTF-8 and `body` its parsed value; both are passed in so the hot path parses once.
+ * decoded as UTF-8 and `body` its parsed value (so it is valid JSON); both are passed in so the
+ * hot path parses once.
  */
 export function formatEventLine(
   receivedAt: string,
@@ -48,14 +55,38 @@ export function formatEventLine(
   bodyText: string,
   body: unknown,
 ): string {
+  const head = `{"receivedAt":"${receivedAt}","event":${JSON.stringify(event)},"headers":${JSON.stringify(headers)}${BODY_KEY}`;
+  const utf8 = isUtf8(raw);
+  if (utf8 && bodyText.indexOf('\n') === -1 && bodyText.indexOf('\r') === -1) return `${head}${bodyText}}`;
   const canonical = JSON.stringify(body);
-  let line = `{"receivedAt":"${receivedAt}","event":${JSON.stringify(event)},"headers":${JSON.stringify(headers)},"body":${canonical}`;
-  if (canonical !== bodyText) {
-    line += isUtf8(raw)
-      ? `,"rawBody":${JSON.stringify(bodyText)}`
-      : `,"rawBodyBase64":${JSON.stringify(raw.toString('base64'))}`;
+  if (!utf8) return `${head}${canonical},"rawBodyBase64":${JSON.stringify(raw.toString('base64'))}}`;
+  return `${head}${canonical},"rawBody":${JSON.stringify(bodyText)}}`;
+}
+
+/** Reads one line of a log or queue file; undefined when it is not a recorded event. */
+export function parseEventLine(line: string): EventRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
   }
-  return `${line}}`;
+  const record = parseEventRecord(value);
+  if (record === undefined || record.rawBody !== undefined || record.rawBodyBase64 !== undefined)
+    return record;
+  // A verbatim body is the end of the line; take it only if it is the same value (a line
+  // rewritten by another tool, with its fields in another order, falls back to JSON.stringify).
+  const trimmed = line.trimEnd();
+  const at = trimmed.indexOf(BODY_KEY);
+  if (at !== -1 && trimmed.endsWith('}')) {
+    const text = trimmed.slice(at + BODY_KEY.length, -1);
+    try {
+      if (JSON.stringify(JSON.parse(text)) === JSON.stringify(record.body)) record.bodyText = text;
+    } catch {
+      // Not the body after all.
+    }
+  }
+  return record;
 }
 
 /** Reads a line written by `formatEventLine` (or a queue entry, which adds fields); undefined if it is not one. */
@@ -85,6 +116,7 @@ export function parseEventRecord(value: unknown): EventRecord | undefined {
 export function originalBodyBytes(record: EventRecord): Buffer {
   if (record.rawBodyBase64 !== undefined) return Buffer.from(record.rawBodyBase64, 'base64');
   if (record.rawBody !== undefined) return Buffer.from(record.rawBody, 'utf8');
+  if (record.bodyText !== undefined) return Buffer.from(record.bodyText, 'utf8');
   return Buffer.from(JSON.stringify(record.body), 'utf8');
 }
 

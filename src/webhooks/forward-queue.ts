@@ -30,7 +30,7 @@ import {
   codeOf,
   type EventRecord,
   originalBodyBytes,
-  parseEventRecord,
+  parseEventLine,
   replayHeaders,
 } from './event-record.js';
 import { sendNotification } from './notify.js';
@@ -311,11 +311,7 @@ export class ForwardQueue {
   private async readEntry(entry: PendingEntry): Promise<EventRecord | undefined> {
     const buffer = Buffer.alloc(entry.length);
     await this.handle.read(buffer, 0, entry.length, entry.offset);
-    try {
-      return parseEventRecord(JSON.parse(buffer.toString('utf8')));
-    } catch {
-      return undefined;
-    }
+    return parseEventLine(buffer.toString('utf8'));
   }
 
   /** Empties a drained file that has grown large, between two writes. */

@@ -83,7 +83,8 @@ export interface WebhookReceiver {
   close(graceMs?: number): Promise<void>;
 }
 
-const OK_BODY = Buffer.from('{"received":true}\n');
+// A string, not a Buffer: Node then sends head and body in one write instead of a writev.
+const OK_BODY = '{"received":true}\n';
 
 /** Starts the receiver; resolves once it listens. */
 export async function startWebhookReceiver(options: ReceiverOptions): Promise<WebhookReceiver> {
@@ -134,38 +135,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     });
   };
 
-  const accept = async (req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> => {
-    const receivedAt = new Date().toISOString();
-    const text = raw.toString('utf8');
-    let body: unknown;
-    if (raw.length === 0 || text.trim() === '') {
-      reject(req, res, 400, 'body is empty (a notification carries JSON)');
-      return;
-    }
-    try {
-      body = JSON.parse(text);
-    } catch (error) {
-      reject(req, res, 400, `body is not JSON: ${(error as Error).message}`);
-      return;
-    }
-    const event = headerValue(req, WEBHOOK_EVENT_HEADER);
-    const headers = recordedHeaders(req.headers);
-    const accepted: AcceptedEvent = {
-      receivedAt,
-      event,
-      headers,
-      body,
-      line: formatEventLine(receivedAt, event, headers, raw, text, body),
-      raw,
-    };
-    if (persist) {
-      try {
-        await persist(accepted);
-      } catch (error) {
-        reject(req, res, 500, `could not record the event: ${(error as Error).message}`);
-        return;
-      }
-    }
+  const ok = (res: ServerResponse, accepted: AcceptedEvent): void => {
     count(200);
     if (accepting) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK_BODY.length });
@@ -178,6 +148,40 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     }
     res.end(OK_BODY);
     onAccepted?.(accepted);
+  };
+
+  const accept = (req: IncomingMessage, res: ServerResponse, raw: Buffer): void => {
+    const receivedAt = new Date().toISOString();
+    const text = raw.toString('utf8');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      const reason =
+        text.trim() === ''
+          ? 'body is empty (a notification carries JSON)'
+          : `body is not JSON: ${(error as Error).message}`;
+      reject(req, res, 400, reason);
+      return;
+    }
+    const event = headerValue(req, WEBHOOK_EVENT_HEADER);
+    const headers = recordedHeaders(req.headers);
+    const accepted: AcceptedEvent = {
+      receivedAt,
+      event,
+      headers,
+      body,
+      line: formatEventLine(receivedAt, event, headers, raw, text, body),
+      raw,
+    };
+    if (!persist) {
+      ok(res, accepted);
+      return;
+    }
+    persist(accepted).then(
+      () => ok(res, accepted),
+      (error: Error) => reject(req, res, 500, `could not record the event: ${error.message}`),
+    );
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -231,7 +235,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     req.on('end', () => {
       if (refused) return;
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      accept(req, res, raw).catch(() => res.destroy());
+      accept(req, res, raw);
     });
   };
 
@@ -248,8 +252,6 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
   );
   server.maxHeadersCount = 100;
   server.maxConnections = options.maxConnections ?? 1024;
-  // An idle socket (a client that connected and went silent after a request) is closed after this.
-  server.setTimeout(60_000);
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     const code = error.code ?? '';

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OrderJournal, bodyHash } from '../../src/import/journal.js';
+import { bodyHash, OrderJournal } from '../../src/import/journal.js';
 import { tempDir } from '../support/cli.js';
 
 const BASE = 'http://127.0.0.1:4780';
@@ -22,7 +22,11 @@ describe('OrderJournal', () => {
     await journal.sending('EXT-1', bodyHash('{"a":1}'));
     const afterSending = lines(path);
     expect(afterSending.map((r) => r.event)).toEqual(['run', 'sending']);
-    expect(afterSending[1]).toMatchObject({ externalId: 'EXT-1', baseUrl: BASE, bodyHash: bodyHash('{"a":1}') });
+    expect(afterSending[1]).toMatchObject({
+      externalId: 'EXT-1',
+      baseUrl: BASE,
+      bodyHash: bodyHash('{"a":1}'),
+    });
     journal.created('EXT-1', { httpStatus: 201, id: 10001, code: 'SO-2026-000001' });
     await journal.close();
     expect(lines(path).map((r) => r.event)).toEqual(['run', 'sending', 'created']);
@@ -58,7 +62,7 @@ describe('OrderJournal', () => {
     await other.close();
 
     const again = await OrderJournal.open(path, { baseUrl: `${BASE}/` });
-    expect(again.stateOf('A')).toMatchObject({ event: 'created', id: 1, code: 'SO-1', bodyHash: undefined });
+    expect(again.stateOf('A')).toMatchObject({ event: 'created', id: 1, code: 'SO-1', bodyHash: 'ha' });
     expect(again.stateOf('B')).toMatchObject({ event: 'failed', httpStatus: 422 });
     expect(again.stateOf('C')).toMatchObject({ event: 'sending', bodyHash: 'hc' });
     expect(again.stateOf('D')).toMatchObject({ event: 'unknown', reason: 'connection reset' });
@@ -98,10 +102,15 @@ describe('OrderJournal', () => {
 
     // A live process other than this one.
     writeFileSync(`${path}.lock`, `${process.ppid}\n`);
-    await expect(OrderJournal.open(path, { baseUrl: BASE })).rejects.toThrow(`in use by another ordercli (process ${process.ppid})`);
+    await expect(OrderJournal.open(path, { baseUrl: BASE })).rejects.toThrow(
+      `in use by another ordercli (process ${process.ppid})`,
+    );
 
     // The pid of a process that has exited.
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    const dead = spawnSync(process.execPath, [
+      '-e',
+      'process.stdout.write(String(process.pid))',
+    ]).stdout.toString();
     writeFileSync(`${path}.lock`, `${dead}\n`);
     const taken = await OrderJournal.open(path, { baseUrl: BASE });
     expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);

@@ -42,7 +42,8 @@ export async function run(options: ApiOptions, ctx: Context): Promise<void> {
     ctx.io.out('\n');
   }
   if (response.body === null) return;
-  if (typeof response.body === 'string') ctx.io.out(response.body.endsWith('\n') ? response.body : `${response.body}\n`);
+  if (typeof response.body === 'string')
+    ctx.io.out(response.body.endsWith('\n') ? response.body : `${response.body}\n`);
   else writeJson(ctx.io, response.body);
 }
 
@@ -81,7 +82,9 @@ async function readBody(data: string, ctx: Context): Promise<string> {
     try {
       text = await readFile(resolve(ctx.cwd, source), 'utf8');
     } catch (error) {
-      throw new UsageError(`Cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+      throw new UsageError(
+        `Cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
+      );
     }
   } else {
     text = data;

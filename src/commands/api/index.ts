@@ -12,18 +12,27 @@ export function registerApi(program: Command, ctx: Context): void {
       .command('api')
       .description('send any request to the service, with the same auth, retries and errors')
       .argument('<method>', 'GET, POST, PUT, PATCH, DELETE or HEAD')
-      .argument('<path>', 'path below the base URL, e.g. /api/v1/shipping_modes (a bare "contacts" means /api/v1/contacts)')
+      .argument(
+        '<path>',
+        'path below the base URL, e.g. /api/v1/shipping_modes (a bare "contacts" means /api/v1/contacts)',
+      )
       .option('-d, --data <json|@file|->', 'JSON request body: literal, @file, or - for stdin')
       .option('-H, --header <name:value>', 'extra request header (repeatable)', collect, [])
       .option('-i, --include', 'print the status line and response headers before the body')
-      .action(async (method: string, path: string, opts: { data?: string; header: string[]; include?: boolean }) => {
-        const { run } = await import('./api.js');
-        await run({ method, path, ...opts }, ctx);
-      }),
+      .action(
+        async (
+          method: string,
+          path: string,
+          opts: { data?: string; header: string[]; include?: boolean },
+        ) => {
+          const { run } = await import('./api.js');
+          await run({ method, path, ...opts }, ctx);
+        },
+      ),
     [
       'ordercli api GET /api/v1/shipping_modes',
       'ordercli api POST /api/v1/contact_references --data @contact.json',
-      "echo '{\"event\":\"sales_order_validated\",\"url\":\"https://example.com/hook\"}' | ordercli api PUT webhooks -d -",
+      'echo \'{"event":"sales_order_validated","url":"https://example.com/hook"}\' | ordercli api PUT webhooks -d -',
     ],
   );
 }

@@ -2,12 +2,12 @@
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import {
+  configPath,
+  isProfileKey,
   PROFILE_KEYS,
   type ProfileKey,
   ProfileStore,
   SECRET_KEYS,
-  configPath,
-  isProfileKey,
 } from '../../config/profiles.js';
 import { checkBaseUrl } from '../../config/settings.js';
 import { writeJson, writeList } from '../../io/output.js';
@@ -22,7 +22,8 @@ function shown(key: ProfileKey, value: string | undefined): string {
 }
 
 function checkKey(key: string): ProfileKey {
-  if (!isProfileKey(key)) throw new UsageError(`Unknown config key "${key}": use one of ${PROFILE_KEYS.join(', ')}.`);
+  if (!isProfileKey(key))
+    throw new UsageError(`Unknown config key "${key}": use one of ${PROFILE_KEYS.join(', ')}.`);
   return key;
 }
 
@@ -91,12 +92,16 @@ export async function path(ctx: Context): Promise<void> {
 function validate(key: ProfileKey, value: string): void {
   if (key === 'base-url') checkBaseUrl(value, true);
   if (key === 'timeout' && !(Number.isInteger(Number(value)) && Number(value) > 0)) {
-    throw new UsageError(`timeout must be a whole number of milliseconds above zero, not ${JSON.stringify(value)}.`);
+    throw new UsageError(
+      `timeout must be a whole number of milliseconds above zero, not ${JSON.stringify(value)}.`,
+    );
   }
   if (key === 'allow-insecure-http' && !/^(true|false)$/.test(value)) {
     throw new UsageError('allow-insecure-http must be true or false.');
   }
   if (key === 'auth-header' && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(value)) {
-    throw new UsageError(`auth-header must be an HTTP header name such as X-Api-Key, not ${JSON.stringify(value)}.`);
+    throw new UsageError(
+      `auth-header must be an HTTP header name such as X-Api-Key, not ${JSON.stringify(value)}.`,
+    );
   }
 }

@@ -5,7 +5,9 @@ import { withExamples } from '../../cli/program.js';
 export function registerConfig(program: Command, ctx: Context): void {
   const config = program
     .command('config')
-    .description('show and change profile values (base-url, token, auth-header, timeout, allow-insecure-http, webhook-key)');
+    .description(
+      'show and change profile values (base-url, token, auth-header, timeout, allow-insecure-http, webhook-key)',
+    );
 
   withExamples(
     config
@@ -26,7 +28,10 @@ export function registerConfig(program: Command, ctx: Context): void {
       .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
       .argument('<value>', 'the value')
       .action(async (key: string, value: string) => (await import('./config.js')).set(key, value, ctx)),
-    ['ordercli config set base-url https://orders.example.com', 'ordercli --profile staging config set timeout 60000'],
+    [
+      'ordercli config set base-url https://orders.example.com',
+      'ordercli --profile staging config set timeout 60000',
+    ],
   );
   config
     .command('path')

@@ -2,16 +2,20 @@
  * What `listen` prints. Events are results (stdout: one line each, or one JSON line with
  * `--json`); rejections, forwarding and notes are diagnostics (stderr). Writes are batched: lines
  * produced in the same turn of the event loop go out in one write, so a burst of notifications
- * costs a few system calls rather than one per event. Colours are fixed escape codes chosen once.
+ * costs a few system calls rather than one per event: lines are gathered for up to 30 ms (or
+ * 64 KiB) and written together, which a person cannot tell from immediate output. Colours are
+ * fixed escape codes chosen once.
  */
 import type { IOStreams } from '../../io/streams.js';
-import { previewLines as preview } from '../../webhooks/answer.js';
+import { answerLine, previewLines as preview } from '../../webhooks/answer.js';
 import { codeOf, summarizeBody } from '../../webhooks/event-record.js';
 import type { ForwardAttempt } from '../../webhooks/forward-queue.js';
 import type { AcceptedEvent, Rejection } from '../../webhooks/receiver.js';
 
-/** Above this much pending text a batch is written at once, whatever the turn. */
+/** Above this much pending text a batch is written at once. */
 const FLUSH_AT = 64 * 1024;
+/** Longest time a line waits to be written. */
+const FLUSH_EVERY_MS = 30;
 
 export interface FollowUpResult {
   fetched?: { path: string; status?: number; body?: unknown; error?: string };
@@ -55,7 +59,7 @@ const COLOURED: Palette = {
 export class ListenConsole {
   private outBuffer = '';
   private errBuffer = '';
-  private scheduled = false;
+  private timer: NodeJS.Timeout | undefined;
   private readonly out: Palette;
   private readonly err: Palette;
 
@@ -109,9 +113,7 @@ export class ListenConsole {
     const c = this.err;
     const about = `${attempt.event ?? 'event'}${attempt.code ? ` ${attempt.code}` : ''} (#${attempt.seq})`;
     const answer =
-      attempt.status !== undefined
-        ? `${attempt.status}${attempt.durationMs !== undefined ? ` in ${attempt.durationMs} ms` : ''}`
-        : attempt.error;
+      attempt.status !== undefined ? answerLine(attempt.status, attempt.durationMs ?? 0) : attempt.error;
     let text: string;
     if (attempt.outcome === 'delivered') {
       text = `${c.dim(clock())}  ${c.green('forwarded')} ${about} → ${target}: ${answer}\n`;
@@ -134,7 +136,8 @@ export class ListenConsole {
 
   /** Writes what is pending now. */
   flush(): void {
-    this.scheduled = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.outBuffer !== '') {
       const text = this.outBuffer;
       this.outBuffer = '';
@@ -151,9 +154,9 @@ export class ListenConsole {
     if (stream === 'out') this.outBuffer += text;
     else this.errBuffer += text;
     if (this.outBuffer.length + this.errBuffer.length >= FLUSH_AT) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
+    else if (this.timer === undefined) {
+      this.timer = setTimeout(() => this.flush(), FLUSH_EVERY_MS);
+      this.timer.unref();
     }
   }
 }

@@ -9,20 +9,25 @@ import type { Context } from '../../cli/context.js';
 import { CancelledError, type InputProblem, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { OrderJournal } from '../../import/journal.js';
-import { ImportProgress, fmt, renderSummary } from '../../import/progress.js';
-import { ReferenceCatalog } from '../../import/references.js';
-import { writeRejects } from '../../import/rejects.js';
+import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
 import {
+  emptyCounts,
   type ImportCounts,
   type ImportResult,
   type OrderResult,
   ReportWriter,
   ResultSequencer,
-  emptyCounts,
   reportFormatFor,
   reportRecord,
 } from '../../import/report.js';
-import { invalidInputError, openOrderSource, prepareOrder, validateImport } from '../../import/source.js';
+import {
+  invalidInputError,
+  openOrderSource,
+  prepareOrder,
+  ReferenceCatalog,
+  validateImport,
+  writeRejects,
+} from '../../import/source.js';
 import { type SubmitItem, type SubmitStop, submitOrders } from '../../import/submit.js';
 import type { ImportValidation, InputFormat, OrderSource, SourceOrder } from '../../import/types.js';
 
@@ -83,7 +88,9 @@ function parseConcurrency(value: string | undefined): number {
   if (value === undefined) return DEFAULT_CONCURRENCY;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
-    throw new UsageError(`--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${JSON.stringify(value)}.`);
+    throw new UsageError(
+      `--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${JSON.stringify(value)}.`,
+    );
   }
   return n;
 }
@@ -125,7 +132,9 @@ async function reportDryRun(
           input: source.file,
           dryRun: true,
           counts: { total: validation.total, valid, invalid: validation.invalid.length },
-          journal: journalNote ? { path: journalNote.path, created: journalNote.created, unknown: journalNote.unknown } : null,
+          journal: journalNote
+            ? { path: journalNote.path, created: journalNote.created, unknown: journalNote.unknown }
+            : null,
           problems: validation.problems,
         },
         null,
@@ -152,7 +161,8 @@ async function importOrders(
     if (event.reason.startsWith('429')) throttled++;
   };
   const client = await ctx.api({ connections: concurrency, onRetry });
-  const report = options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
+  const report =
+    options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   const location = journalLocation(options, ctx.cwd);
   const journal = await OrderJournal.open(location.path, { baseUrl: client.baseUrl, input: source.file });
   let journalClosed = false;
@@ -163,7 +173,9 @@ async function importOrders(
   };
   ctx.onClose(closeJournal);
   if (journal.replay.tornTail) {
-    io.err(`note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`);
+    io.err(
+      `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,
+    );
   }
 
   const counts = emptyCounts(validation.total);
@@ -173,7 +185,12 @@ async function importOrders(
   const sequencer = new ResultSequencer((result) => {
     report?.write(result);
     jsonOrders?.push(reportRecord(result));
-    if (result.status !== 'created' && result.status !== 'skipped' && !result.notSent && listed.length < LISTED_PROBLEMS) {
+    if (
+      result.status !== 'created' &&
+      result.status !== 'skipped' &&
+      !result.notSent &&
+      listed.length < LISTED_PROBLEMS
+    ) {
       listed.push(result);
     }
   });
@@ -190,6 +207,11 @@ async function importOrders(
       const problems = problemsByIndex.get(order.index);
       if (problems !== undefined) {
         yield { source: order, body: undefined, problems };
+        continue;
+      }
+      // Pass 1 validated this order; only product codes still need resolving (cached lists).
+      if (!order.needsProductResolution && order.problems.length === 0) {
+        yield { source: order, body: order.order, problems: [] };
         continue;
       }
       const prepared = await prepareOrder(order, references);
@@ -231,11 +253,14 @@ async function importOrders(
       report: options.report,
       rejects: options.rejects,
       stopped,
+      sent: outcome.sent,
       sentPerSecond: outcome.sendingMs > 0 ? (outcome.sent * 1000) / outcome.sendingMs : 0,
     }),
   );
   if (retries > 0) {
-    io.err(`  retried  ${fmt(retries)} requests${throttled > 0 ? ` (${fmt(throttled)} after 429 Too Many Requests)` : ''}\n`);
+    io.err(
+      `  retried  ${fmt(retries)} requests${throttled > 0 ? ` (${fmt(throttled)} after 429 Too Many Requests)` : ''}\n`,
+    );
   }
   writeProblemList(ctx, counts, listed);
 
@@ -289,7 +314,8 @@ function stopError(stop: SubmitStop, counts: ImportCounts, journal: string): Err
   }
   const error = stop.error ?? new Error('the import stopped');
   if ('hint' in error) {
-    (error as { hint: string | undefined }).hint = `Nothing more was sent after this (${fmt(counts.notSent)} orders not sent); ${rerun} once it is fixed.`;
+    (error as { hint: string | undefined }).hint =
+      `Nothing more was sent after this (${fmt(counts.notSent)} orders not sent); ${rerun} once it is fixed.`;
   }
   return error;
 }
@@ -299,7 +325,7 @@ function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResul
   if (listed.length === 0) return;
   const lines = listed.map(
     (result) =>
-      `  ${result.location.file}:${result.location.line}: ${result.externalId ?? '(no externalId)'}: ${result.status}: ${result.message ?? ''}`,
+      `  ${result.location.file}:${result.location.line} ${result.externalId ?? '(no externalId)'} ${result.status}: ${result.message ?? ''}`,
   );
   if (problems > listed.length) lines.push(`  … and ${fmt(problems - listed.length)} more (see --report)`);
   ctx.io.err(`Orders not created:\n${lines.join('\n')}\n`);

@@ -7,20 +7,55 @@ export function registerOrders(program: Command, ctx: Context): void {
 
   withExamples(
     orders
+      .command('create')
+      .description('create one order from JSON with POST /api/v1/orders, validated locally first')
+      .requiredOption('--file <path|->', 'the order as a JSON object, or - for standard input')
+      .option('--dry-run', 'validate and print the body that would be sent; nothing is sent')
+      .action(async (opts: { file: string; dryRun?: boolean }) => {
+        const { run } = await import('./create.js');
+        await run(opts, ctx);
+      }),
+    [
+      'ordercli orders create --file order.json',
+      'ordercli orders create --file order.json --dry-run',
+      'ordercli orders create --file order.json --json | jq .code',
+      'cat order.json | ordercli orders create --file -',
+    ],
+  );
+
+  withExamples(
+    orders
       .command('import')
-      .description('import orders from CSV, JSON or NDJSON: validated first, each sent once, journaled for safe re-runs')
+      .description(
+        'import orders from CSV, JSON or NDJSON: validated first, each sent once, journaled for safe re-runs',
+      )
       .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
       .option('--format <format>', 'csv, json or ndjson (default: from the file extension)')
       .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
-      .option('--map <file.json>', 'rename the file\'s own headers to the contract\'s paths ({"Their header": "contact.email"})')
+      .option(
+        '--map <file.json>',
+        'rename the file\'s own headers to the contract\'s paths ({"Their header": "contact.email"})',
+      )
       .option('--concurrency <n>', 'requests in flight at once', '8')
       .option('--dry-run', 'validate the whole input and stop; nothing is sent')
-      .option('--skip-invalid', 'send the valid orders and report the invalid ones (exit 4) instead of sending nothing (exit 2)')
+      .option(
+        '--skip-invalid',
+        'send the valid orders and report the invalid ones (exit 4) instead of sending nothing (exit 2)',
+      )
       .option('--check-refs', 'check before sending that every internalReferenceId exists and is active')
-      .option('--journal <file>', 'the journal of what was sent (default: <input>.journal.ndjson beside the input)')
-      .option('--retry-unknown', 'send again the orders whose outcome is unknown (check first that they do not exist)')
+      .option(
+        '--journal <file>',
+        'the journal of what was sent (default: <input>.journal.ndjson beside the input)',
+      )
+      .option(
+        '--retry-unknown',
+        'send again the orders whose outcome is unknown (check first that they do not exist)',
+      )
       .option('--report <file>', 'write one line per order to a .csv or .ndjson file')
-      .option('--rejects <file>', 'write the invalid and failed orders back in the input\'s format, to fix and import again')
+      .option(
+        '--rejects <file>',
+        "write the invalid and failed orders back in the input's format, to fix and import again",
+      )
       .action(async (input: string, opts: Omit<import('./import.js').ImportOptions, 'input'>) => {
         const { run } = await import('./import.js');
         await run({ ...opts, input }, ctx);

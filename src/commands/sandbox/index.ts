@@ -27,9 +27,18 @@ export function registerSandbox(program: Command, ctx: Context): void {
       .option('--latency <ms>', 'delay every answer by this many milliseconds')
       .option('--fail-rate <0..1>', 'fraction of requests answered 500')
       .option('--throttle-rate <0..1>', 'fraction of requests answered 429 with Retry-After')
-      .option('--reset-rate <0..1>', 'fraction of requests whose connection is reset (before or after processing)')
-      .option('--webhook-key <key>', 'the key sent in X-WEBHOOK-KEY (default: random; env ORDERCLI_WEBHOOK_KEY)')
-      .option('--packaging-references <n>', 'generate this many extra packaging references (for volume tests)')
+      .option(
+        '--reset-rate <0..1>',
+        'fraction of requests whose connection is reset (before or after processing)',
+      )
+      .option(
+        '--webhook-key <key>',
+        'the key sent in X-WEBHOOK-KEY (default: random; env ORDERCLI_WEBHOOK_KEY)',
+      )
+      .option(
+        '--packaging-references <n>',
+        'generate this many extra packaging references (for volume tests)',
+      )
       .option('--validation-delay <ms>', 'time before a created order becomes validated (default 300)')
       .option('-q, --quiet', 'do not print one line per request')
       .action(async (opts: SandboxFlags) => {

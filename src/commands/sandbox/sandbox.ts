@@ -40,11 +40,25 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
     ...options,
     quiet: Boolean(flags.quiet),
     logger: (line) => io.err(`${line}\n`),
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE') {
+      throw new UsageError(
+        `Port ${options.port} on ${options.host} is already in use: stop what runs there, or pick another with --port (0 picks a free one).`,
+      );
+    }
+    if (error.code === 'EADDRNOTAVAIL' || error.code === 'EACCES') {
+      throw new UsageError(
+        `Cannot listen on ${options.host}:${options.port} (${error.code}): choose another --host or --port.`,
+      );
+    }
+    throw error;
   });
   ctx.onClose(() => sandbox.close());
 
   if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
-    io.err(`warning: the sandbox listens on ${options.host}, reachable from other machines; it is a development tool.\n`);
+    io.err(
+      `warning: the sandbox listens on ${options.host}, reachable from other machines; it is a development tool.\n`,
+    );
   }
   const lines = [
     `Sandbox listening on ${sandbox.url}`,

@@ -21,7 +21,7 @@ import {
   codeOf,
   type EventRecord,
   originalBodyBytes,
-  parseEventRecord,
+  parseEventLine,
   replayHeaders,
 } from '../../webhooks/event-record.js';
 import { describeSendError } from '../../webhooks/forward-queue.js';
@@ -55,7 +55,7 @@ export function readRecordedEvents(
     // A forwarding queue file also holds delivery marks; they are not events.
     const type = (value as { type?: unknown } | null)?.type;
     if (type === 'delivered' || type === 'rejected') continue;
-    const record = parseEventRecord(value);
+    const record = parseEventLine(raw);
     if (record === undefined) {
       problems.push({
         file,

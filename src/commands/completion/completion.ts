@@ -1,0 +1,285 @@
+/**
+ * `completion bash|zsh|fish`: a completion script generated from the commander program tree, so
+ * that it always knows every command, option and argument choice of this version.
+ */
+import type { Command, Option } from 'commander';
+import type { Context } from '../../cli/context.js';
+
+export type Shell = 'bash' | 'zsh' | 'fish';
+
+interface OptionSpec {
+  /** `--base-url`, `-y`. */
+  names: string[];
+  description: string;
+  takesValue: boolean;
+}
+
+/** What can follow one command path (`ordercli refs packagings list`). */
+export interface CommandNode {
+  path: string;
+  subcommands: { names: string[]; description: string }[];
+  /** The command's own options followed by the global ones. */
+  options: OptionSpec[];
+  /** Fixed choices of its positional arguments (`completion <shell>`). */
+  choices: string[];
+  /** Takes positional arguments without fixed choices (files, ids): complete file names there. */
+  freeArguments: boolean;
+}
+
+const HELP: OptionSpec = {
+  names: ['-h', '--help'],
+  description: 'show help for a command',
+  takesValue: false,
+};
+
+function optionSpec(option: Option): OptionSpec {
+  return {
+    names: [option.short, option.long].filter((name): name is string => typeof name === 'string'),
+    description: option.description,
+    takesValue: Boolean(option.required || option.optional),
+  };
+}
+
+/** Walks `program.commands` depth-first: one node per command path. */
+export function commandTree(program: Command): CommandNode[] {
+  const globals = program.options.filter((option) => !option.hidden).map(optionSpec);
+  const nodes: CommandNode[] = [];
+  const visit = (command: Command, path: string, isRoot: boolean) => {
+    const visible = command.commands.filter((sub) => !(sub as Command & { _hidden?: boolean })._hidden);
+    const own = isRoot ? [] : command.options.filter((option) => !option.hidden).map(optionSpec);
+    nodes.push({
+      path,
+      subcommands: visible.map((sub) => ({
+        names: [sub.name(), ...sub.aliases()],
+        description: sub.description(),
+      })),
+      options: [...own, ...globals, HELP],
+      choices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
+      freeArguments: command.registeredArguments.some((argument) => !argument.argChoices),
+    });
+    for (const sub of visible) visit(sub, `${path} ${sub.name()}`, false);
+  };
+  visit(program, program.name(), true);
+  return nodes;
+}
+
+export function run(shell: Shell, program: Command, ctx: Context): void {
+  const nodes = commandTree(program);
+  const script =
+    shell === 'bash' ? bashScript(nodes) : shell === 'zsh' ? zshScript(nodes) : fishScript(nodes);
+  ctx.io.out(script);
+}
+
+/** POSIX single quotes, for bash and zsh. */
+function sq(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** fish single quotes: only `\` and `'` are escaped. */
+function fishQuote(text: string): string {
+  return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function words(node: CommandNode, what: 'subcommands' | 'options' | 'value-options' | 'choices'): string[] {
+  switch (what) {
+    case 'subcommands':
+      return node.subcommands.flatMap((sub) => sub.names);
+    case 'options':
+      return node.options.flatMap((option) => option.names);
+    case 'value-options':
+      return node.options.filter((option) => option.takesValue).flatMap((option) => option.names);
+    case 'choices':
+      return node.choices;
+  }
+}
+
+/** `_ordercli_words <path> <what>`: the words of each kind after each command path (bash and zsh). */
+function wordsFunction(nodes: CommandNode[]): string {
+  const cases: string[] = [];
+  for (const node of nodes) {
+    for (const what of ['subcommands', 'options', 'value-options', 'choices'] as const) {
+      const list = words(node, what);
+      if (list.length > 0) cases.push(`    ${sq(`${what}:${node.path}`)}) echo ${sq(list.join(' '))} ;;`);
+    }
+  }
+  return `_ordercli_words() {\n  case "$2:$1" in\n${cases.join('\n')}\n  esac\n}\n`;
+}
+
+/** The loop shared by bash and zsh: the command path of the words before the cursor. */
+const PATH_LOOP = `    if (( skip )); then skip=0; continue; fi
+    case "$word" in
+      --*=*) continue ;;
+      -*) [[ " $(_ordercli_words "$cmdpath" value-options) " == *" $word "* ]] && skip=1; continue ;;
+    esac
+    [[ " $(_ordercli_words "$cmdpath" subcommands) " == *" $word "* ]] && cmdpath="$cmdpath $word"`;
+
+export function bashScript(nodes: CommandNode[]): string {
+  return `# bash completion for ordercli, generated from its commands.
+# Load it now:     source <(ordercli completion bash)
+# Load it always:  ordercli completion bash > ~/.local/share/bash-completion/completions/ordercli
+${wordsFunction(nodes)}
+_ordercli() {
+  local cur prev word cmdpath=ordercli skip=0 i
+  cur="\${COMP_WORDS[COMP_CWORD]}"
+  prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  for (( i = 1; i < COMP_CWORD; i++ )); do
+    word="\${COMP_WORDS[i]}"
+${PATH_LOOP}
+  done
+  if [[ "$prev" == -* && " $(_ordercli_words "$cmdpath" value-options) " == *" $prev "* ]]; then
+    COMPREPLY=( $(compgen -f -- "$cur") )
+    return
+  fi
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=( $(compgen -W "$(_ordercli_words "$cmdpath" options)" -- "$cur") )
+    return
+  fi
+  COMPREPLY=( $(compgen -W "$(_ordercli_words "$cmdpath" subcommands) $(_ordercli_words "$cmdpath" choices)" -- "$cur") )
+}
+complete -o default -F _ordercli ordercli
+`;
+}
+
+export function zshScript(nodes: CommandNode[]): string {
+  const described: string[] = [];
+  for (const node of nodes) {
+    const subs = node.subcommands.flatMap((sub) =>
+      sub.names.map((name) => `${name}:${oneLine(sub.description)}`),
+    );
+    const options = node.options.flatMap((option) =>
+      option.names.map((name) => `${name}:${oneLine(option.description)}`),
+    );
+    const choices = node.choices.map((choice) => `${choice}:${choice}`);
+    for (const [what, lines] of [
+      ['subcommands', subs],
+      ['options', options],
+      ['choices', choices],
+    ] as const) {
+      if (lines.length > 0)
+        described.push(`    ${sq(`${what}:${node.path}`)}) print -rl -- ${lines.map(sq).join(' ')} ;;`);
+    }
+  }
+  return `#compdef ordercli
+# zsh completion for ordercli, generated from its commands.
+# Load it now:     source <(ordercli completion zsh)    (after compinit)
+# Load it always:  ordercli completion zsh > "\${fpath[1]}/_ordercli"
+${wordsFunction(nodes)}
+_ordercli_described() {
+  case "$2:$1" in
+${described.join('\n')}
+  esac
+}
+
+_ordercli() {
+  local cmdpath=ordercli word prev skip=0 i
+  local -a entries
+  for (( i = 2; i < CURRENT; i++ )); do
+    word="\${words[i]}"
+${PATH_LOOP}
+  done
+  prev="\${words[CURRENT-1]}"
+  if [[ "$prev" == -* && " $(_ordercli_words "$cmdpath" value-options) " == *" $prev "* ]]; then
+    _files
+    return
+  fi
+  if [[ "\${words[CURRENT]}" == -* ]]; then
+    entries=( \${(f)"$(_ordercli_described "$cmdpath" options)"} )
+  else
+    entries=( \${(f)"$(_ordercli_described "$cmdpath" subcommands)"} \${(f)"$(_ordercli_described "$cmdpath" choices)"} )
+  fi
+  if (( \${#entries} )); then
+    _describe -t commands ordercli entries
+  else
+    _files
+  fi
+}
+
+if [ "$funcstack[1]" = "_ordercli" ]; then
+  _ordercli "$@"
+else
+  compdef _ordercli ordercli
+fi
+`;
+}
+
+export function fishScript(nodes: CommandNode[]): string {
+  const cases: string[] = [];
+  const completes: string[] = [];
+  for (const node of nodes) {
+    for (const what of ['subcommands', 'value-options'] as const) {
+      const list = words(node, what);
+      if (list.length > 0)
+        cases.push(
+          `        case ${fishQuote(`${what}:${node.path}`)}\n            echo ${fishQuote(list.join(' '))}`,
+        );
+    }
+    const at = `-n ${fishQuote(`__ordercli_at ${fishQuote(node.path)}`)}`;
+    for (const sub of node.subcommands) {
+      for (const name of sub.names)
+        completes.push(
+          `complete -c ordercli ${at} -a ${fishQuote(name)} -d ${fishQuote(oneLine(sub.description))}`,
+        );
+    }
+    for (const choice of node.choices) completes.push(`complete -c ordercli ${at} -a ${fishQuote(choice)}`);
+    if (node.freeArguments) completes.push(`complete -c ordercli ${at} -F`);
+    // Global options and --help are the same everywhere: written once, without a condition.
+    const own =
+      node.path === 'ordercli'
+        ? node.options
+        : node.options.slice(0, node.options.length - nodes[0]!.options.length);
+    for (const option of own) {
+      const flags = option.names
+        .map((name) =>
+          name.startsWith('--') ? `-l ${fishQuote(name.slice(2))}` : `-s ${fishQuote(name.slice(1))}`,
+        )
+        .join(' ');
+      const condition = node.path === 'ordercli' ? '' : `${at} `;
+      completes.push(
+        `complete -c ordercli ${condition}${flags}${option.takesValue ? ' -r -F' : ''} -d ${fishQuote(oneLine(option.description))}`,
+      );
+    }
+  }
+  return `# fish completion for ordercli, generated from its commands.
+# Load it now:     ordercli completion fish | source
+# Load it always:  ordercli completion fish > ~/.config/fish/completions/ordercli.fish
+function __ordercli_words --argument-names cmdpath what
+    switch "$what:$cmdpath"
+${cases.join('\n')}
+    end
+end
+
+function __ordercli_path
+    set -l tokens (commandline -opc)
+    set -e tokens[1]
+    set -l cmdpath ordercli
+    set -l skip 0
+    for word in $tokens
+        if test $skip -eq 1
+            set skip 0
+            continue
+        end
+        if string match -q -- '-*' $word
+            if contains -- $word (string split ' ' -- (__ordercli_words $cmdpath value-options))
+                set skip 1
+            end
+            continue
+        end
+        if contains -- $word (string split ' ' -- (__ordercli_words $cmdpath subcommands))
+            set cmdpath "$cmdpath $word"
+        end
+    end
+    echo $cmdpath
+end
+
+function __ordercli_at
+    test (__ordercli_path) = "$argv[1]"
+end
+
+complete -c ordercli -f
+${completes.join('\n')}
+`;
+}

@@ -1,0 +1,21 @@
+import { Argument, type Command } from 'commander';
+import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../cli/program.js';
+
+export function registerCompletion(program: Command, ctx: Context): void {
+  withExamples(
+    program
+      .command('completion')
+      .description('print a shell completion script for ordercli, generated from its commands')
+      .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+      .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+        const { run } = await import('./completion.js');
+        run(shell, program, ctx);
+      }),
+    [
+      'source <(ordercli completion bash)          # in ~/.bashrc',
+      'ordercli completion zsh > ~/.zfunc/_ordercli       # with fpath+=(~/.zfunc) before compinit',
+      'ordercli completion fish > ~/.config/fish/completions/ordercli.fish',
+    ],
+  );
+}

@@ -1,0 +1,107 @@
+/**
+ * `orders create --file <path|->`: one order from JSON, validated locally with the same rules as
+ * an import (nothing is sent when it is invalid), `item.productCode` resolved from the packaging
+ * references, then `POST /api/v1/orders`. `--dry-run` prints the body that would be sent.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { statusLine } from '../../api/errors.js';
+import type { Context } from '../../cli/context.js';
+import { InputError, UsageError } from '../../cli/errors.js';
+import { parseJson } from '../../import/json-syntax.js';
+import { STDIN_NAME } from '../../import/read.js';
+import { ReferenceCatalog } from '../../import/references.js';
+import { namesProduct } from '../../import/resolve-products.js';
+import type { SourceOrder } from '../../import/types.js';
+import { prepareOrder } from '../../import/validate.js';
+import { readStream } from '../../io/input.js';
+import { writeJson } from '../../io/output.js';
+
+export interface CreateOptions {
+  /** A path, or `-` for standard input. */
+  file: string;
+  dryRun?: boolean;
+}
+
+export async function run(options: CreateOptions, ctx: Context): Promise<void> {
+  const { file, text } = await readOrderFile(options.file, ctx);
+  const order = parseOrder(text, file);
+  const references = new ReferenceCatalog(() => ctx.api(), ctx.signal);
+  const prepared = await prepareOrder(order, references);
+  if (prepared.problems.length > 0) {
+    const count = prepared.problems.length;
+    throw new InputError(
+      `${file} is not a valid order (${count} ${count === 1 ? 'problem' : 'problems'}); nothing was sent.`,
+      // One order per file: the field says where, a line would add nothing.
+      prepared.problems.map(({ line: _line, ...problem }) => problem),
+    );
+  }
+  if (options.dryRun) {
+    writeJson(ctx.io, prepared.body);
+    ctx.io.err(
+      'Dry run: the order is valid; above is the body POST /api/v1/orders would send. Nothing was sent.\n',
+    );
+    return;
+  }
+  const api = await ctx.api();
+  const response = await api.post('/api/v1/orders', prepared.body, { signal: ctx.signal });
+  if (ctx.json) writeJson(ctx.io, response.body);
+  else ctx.io.out(`${summary(response.status, response.body)}\n`);
+}
+
+async function readOrderFile(path: string, ctx: Context): Promise<{ file: string; text: string }> {
+  if (path === '-') return { file: STDIN_NAME, text: await readStream(ctx.io.stdin) };
+  try {
+    return { file: path, text: await readFile(resolve(ctx.cwd, path), 'utf8') };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `Cannot read ${path}: ${code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? (error as Error).message)}.`,
+    );
+  }
+}
+
+/** The one order of a JSON text, placed at its file for problems. */
+function parseOrder(text: string, file: string): SourceOrder {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const parsed = parseJson(body);
+  if (!parsed.ok) {
+    const { line, column, message } = parsed.error;
+    throw new InputError(`${file} is not valid JSON (line ${line}, column ${column}); nothing was sent.`, [
+      { file, line, message: `column ${column}: ${message}` },
+    ]);
+  }
+  const value = parsed.value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError(`${file} must hold one order, a JSON object; nothing was sent.`, [
+      {
+        file,
+        message: Array.isArray(value)
+          ? 'it holds a list: import several orders with ordercli orders import'
+          : `it holds ${value === null ? 'null' : typeof value}`,
+      },
+    ]);
+  }
+  const order = value as Record<string, unknown>;
+  const firstLine = body.slice(0, body.indexOf('{')).split('\n').length;
+  return {
+    index: 0,
+    externalId: typeof order.externalId === 'string' ? order.externalId : undefined,
+    order,
+    location: { file, line: firstLine, endLine: body.split('\n').length },
+    raw: order,
+    problems: [],
+    needsProductResolution: Array.isArray(order.items) && order.items.some(namesProduct),
+  };
+}
+
+/** `Created order SO-2026-000001 (id 10001).`, with what the service's answer tells. */
+function summary(status: number, body: unknown): string {
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const code = typeof record.code === 'string' && record.code !== '' ? record.code : undefined;
+  const id = typeof record.id === 'string' || typeof record.id === 'number' ? record.id : undefined;
+  if (code === undefined && id === undefined) {
+    return `Created the order (${statusLine(status)}); the service's answer names no id or code (see it with --json).`;
+  }
+  return `Created order${code ? ` ${code}` : ''}${id !== undefined ? ` (id ${id})` : ''}.`;
+}

@@ -1,0 +1,264 @@
+/**
+ * `refs browse`: choose a reference list, type to filter it, pick a record, see all its fields and
+ * the snippet to put in an order; then back to the list, to the lists, or quit. Escape goes back
+ * (and quits from the first question, exit 0); Ctrl-C exits 130.
+ */
+import { fetchList, type ListAnswer, PATHS } from '../../api/references.js';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { isPlainObject, writeRecord } from '../../io/output.js';
+import { type ChoiceItem, createPrompter, PromptEscape, type Prompter } from '../../io/prompter.js';
+import { cleanCell, displayWidth, truncate } from '../../io/table.js';
+import { formatTaxes, unitTimesFactor } from './format.js';
+import {
+  contactReferenceSearchText,
+  matchesWords,
+  packagingReferenceSearchText,
+  queryWords,
+} from './search.js';
+
+type Kind = 'packagings' | 'contacts';
+
+/** One browsable record, with what the prompt shows and searches. */
+interface Entry {
+  id: unknown;
+  record: Record<string, unknown>;
+  /** The choice's line, without the id. */
+  line: string;
+  description: string;
+  haystack: string;
+  inactive: boolean;
+}
+
+interface KindSpec {
+  title: string;
+  what: string;
+  /** "Packaging reference", to title one record. */
+  one: string;
+  path: string;
+  /** The non-interactive command that shows the same list. */
+  listCommand: string;
+  toEntry(record: Record<string, unknown>): Entry;
+  /** Where the snippet goes, and the snippet. */
+  usage(id: unknown): { where: string; snippet: string };
+}
+
+/** Choices shown at once; more would only slow every keystroke down on a list of 50,000. */
+const MAX_CHOICES = 200;
+const PAGE_SIZE = 12;
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+function obj(value: unknown): Record<string, unknown> {
+  return isPlainObject(value) ? value : {};
+}
+
+function joinParts(parts: string[]): string {
+  return parts.filter((part) => part.trim() !== '').join(' · ');
+}
+
+const KINDS: Record<Kind, KindSpec> = {
+  packagings: {
+    title: 'Packaging references (items)',
+    what: 'packaging references',
+    one: 'Packaging reference',
+    path: PATHS.packagingReferences,
+    listCommand: 'ordercli refs packagings list --search <text>',
+    toEntry(record) {
+      const packaging = obj(record.packaging);
+      const product = obj(packaging.product);
+      const inactive = record.active === false;
+      return {
+        id: record.id,
+        record,
+        line:
+          joinParts([str(record.label) || str(product.label), str(packaging.name), str(product.code)]) +
+          (inactive ? ' (inactive)' : ''),
+        description: joinParts([
+          unitTimesFactor(record),
+          formatTaxes(product.taxes),
+          inactive ? 'inactive' : 'active',
+        ]),
+        haystack: packagingReferenceSearchText(record),
+        inactive,
+      };
+    },
+    usage: (id) => ({
+      where: 'in the "items" of an order',
+      snippet: `{"internalReferenceId": ${JSON.stringify(id)}, "orderedQuantity": 1}`,
+    }),
+  },
+  contacts: {
+    title: 'Contact references (the contact of an order)',
+    what: 'contact references',
+    one: 'Contact reference',
+    path: PATHS.contactReferences,
+    listCommand: 'ordercli refs contacts list',
+    toEntry(record) {
+      const contact = obj(record.contact);
+      return {
+        id: record.id,
+        record,
+        line: joinParts([
+          `${str(contact.firstName)} ${str(contact.lastName)}`,
+          str(obj(record.customer).name),
+          str(contact.externalReference),
+        ]),
+        description: str(contact.email),
+        haystack: contactReferenceSearchText(record),
+        inactive: record.active === false,
+      };
+    },
+    usage: (id) => ({
+      where: 'in an order',
+      snippet: `"contact": {"internalReferenceId": ${JSON.stringify(id)}}`,
+    }),
+  },
+};
+
+type Step = 'back' | 'lists' | 'quit';
+
+export async function run(ctx: Context): Promise<void> {
+  const { io } = ctx;
+  if (!io.canPrompt()) {
+    const why =
+      io.stdinIsTTY && io.stdoutIsTTY
+        ? 'prompts are turned off (--yes or CI)'
+        : 'stdin and stdout must both be a terminal';
+    throw new UsageError(
+      `refs browse is interactive and ${why}. Use ${KINDS.packagings.listCommand} or ${KINDS.contacts.listCommand} instead.`,
+    );
+  }
+  const api = await ctx.api();
+  // Prompts vanish once answered or left with Escape; the records shown stay on the screen.
+  const prompter = createPrompter(io, ctx.signal, { clearPromptOnDone: true });
+  const loaded = new Map<Kind, Entry[] | undefined>();
+  const load = async (kind: Kind): Promise<Entry[] | undefined> => {
+    if (!loaded.has(kind))
+      loaded.set(kind, toEntries(kind, await fetchList(api, KINDS[kind].path, ctx.signal), ctx));
+    return loaded.get(kind);
+  };
+
+  let kind: Kind = 'packagings';
+  for (;;) {
+    let choice: Kind | 'quit';
+    try {
+      choice = await prompter.select<Kind | 'quit'>(
+        'Which reference list?',
+        [
+          {
+            value: 'packagings',
+            name: KINDS.packagings.title,
+            description: 'GET /api/v1/packaging_references',
+          },
+          { value: 'contacts', name: KINDS.contacts.title, description: 'GET /api/v1/contact_references' },
+          { value: 'quit', name: 'Quit' },
+        ],
+        { default: kind },
+      );
+    } catch (error) {
+      if (error instanceof PromptEscape) return;
+      throw error;
+    }
+    if (choice === 'quit') return;
+    kind = choice;
+    const entries = await load(kind);
+    if (entries === undefined) continue;
+    if (entries.length === 0) {
+      io.err(`There are no ${KINDS[kind].what}.\n`);
+      continue;
+    }
+    if ((await browseList(kind, entries, prompter, ctx)) === 'quit') return;
+  }
+}
+
+/** The list's entries, or undefined (with a note) when the answer holds no browsable records. */
+function toEntries(kind: Kind, answer: ListAnswer, ctx: Context): Entry[] | undefined {
+  const spec = KINDS[kind];
+  if (answer.records === undefined || !answer.records.every(isPlainObject)) {
+    ctx.io.err(
+      `The service answered the ${spec.what} in a shape ordercli cannot browse; see it with ${spec.listCommand.split(' --')[0]} --json.\n`,
+    );
+    return undefined;
+  }
+  return (answer.records as Record<string, unknown>[]).map((record) => spec.toEntry(record));
+}
+
+/** Search, pick, details, next step; until the user goes back to the lists or quits. */
+async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx: Context): Promise<Step> {
+  const spec = KINDS[kind];
+  const idWidth = Math.min(
+    12,
+    entries.reduce((widest, entry) => Math.max(widest, displayWidth(cleanCell(str(entry.id)))), 1),
+  );
+  const lineWidth = Math.max(20, ctx.io.columns - idWidth - 5);
+  const choice = (entry: Entry) => ({
+    value: entry,
+    name: `${str(entry.id).padStart(idWidth)}  ${truncate(cleanCell(entry.line), lineWidth)}`,
+    short: str(entry.id),
+    description: cleanCell(entry.description),
+  });
+
+  const source = (term: string): ChoiceItem<Entry>[] => {
+    const words = queryWords(term);
+    const exactId = term.trim();
+    const matches: Entry[] = [];
+    let more = 0;
+    for (const entry of entries) {
+      const hit = str(entry.id) === exactId || matchesWords(entry.haystack, words);
+      if (!hit) continue;
+      if (matches.length < MAX_CHOICES) {
+        // An exact id goes first: typing 401 finds reference 401 before labels mentioning 401.
+        if (str(entry.id) === exactId) matches.unshift(entry);
+        else matches.push(entry);
+      } else more++;
+    }
+    const items: ChoiceItem<Entry>[] = matches.map(choice);
+    if (more > 0) items.push({ separator: `… ${more} more: type more to narrow` });
+    return items;
+  };
+
+  for (;;) {
+    let entry: Entry;
+    try {
+      entry = await prompter.search<Entry>(
+        `${spec.title}: type to filter (${entries.length}), Enter to pick, Esc to go back`,
+        source,
+        { pageSize: PAGE_SIZE },
+      );
+    } catch (error) {
+      if (error instanceof PromptEscape) return 'lists';
+      throw error;
+    }
+    await showEntry(kind, entry, ctx);
+    let next: Step;
+    try {
+      next = await prompter.select<Step>('Next?', [
+        { value: 'back', name: `Back to the ${spec.what}` },
+        { value: 'lists', name: 'Choose another list' },
+        { value: 'quit', name: 'Quit' },
+      ]);
+    } catch (error) {
+      if (error instanceof PromptEscape) continue;
+      throw error;
+    }
+    if (next !== 'back') return next;
+  }
+}
+
+/** All the fields of the record, then what to put in an order. */
+async function showEntry(kind: Kind, entry: Entry, ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const spec = KINDS[kind];
+  io.out(`\n${cleanCell(`${spec.one} ${str(entry.id)}: ${entry.line}`)}\n`);
+  await writeRecord(io, entry.record);
+  if (kind === 'packagings') {
+    const taxes = formatTaxes(obj(obj(entry.record.packaging).product).taxes);
+    if (taxes !== '') io.out(`Taxes: ${cleanCell(taxes)}\n`);
+  }
+  const { where, snippet } = spec.usage(entry.id);
+  io.out(`\nTo use it ${where}:\n  ${snippet}\n\n`);
+  if (entry.inactive) io.err('warning: this reference is inactive: the service refuses it in an order.\n');
+}

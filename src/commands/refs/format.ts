@@ -1,0 +1,166 @@
+/**
+ * How reference records read in a table, for a French user: `TVA 5,5 %`, `pot × 12`, yes/no.
+ * Every accessor tolerates a missing or mistyped field: the service's records are read leniently.
+ */
+import type { Column } from '../../io/output.js';
+import { cellText } from '../../io/output.js';
+import type { Tax } from '../../schemas/references.js';
+
+/** A record as received: any field may be missing or of another type than documented. */
+export type LooseRecord = Record<string, unknown>;
+
+let frenchFormat: Intl.NumberFormat | undefined;
+const frenchCache = new Map<number, string>();
+
+/** A number as French writes it: decimal comma (`5,5`). */
+export function frenchNumber(value: number): string {
+  let text = frenchCache.get(value);
+  if (text === undefined) {
+    frenchFormat ??= new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 4, useGrouping: false });
+    text = frenchFormat.format(value);
+    if (frenchCache.size < 10_000) frenchCache.set(value, text);
+  }
+  return text;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : cellText(value);
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+const taxCache = new Map<string, string>();
+
+/** One tax as `TVA 5,5 %`: its name, with the rate added unless the name already says it. */
+export function formatTax(tax: unknown): string {
+  const t = record(tax) as Tax;
+  // Lists repeat a handful of taxes over thousands of references: format each once.
+  const key = `${String(t.name)}\u0000${String(t.rate)}\u0000${String(t.vat)}`;
+  let text = taxCache.get(key);
+  if (text === undefined) {
+    text = describeTax(t);
+    if (taxCache.size < 10_000) taxCache.set(key, text);
+  }
+  return text;
+}
+
+function describeTax(t: Tax): string {
+  const rate = typeof t.rate === 'number' ? frenchNumber(t.rate) : undefined;
+  const name =
+    typeof t.name === 'string' && t.name.trim() !== '' ? t.name.trim() : t.vat === true ? 'TVA' : 'Taxe';
+  if (rate === undefined) return name;
+  // "TVA 5,5 %" already carries its rate; "TVA" or "Droits d'accise" get it appended.
+  return namesRate(name, rate) || namesRate(name, String(t.rate)) ? name : `${name} ${rate} %`;
+}
+
+function namesRate(name: string, rate: string): boolean {
+  const at = name.indexOf(rate);
+  if (at < 0) return false;
+  const before = name[at - 1];
+  return (before === undefined || !/[\d.,]/.test(before)) && /^\s*%/.test(name.slice(at + rate.length));
+}
+
+/** All taxes of a product, `TVA 20 %, Droits d'accise 3,2 %`. */
+export function formatTaxes(taxes: unknown): string {
+  return Array.isArray(taxes) ? taxes.map(formatTax).join(', ') : text(taxes);
+}
+
+function packagingOf(reference: LooseRecord): Record<string, unknown> {
+  return record(reference.packaging);
+}
+
+function productOf(reference: LooseRecord): Record<string, unknown> {
+  return record(packagingOf(reference).product);
+}
+
+/** `pot × 12`: the unit and how many of it the packaging holds. */
+export function unitTimesFactor(reference: LooseRecord): string {
+  const packaging = packagingOf(reference);
+  const unit = text(packaging.unit);
+  const factor = packaging.unit_factor;
+  const count = typeof factor === 'number' ? frenchNumber(factor) : text(factor);
+  if (unit === '' && count === '') return '';
+  return count === '' ? unit : `${unit || '?'} × ${count}`;
+}
+
+export function yesNo(value: unknown): string {
+  if (value === true) return 'yes';
+  if (value === false) return 'no';
+  return text(value);
+}
+
+/** The columns of `GET /api/v1/packaging_references` records (the shape the interface documents). */
+/**
+ * The columns of `GET /api/v1/packaging_references` records (the shape the interface documents).
+ * On a narrow terminal the taxes go first, then the unit: the label and packaging name say most.
+ */
+export const PACKAGING_REFERENCE_COLUMNS: Column<LooseRecord>[] = [
+  { key: 'id', header: 'ID', value: (r) => text(r.id), align: 'right', priority: 100 },
+  { key: 'active', header: 'ACTIVE', value: (r) => yesNo(r.active), priority: 60 },
+  { key: 'label', header: 'LABEL', value: (r) => text(r.label), minWidth: 18, priority: 90 },
+  {
+    key: 'packaging',
+    header: 'PACKAGING',
+    value: (r) => text(packagingOf(r).name),
+    minWidth: 14,
+    priority: 80,
+  },
+  { key: 'unit', header: 'UNIT × FACTOR', value: unitTimesFactor, minWidth: 8, priority: 50 },
+  { key: 'product', header: 'PRODUCT', value: (r) => text(productOf(r).code), minWidth: 8, priority: 70 },
+  { key: 'taxes', header: 'TAXES', value: (r) => formatTaxes(productOf(r).taxes), minWidth: 9, priority: 40 },
+  { key: 'product-label', header: 'PRODUCT LABEL', value: (r) => text(productOf(r).label), optional: true },
+];
+
+/** A packaging reference as the interface shows it: an id and a packaging object (or none). */
+export function isPackagingReferenceShape(r: Record<string, unknown>): boolean {
+  return (
+    'id' in r &&
+    (r.packaging === undefined || (typeof r.packaging === 'object' && r.packaging !== null)) &&
+    ('label' in r || 'packaging' in r)
+  );
+}
+
+function contactOf(reference: LooseRecord): Record<string, unknown> {
+  return record(reference.contact);
+}
+
+export const CONTACT_REFERENCE_COLUMNS: Column<LooseRecord>[] = [
+  { key: 'id', header: 'ID', value: (r) => text(r.id), align: 'right', priority: 100 },
+  {
+    key: 'external-reference',
+    header: 'REFERENCE',
+    value: (r) => text(contactOf(r).externalReference),
+    priority: 60,
+  },
+  { key: 'first-name', header: 'FIRST NAME', value: (r) => text(contactOf(r).firstName), priority: 80 },
+  { key: 'last-name', header: 'LAST NAME', value: (r) => text(contactOf(r).lastName), priority: 90 },
+  { key: 'email', header: 'EMAIL', value: (r) => text(contactOf(r).email), minWidth: 16, priority: 50 },
+  {
+    key: 'customer',
+    header: 'CUSTOMER',
+    value: (r) => text(record(r.customer).name),
+    minWidth: 12,
+    priority: 70,
+  },
+];
+
+/** A contact reference as the POST body shows it: an id and a contact object. */
+export function isContactReferenceShape(r: Record<string, unknown>): boolean {
+  return 'id' in r && typeof r.contact === 'object' && r.contact !== null && !Array.isArray(r.contact);
+}
+
+/** Fields of CRM contacts and catalog packagings are not documented: these go first when present. */
+export const CONTACT_PREFERRED_KEYS = ['firstName', 'lastName', 'name', 'email', 'company', 'city'];
+export const PACKAGING_PREFERRED_KEYS = [
+  'active',
+  'name',
+  'label',
+  'unit',
+  'unit_factor',
+  'productCode',
+  'productLabel',
+];

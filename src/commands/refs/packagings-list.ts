@@ -1,0 +1,39 @@
+/** `refs packagings list`: the packaging references a partner names in an item as `internalReferenceId`. */
+import { fetchList, PATHS } from '../../api/references.js';
+import type { Context } from '../../cli/context.js';
+import { writeListAnswer } from '../../io/output.js';
+import {
+  isPackagingReferenceShape,
+  PACKAGING_PREFERRED_KEYS,
+  PACKAGING_REFERENCE_COLUMNS,
+} from './format.js';
+import { type ListFlags, listOptions } from './list-flags.js';
+import { filterPackagingReferences } from './search.js';
+
+export interface PackagingReferenceFlags extends ListFlags {
+  active?: boolean;
+  search?: string;
+}
+
+export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise<void> {
+  const api = await ctx.api();
+  const answer = await fetchList(api, PATHS.packagingReferences, ctx.signal);
+  const filtered = Boolean(flags.active) || (flags.search !== undefined && flags.search.trim() !== '');
+  await writeListAnswer(
+    ctx.io,
+    answer,
+    {
+      what: 'packaging references',
+      columns: PACKAGING_REFERENCE_COLUMNS,
+      expected: isPackagingReferenceShape,
+      preferredKeys: PACKAGING_PREFERRED_KEYS,
+    },
+    {
+      ...listOptions(flags, ctx),
+      filter: (records) => filterPackagingReferences(records, { active: flags.active, search: flags.search }),
+      emptyNote: filtered
+        ? `No packaging references match${flags.active ? ' --active' : ''}${flags.search ? ` --search ${JSON.stringify(flags.search)}` : ''}.`
+        : 'No packaging references.',
+    },
+  );
+}

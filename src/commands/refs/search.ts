@@ -1,0 +1,87 @@
+/**
+ * Searching reference lists as a French user expects: case and accents ignored (`creme` finds
+ * `Crème`), ligatures spelled out (`oeufs` finds `Œufs`), punctuation ignored, and every word of
+ * the query the start of a word of the record, in any order (`creme` does not find `écrémé`,
+ * `fraich` finds `fraîche`, `blo` finds `BIE-BLO-33`).
+ */
+
+const MARKS = /\p{M}+/gu;
+const LIGATURES: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss' };
+const NOT_WORD = /[^\p{L}\p{N}]+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Text reduced to what a search compares: lower-case words without accents, one space between. */
+export function foldForSearch(text: string): string {
+  let folded = text.toLowerCase();
+  if (!ASCII.test(folded)) {
+    folded = folded
+      .normalize('NFD')
+      .replace(MARKS, '')
+      .replace(/[œæß]/g, (ch) => LIGATURES[ch] ?? ch);
+  }
+  return folded.replace(NOT_WORD, ' ').trim();
+}
+
+/** The folded words of a query; an empty query matches everything. */
+export function queryWords(query: string): string[] {
+  return foldForSearch(query)
+    .split(' ')
+    .filter((word) => word !== '');
+}
+
+/** A record's searchable text: its fields folded, each word preceded by a space. */
+export function searchText(fields: string[]): string {
+  return ` ${foldForSearch(fields.join(' '))}`;
+}
+
+/** Whether every query word starts a word of the haystack (made by `searchText`). */
+export function matchesWords(haystack: string, words: readonly string[]): boolean {
+  for (const word of words) if (!haystack.includes(` ${word}`)) return false;
+  return true;
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+function obj(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+/** What `--search` looks at in a packaging reference: label, product code and label, packaging name. */
+export function packagingReferenceSearchText(reference: unknown): string {
+  const r = obj(reference);
+  const packaging = obj(r.packaging);
+  const product = obj(packaging.product);
+  return searchText([str(r.label), str(product.code), str(product.label), str(packaging.name)]);
+}
+
+/** What browsing contacts looks at: external reference, names, e-mail, customer. */
+export function contactReferenceSearchText(reference: unknown): string {
+  const r = obj(reference);
+  const contact = obj(r.contact);
+  return searchText([
+    str(contact.externalReference),
+    str(contact.firstName),
+    str(contact.lastName),
+    str(contact.email),
+    str(obj(r.customer).name),
+  ]);
+}
+
+export interface PackagingFilter {
+  active?: boolean;
+  search?: string;
+}
+
+/** The references that are active (`--active`: `active` is exactly true) and match `--search`. */
+export function filterPackagingReferences(records: unknown[], filter: PackagingFilter): unknown[] {
+  const words = filter.search === undefined ? [] : queryWords(filter.search);
+  if (!filter.active && words.length === 0) return records;
+  return records.filter((record) => {
+    if (filter.active && obj(record).active !== true) return false;
+    return words.length === 0 || matchesWords(packagingReferenceSearchText(record), words);
+  });
+}

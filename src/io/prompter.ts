@@ -1,0 +1,206 @@
+/**
+ * Interactive prompts (@inquirer/prompts, loaded on first use) on the command's own streams, so
+ * that tests drive them through real prompt streams. Ctrl-C becomes a CancelledError (exit 130),
+ * Escape a PromptEscape that the command turns into "back" or "quit".
+ */
+import { Writable } from 'node:stream';
+import { CancelledError } from '../cli/errors.js';
+import type { IOStreams } from './streams.js';
+
+export interface Choice<T> {
+  value: T;
+  name: string;
+  /** Shown under the list while the choice is highlighted. */
+  description?: string;
+  /** Shown as the answer once chosen (default: the name). */
+  short?: string;
+  disabled?: boolean | string;
+}
+
+/** A line between choices that cannot be chosen. */
+export interface ChoiceSeparator {
+  separator: string;
+}
+
+export type ChoiceItem<T> = Choice<T> | ChoiceSeparator;
+
+/** The user pressed Escape: the command goes back one step, or leaves. */
+export class PromptEscape extends Error {
+  constructor() {
+    super('Escape pressed');
+    this.name = 'PromptEscape';
+  }
+}
+
+export type Validate = (value: string) => true | string;
+
+export interface Prompter {
+  /** One choice from a list (arrows and Enter). */
+  select<T>(
+    message: string,
+    choices: ChoiceItem<T>[],
+    options?: { default?: T; pageSize?: number },
+  ): Promise<T>;
+  /** One choice from a list filtered as the user types. */
+  search<T>(
+    message: string,
+    source: (term: string) => ChoiceItem<T>[],
+    options?: { pageSize?: number },
+  ): Promise<T>;
+  /** A line of text. */
+  input(message: string, options?: { default?: string; validate?: Validate }): Promise<string>;
+  /** A secret: nothing of it is echoed. */
+  password(message: string, options?: { validate?: Validate }): Promise<string>;
+}
+
+type Inquirer = typeof import('@inquirer/prompts');
+
+interface Keypress {
+  name?: string;
+}
+
+const identity = (text: string) => text;
+
+/** Inquirer picks its colours from the environment; `--no-color` must win. */
+const PLAIN_THEME = {
+  prefix: { idle: '?', done: '✔' },
+  style: {
+    answer: identity,
+    message: identity,
+    error: (text: string) => `> ${text}`,
+    defaultAnswer: (text: string) => `(${text})`,
+    help: identity,
+    highlight: identity,
+    key: (text: string) => `<${text}>`,
+    description: identity,
+    disabled: (text: string) => `- ${text}`,
+    searchTerm: identity,
+  },
+};
+
+export interface PrompterOptions {
+  /** Erase each prompt once answered or left (a browser that loops); default: keep the answer. */
+  clearPromptOnDone?: boolean;
+}
+
+/** Prompts on `io.stdin`/`io.stdout`, stopped by `signal` (Ctrl-C outside a prompt). */
+export function createPrompter(io: IOStreams, signal: AbortSignal, options: PrompterOptions = {}): Prompter {
+  let loaded: Promise<Inquirer> | undefined;
+  const theme = () => (io.colorEnabled ? undefined : PLAIN_THEME);
+
+  async function ask<T>(
+    run: (
+      prompts: Inquirer,
+      context: {
+        input: NodeJS.ReadableStream;
+        output: NodeJS.WritableStream;
+        signal: AbortSignal;
+        clearPromptOnDone: boolean;
+      },
+    ) => Promise<T>,
+  ): Promise<T> {
+    loaded ??= import('@inquirer/prompts');
+    const prompts = await loaded;
+    if (signal.aborted) throw asCancelled(signal.reason);
+    const escaped = new AbortController();
+    // readline turns the input into keypress events for the prompt; a lone Escape is ours.
+    const onKeypress = (_text: unknown, key: Keypress | undefined) => {
+      if (key?.name === 'escape') escaped.abort();
+    };
+    io.stdin.on('keypress', onKeypress);
+    try {
+      return await run(prompts, {
+        input: io.stdin,
+        output: new PromptOutput(io),
+        signal: AbortSignal.any([signal, escaped.signal]),
+        clearPromptOnDone: Boolean(options.clearPromptOnDone),
+      });
+    } catch (error) {
+      if (signal.aborted) throw asCancelled(signal.reason);
+      if (escaped.signal.aborted) throw new PromptEscape();
+      // @inquirer throws ExitPromptError when the user presses Ctrl-C in a prompt.
+      if (error instanceof Error && error.name === 'ExitPromptError') throw new CancelledError();
+      throw error;
+    } finally {
+      io.stdin.off('keypress', onKeypress);
+    }
+  }
+
+  function toInquirer<T>(prompts: Inquirer, items: ChoiceItem<T>[]) {
+    return items.map((item) => ('separator' in item ? new prompts.Separator(item.separator) : item));
+  }
+
+  return {
+    select: (message, choices, options = {}) =>
+      ask((prompts, context) =>
+        prompts.select(
+          {
+            message,
+            choices: toInquirer(prompts, choices),
+            default: options.default,
+            pageSize: options.pageSize,
+            theme: theme(),
+          },
+          context,
+        ),
+      ),
+    search: (message, source, options = {}) =>
+      ask((prompts, context) =>
+        prompts.search(
+          {
+            message,
+            source: (term) => toInquirer(prompts, source(term ?? '')),
+            pageSize: options.pageSize,
+            theme: theme(),
+          },
+          context,
+        ),
+      ),
+    input: (message, options = {}) =>
+      ask((prompts, context) =>
+        prompts.input(
+          { message, default: options.default, validate: options.validate, theme: theme() },
+          context,
+        ),
+      ),
+    password: (message, options = {}) =>
+      ask((prompts, context) =>
+        prompts.password({ message, validate: options.validate, theme: theme() }, context),
+      ),
+  };
+}
+
+/**
+ * What a prompt writes to: stdout through the redactor, with its size. Inquirer pipes into it and
+ * ends it after each prompt; ending it must not end stdout, which later prompts and results use.
+ */
+class PromptOutput extends Writable {
+  constructor(private readonly io: IOStreams) {
+    super({ decodeStrings: false });
+  }
+
+  get isTTY(): boolean {
+    return true;
+  }
+
+  get columns(): number {
+    return this.io.columns;
+  }
+
+  get rows(): number {
+    return (this.io.stdout as { rows?: number }).rows ?? 24;
+  }
+
+  override _write(
+    chunk: Buffer | string,
+    _encoding: BufferEncoding,
+    callback: (error?: Error | null) => void,
+  ): void {
+    this.io.out(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    callback();
+  }
+}
+
+function asCancelled(reason: unknown): Error {
+  return reason instanceof Error ? reason : new CancelledError();
+}

@@ -1,0 +1,71 @@
+/**
+ * The key check compares in constant time: every comparison goes through crypto.timingSafeEqual
+ * over two SHA-256 digests (equal lengths whatever the keys' lengths), never through `===`.
+ */
+import * as crypto from 'node:crypto';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { keyFingerprint, WebhookKeyVerifier } from '../../src/webhooks/verify.js';
+
+vi.mock('node:crypto', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:crypto')>();
+  return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) };
+});
+
+const KEY = 'whk_0123456789abcdef0123456789abcdef';
+const spy = vi.mocked(crypto.timingSafeEqual);
+const headers = (...values: string[]) => values.flatMap((v) => ['X-Webhook-Key', v]);
+
+describe('WebhookKeyVerifier', () => {
+  beforeEach(() => {
+    spy.mockClear();
+  });
+
+  it('accepts the key through timingSafeEqual on two 32-byte digests', () => {
+    const verifier = new WebhookKeyVerifier(KEY);
+    expect(verifier.verify(headers(KEY))).toEqual({ ok: true });
+    expect(spy).toHaveBeenCalledTimes(1);
+    const [a, b] = spy.mock.calls[0]! as [Buffer, Buffer];
+    expect(a.length).toBe(32);
+    expect(b.length).toBe(32);
+    expect(a.equals(b)).toBe(true);
+  });
+
+  it('compares digests of equal length even when the keys differ in length', () => {
+    const verifier = new WebhookKeyVerifier(KEY);
+    for (const wrong of ['x', 'short-key', `${KEY}-and-more`, KEY.slice(0, -1)]) {
+      spy.mockClear();
+      const verdict = verifier.verify(headers(wrong));
+      expect(verdict.ok).toBe(false);
+      expect(spy).toHaveBeenCalled();
+      for (const [a, b] of spy.mock.calls as [Buffer, Buffer][])
+        expect([a.length, b.length]).toEqual([32, 32]);
+    }
+  });
+
+  it('names each reason without showing either key', () => {
+    const verifier = new WebhookKeyVerifier(KEY, { apiToken: 'the-api-token' });
+    const reasons = [
+      [[], 'header-missing'],
+      [headers(KEY, KEY), 'header-repeated'],
+      [headers(''), 'header-empty'],
+      [headers(`${KEY}\u00a0`), 'surrounding-whitespace'],
+      [headers(`'${KEY}'`), 'quoted'],
+      [headers(KEY.toUpperCase()), 'case-differs'],
+      [headers('the-api-token'), 'api-token'],
+      [headers('whk_other'), 'key-differs'],
+    ] as const;
+    for (const [raw, reason] of reasons) {
+      const verdict = verifier.verify(raw as string[]);
+      expect(verdict).toMatchObject({ ok: false, reason });
+      if (!verdict.ok) expect(verdict.message).not.toContain(KEY);
+    }
+    const differs = verifier.verify(headers('whk_other'));
+    expect(!differs.ok && differs.message).toBe(
+      `X-WEBHOOK-KEY differs from the key (received 9 characters, ${keyFingerprint('whk_other')}; expected ${KEY.length} characters, ${keyFingerprint(KEY)})`,
+    );
+  });
+
+  it('fingerprints are the first 8 hex digits of SHA-256, as sha256sum shows them', () => {
+    expect(keyFingerprint('abc')).toBe('sha256:ba7816bf');
+  });
+});
