@@ -7,6 +7,7 @@ import { registerApi } from '../commands/api/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
 import { registerConfig } from '../commands/config/index.js';
 import { registerContacts } from '../commands/contacts/index.js';
+import { registerDemo } from '../commands/demo/index.js';
 import { registerGet } from '../commands/get/index.js';
 import { registerListen } from '../commands/listen/index.js';
 import { registerLogin } from '../commands/login/index.js';
@@ -20,6 +21,7 @@ import type { Context } from './context.js';
 
 /** Each group adds its commands to the program; order here is the order in `--help`. */
 const GROUPS: ((program: Command, ctx: Context) => void)[] = [
+  registerDemo,
   registerLogin,
   registerOrders,
   registerRefs,

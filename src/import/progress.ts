@@ -132,11 +132,12 @@ export function renderSummary(info: SummaryInfo): string {
   const rows: [string, number, string][] = [
     ['created', c.created, ''],
     ['skipped', c.skipped, 'already created by an earlier run'],
-    ['failed', c.failed, c.notSent > 0 ? `${fmt(c.notSent)} of them not sent` : ''],
+    ['failed', c.failed, c.failed > 0 ? 'refused by the service: fix, then run again' : ''],
     ['unknown', c.unknown, c.unknown > 0 ? 'may have been created: see below' : ''],
     ['invalid', c.invalid, ''],
-    ['total', c.total, ''],
   ];
+  if (c.notSent > 0) rows.push(['not sent', c.notSent, 'the import stopped first: run it again to send them']);
+  rows.push(['total', c.total, '']);
   const width = Math.max(...rows.map(([, n]) => fmt(n).length));
   const seconds = (info.durationMs / 1000).toFixed(1);
   const sent =

@@ -8,18 +8,23 @@ import { UsageError } from '../cli/errors.js';
 import { csvField } from '../io/output.js';
 import type { OrderStatus, SourceLocation } from './types.js';
 
+/**
+ * The status of an order in the report: the contract's five, and `not-sent` for an order this run
+ * never sent because it stopped first (Ctrl-C, credentials refused, service unreachable): neither
+ * refused by the service nor in doubt, it is simply sent by the next run.
+ */
+export type ReportStatus = OrderStatus | 'not-sent';
+
 /** What happened to one order; `line` is where it starts in the input. */
 export interface OrderResult {
   index: number;
   externalId: string | undefined;
-  status: OrderStatus;
+  status: ReportStatus;
   httpStatus?: number;
   /** The service's id and code of the created order (also for `skipped`, from the journal). */
   id?: string | number;
   code?: string;
   message?: string;
-  /** True when the order was never sent in this run because the import stopped first. */
-  notSent?: boolean;
   location: SourceLocation;
 }
 
@@ -30,7 +35,7 @@ export interface ImportCounts {
   skipped: number;
   invalid: number;
   unknown: number;
-  /** Among `failed`: orders this run stopped before sending (interrupt, refused credentials). */
+  /** Orders this run stopped before sending (interrupt, refused credentials, unreachable). */
   notSent: number;
 }
 
@@ -39,7 +44,13 @@ export function emptyCounts(total: number): ImportCounts {
 }
 
 export function doneCount(counts: ImportCounts): number {
-  return counts.created + counts.failed + counts.skipped + counts.invalid + counts.unknown;
+  return counts.created + counts.failed + counts.skipped + counts.invalid + counts.unknown + counts.notSent;
+}
+
+/** Adds one result to the counts. */
+export function countResult(counts: ImportCounts, result: OrderResult): void {
+  if (result.status === 'not-sent') counts.notSent++;
+  else counts[result.status]++;
 }
 
 export type ReportFormat = 'csv' | 'ndjson';

@@ -114,7 +114,7 @@ export async function submitOrders(
   const firstLine = new Map<string, number>();
 
   const notSent = (item: SubmitItem, kind: StopKind): void => {
-    onResult({ ...base(item), status: 'failed', notSent: true, message: STOP_NOTE[kind] }, item);
+    onResult({ ...base(item), status: 'not-sent', message: STOP_NOTE[kind] }, item);
   };
 
   const settleResponse = (item: SubmitItem, externalId: string, status: number, body: unknown): void => {
@@ -142,7 +142,7 @@ export async function submitOrders(
     if (error instanceof ConnectionError && error.outcome === 'not-sent') {
       // Never reached the service: whatever was known of the order before still holds.
       journal.notSent(externalId, error.message);
-      onResult({ ...base(item), status: 'failed', notSent: true, message: `not sent: ${error.message}` }, item);
+      onResult({ ...base(item), status: 'not-sent', message: `not sent: ${error.message}` }, item);
       stop('unreachable', error);
       return;
     }

@@ -367,5 +367,7 @@ export function deriveColumns(
     header: key,
     value: (record: Record<string, unknown>) => flatOf(record)[key] ?? '',
     align: key === 'id' ? ('right' as const) : ('left' as const),
+    // On a narrow terminal the last keys are left out rather than squeezed to a few letters.
+    minWidth: 10,
   }));
 }

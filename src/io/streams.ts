@@ -2,7 +2,7 @@
  * The process's streams behind one object, with a test variant: commands write through it, never
  * to `process` or `console`, and everything written is redacted.
  */
-import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { PassThrough, type Readable, Writable } from 'node:stream';
 import { Redactor } from '../api/redact.js';
 
 export interface IOStreams {
@@ -80,6 +80,40 @@ export function processIO(): IOStreams {
     Boolean(process.stderr.isTTY),
     () => process.stdout.columns || 80,
   );
+}
+
+/**
+ * IO for a command run inside another one (the demo's receiver): each line it writes goes to the
+ * parent's stdout, after `prefix`; it never prompts and reads no input.
+ */
+export function prefixedIO(parent: IOStreams, prefix: string): IOStreams {
+  const lines = (write: (text: string) => void) => {
+    let pending = '';
+    return new Writable({
+      write(chunk: Buffer | string, _encoding, callback) {
+        pending += chunk.toString();
+        let end = pending.indexOf('\n');
+        while (end >= 0) {
+          write(`${prefix}${pending.slice(0, end + 1)}`);
+          pending = pending.slice(end + 1);
+          end = pending.indexOf('\n');
+        }
+        callback();
+      },
+    });
+  };
+  const stdin = new PassThrough();
+  stdin.end();
+  const io = new StreamsIO(
+    stdin,
+    lines((text) => parent.out(text)),
+    lines((text) => parent.out(text)),
+    false,
+    parent.stdoutIsTTY,
+    parent.stdoutIsTTY,
+    () => Math.max(40, parent.columns - prefix.length),
+  );
+  return io;
 }
 
 export interface TestIOOptions {

@@ -182,7 +182,7 @@ describe('orders import: the service refuses or fails', () => {
     const lines = readLines(report);
     expect(lines).toHaveLength(20);
     expect(lines.filter((l) => l.httpStatus === 401)).toHaveLength(3);
-    expect(lines.filter((l) => String(l.message).startsWith('not sent'))).toHaveLength(17);
+    expect(lines.filter((l) => l.status === 'not-sent' && String(l.message).startsWith('not sent'))).toHaveLength(17);
 
     const again = await runCli(cli(input));
     expect(again.code, again.stderr).toBe(0);
@@ -292,7 +292,8 @@ describe('orders import: the service refuses or fails', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('Could not connect');
     const lines = readLines(join(dir, 'r.ndjson'));
-    expect(lines.every((l) => l.status === 'failed' && String(l.message).startsWith('not sent'))).toBe(true);
+    expect(lines.map((l) => l.status)).toEqual(Array(5).fill('not-sent'));
+    expect(lines[0]!.message).toMatch(/^not sent: Could not connect/);
     // Nothing was sent, so the journal holds no order in a state that blocks a re-run.
     expect([...lastEvents(`${input}.journal.ndjson`).values()].every((e) => e === 'not-sent')).toBe(true);
   });
@@ -322,6 +323,8 @@ describe('orders import: interruption and the journal', () => {
     const report = readCsvReport(join(dir, 'r.csv'));
     expect(report).toHaveLength(60);
     expect(report.filter((r) => r.status === 'created')).toHaveLength(created.size);
+    expect(report.filter((r) => r.status === 'not-sent')).toHaveLength(60 - created.size);
+    expect(result.stderr).toMatch(/not sent +\d+ +the import stopped first/);
 
     sandbox.setFaults({ latencyMs: 0 });
     const rest = await runCli(cli(input));

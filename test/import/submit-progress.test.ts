@@ -57,7 +57,7 @@ describe('ImportProgress', () => {
 
 describe('renderSummary', () => {
   it('lists the counts, what was sent and where the files are', () => {
-    const counts = { ...emptyCounts(1_250), created: 1_200, skipped: 30, failed: 12, notSent: 4, unknown: 3, invalid: 5 };
+    const counts = { ...emptyCounts(1_254), created: 1_200, skipped: 30, failed: 12, notSent: 4, unknown: 3, invalid: 5 };
     const text = renderSummary({
       counts,
       durationMs: 3_456,
@@ -73,10 +73,11 @@ describe('renderSummary', () => {
         'Import of orders.csv → http://127.0.0.1:4780: finished in 3.5 s, 1,211 orders sent (392/s)',
         '  created  1,200',
         '  skipped     30   already created by an earlier run',
-        '  failed      12   4 of them not sent',
+        '  failed      12   refused by the service: fix, then run again',
         '  unknown      3   may have been created: see below',
         '  invalid      5',
-        '  total    1,250',
+        '  not sent     4   the import stopped first: run it again to send them',
+        '  total    1,254',
         '  journal  orders.csv.journal.ndjson',
         '  report   report.csv',
         '',

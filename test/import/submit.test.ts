@@ -192,7 +192,7 @@ describe('submitOrders', () => {
     const run = await submit(reordered, { concurrency: 1, retryUnknown: true, signal: controller.signal, journalPath });
     expect(run.outcome.stopped?.kind).toBe('interrupted');
     expect(run.results.find((r) => r.externalId === externalId(2))?.status).toBe('created');
-    expect(run.results.find((r) => r.externalId === externalId(1))).toMatchObject({ status: 'failed', notSent: true });
+    expect(run.results.find((r) => r.externalId === externalId(1))).toMatchObject({ status: 'not-sent' });
     expect(createdCounts(sandbox).has(externalId(1))).toBe(false);
 
     const after = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });

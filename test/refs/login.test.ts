@@ -111,8 +111,10 @@ describe('login --with-token', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(
-      'note: ORDERCLI_TOKEN is set in the environment and takes precedence over the profile.',
+      'note: ORDERCLI_TOKEN is set in the environment to another value, and takes precedence over the profile.',
     );
+    // The base URL from the environment is the one saved: nothing to warn about.
+    expect(result.stderr).not.toContain('ORDERCLI_BASE_URL');
     expect(readConfig(dir).profiles.default?.token).toBe(sandbox.tokens.partner);
   });
 

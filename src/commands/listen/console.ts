@@ -122,6 +122,8 @@ export class ListenConsole {
         `${c.dim(clock())}  ${c.red('forward refused')} ${about} → ${target}: ${answer}; not retried ` +
         `(a 4xx is final; re-send it with ordercli webhooks replay once the application is fixed)\n`;
     } else {
+      // While the application stays down, attempts 1, 2, 4, 8, ... are shown: enough to follow, not a flood.
+      if ((attempt.attempt & (attempt.attempt - 1)) !== 0) return;
       const wait = attempt.retryInMs !== undefined ? `; retrying in ${formatDelay(attempt.retryInMs)}` : '';
       text = `${c.dim(clock())}  ${c.yellow('forward failed')} ${about} → ${target}: ${answer} (attempt ${attempt.attempt})${wait}\n`;
     }

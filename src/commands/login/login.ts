@@ -84,9 +84,18 @@ export async function run(flags: LoginFlags, ctx: Context): Promise<void> {
   ctx.io.err(
     `Logged in to ${credentials.baseUrl}: the token (sent ${sentAs}) was accepted. Saved in profile "${settings.profileName}" (${store.path}, readable by you only).\n`,
   );
-  for (const name of ['ORDERCLI_TOKEN', 'ORDERCLI_BASE_URL', 'ORDERCLI_AUTH_HEADER']) {
-    if (ctx.env[name])
-      ctx.io.err(`note: ${name} is set in the environment and takes precedence over the profile.\n`);
+  const saved: Record<string, string> = {
+    ORDERCLI_TOKEN: credentials.token,
+    ORDERCLI_BASE_URL: credentials.baseUrl,
+    ORDERCLI_AUTH_HEADER: credentials.authHeader,
+  };
+  for (const [name, value] of Object.entries(saved)) {
+    const fromEnv = ctx.env[name]?.trim();
+    if (fromEnv && fromEnv !== value) {
+      ctx.io.err(
+        `note: ${name} is set in the environment to another value, and takes precedence over the profile.\n`,
+      );
+    }
   }
 }
 

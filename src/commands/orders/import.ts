@@ -11,6 +11,7 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { OrderJournal } from '../../import/journal.js';
 import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
 import {
+  countResult,
   emptyCounts,
   type ImportCounts,
   type ImportResult,
@@ -188,7 +189,7 @@ async function importOrders(
     if (
       result.status !== 'created' &&
       result.status !== 'skipped' &&
-      !result.notSent &&
+      result.status !== 'not-sent' &&
       listed.length < LISTED_PROBLEMS
     ) {
       listed.push(result);
@@ -196,7 +197,7 @@ async function importOrders(
   });
   const onResult = (result: OrderResult, item: SubmitItem): void => {
     countResult(counts, result);
-    if (result.status === 'failed' && !result.notSent) rejected.push(item.source);
+    if (result.status === 'failed') rejected.push(item.source);
     sequencer.push(result);
   };
 
@@ -283,11 +284,6 @@ async function importOrders(
   if (counts.created + counts.skipped < counts.total) ctx.exitCode = ExitCode.Partial;
 }
 
-function countResult(counts: ImportCounts, result: OrderResult): void {
-  counts[result.status]++;
-  if (result.notSent) counts.notSent++;
-}
-
 function stopLabel(stop: SubmitStop | undefined): string | undefined {
   if (!stop) return undefined;
   switch (stop.kind) {
@@ -321,7 +317,7 @@ function stopError(stop: SubmitStop, counts: ImportCounts, journal: string): Err
 }
 
 function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResult[]): void {
-  const problems = counts.failed - counts.notSent + counts.unknown + counts.invalid;
+  const problems = counts.failed + counts.unknown + counts.invalid;
   if (listed.length === 0) return;
   const lines = listed.map(
     (result) =>
