@@ -8,6 +8,7 @@
 //
 //   npm run build && node bench/listen.mjs
 //   BENCH_ROUNDS=3 BENCH_DURATION=10 BENCH_CONNECTIONS=16 node bench/listen.mjs
+//   BENCH_STDOUT=ignore node bench/listen.mjs   # listen's stdout to /dev/null instead of a drained pipe
 //
 // Targets: listen >= 60 % of the bare rate, listen's p99 latency < 5 ms. Exit code 1 if a check
 // or a target fails. Results are also written to bench/results/ (not versioned).
@@ -79,17 +80,19 @@ server.listen(0, '127.0.0.1', () => process.stderr.write('Ready: listening on ht
 process.on('SIGINT', () => server.close(() => process.exit(0)));
 `;
 
+const stdoutPiped = () => process.env.BENCH_STDOUT !== 'ignore';
+
 /** Starts a server process and resolves with its URL once it printed its ready line. */
 function startServer(args) {
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, NO_COLOR: '1', ORDERCLI_CONFIG_DIR: join(tmpdir(), 'ordercli-bench-config') },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', process.env.BENCH_STDOUT === 'ignore' ? 'ignore' : 'pipe', 'pipe'],
   });
   let stderr = '';
   let stdoutLines = 0;
   // stdout is a pipe the bench drains, as a terminal or `| tee` would: printing is part of the cost.
-  child.stdout.on('data', (chunk) => {
+  child.stdout?.on('data', (chunk) => {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) stdoutLines++;
   });
   child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));

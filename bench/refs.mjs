@@ -58,7 +58,9 @@ const { url, tokens } = await new Promise((resolve, reject) => {
     const line = text.split('\n')[0];
     if (text.includes('\n')) resolve(JSON.parse(line));
   });
-  sandbox.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it was ready: ${sandboxErrors}`)));
+  sandbox.on('exit', (code) =>
+    reject(new Error(`the sandbox exited (${code}) before it was ready: ${sandboxErrors}`)),
+  );
 });
 
 const env = { ...process.env, ORDERCLI_CONFIG_DIR: work, NODE_OPTIONS: '' };

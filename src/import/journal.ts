@@ -14,10 +14,12 @@
  * `sending` without an outcome, or `unknown` → unknown, not re-sent unless asked; `failed` → send
  * again, since the service refused it. Records for another base URL are kept but ignored.
  *
- * Throughput: `sending` records are group-committed — every record queued while one fdatasync
- * runs is covered by the next one — and outcome records are appended without a sync (a kill -9
- * cannot lose what write() has handed to the OS; a crash of the machine can, and then the order
- * replays as `unknown`, which is safe).
+ * Throughput: records are written in rounds, one write() and one fdatasync per round, every
+ * `groupMs` (10 ms) or at once when a caller needs its `sending` record on disk now (`hurry`).
+ * The submitter journals orders ahead of their turn, so it rarely has to hurry. Outcome records
+ * ride in the same rounds without being waited for: a kill -9 loses at most the last `groupMs` of
+ * them (and a crash of the machine whatever was not synced), and those orders replay as
+ * `unknown`, which is safe.
  */
 import { createHash } from 'node:crypto';
 import { close, fdatasync, ftruncate, open, read, write } from 'node:fs';
@@ -84,7 +86,11 @@ export interface OpenJournalOptions {
   baseUrl: string;
   /** Written in the `run` line, for people reading the file. */
   input?: string;
+  /** Longest wait of a record for its round, unless someone hurries (default 10 ms). */
+  groupMs?: number;
 }
+
+export const DEFAULT_GROUP_MS = 10;
 
 /** A hash of the exact body sent, so a later run can tell that an order changed. */
 export function bodyHash(json: string): string {
@@ -118,7 +124,11 @@ export class OrderJournal {
   private waiters: Waiter[] = [];
   private syncRequested = false;
   private flushing: Promise<void> | undefined;
-  private flushScheduled = false;
+  /** The next round, when one is due and nobody hurried. */
+  private timer: NodeJS.Timeout | undefined;
+  /** Someone needs a round as soon as the current one ends. */
+  private hurried = false;
+  private readonly groupMs: number;
   private failure: Error | undefined;
 
   private constructor(
@@ -127,7 +137,9 @@ export class OrderJournal {
     fd: number,
     states: Map<string, JournalState>,
     replay: ReplaySummary,
+    groupMs: number,
   ) {
+    this.groupMs = groupMs;
     this.path = path;
     this.baseUrl = baseUrl;
     this.fd = fd;
@@ -148,7 +160,7 @@ export class OrderJournal {
       fd = await openAsync(path, 'a+');
       const { states, replay, completeBytes, totalBytes } = await replayFile(fd, path, baseUrl);
       if (completeBytes < totalBytes) await ftruncateAsync(fd, completeBytes);
-      const journal = new OrderJournal(path, baseUrl, fd, states, replay);
+      const journal = new OrderJournal(path, baseUrl, fd, states, replay, options.groupMs ?? DEFAULT_GROUP_MS);
       journal.appendLine(
         JSON.stringify({
           event: 'run',
@@ -203,7 +215,12 @@ export class OrderJournal {
    */
   sending(externalId: string, hash: string): Promise<void> {
     this.record({ event: 'sending', externalId, baseUrl: this.baseUrl, at: now(), bodyHash: hash });
-    return this.sync();
+    return this.durable(false);
+  }
+
+  /** Starts the round now (or right after the current one) if records wait to be on disk. */
+  hurry(): void {
+    if (this.waiters.length > 0) this.flushNow();
   }
 
   created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
@@ -225,13 +242,18 @@ export class OrderJournal {
     this.record({ event: 'not-sent', externalId, baseUrl: this.baseUrl, at: now(), reason });
   }
 
-  /** Resolves once every record so far is written and synced. */
+  /** Resolves once every record so far is written and synced; starts the round now. */
   sync(): Promise<void> {
+    return this.durable(true);
+  }
+
+  private durable(now: boolean): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
       this.syncRequested = true;
-      this.scheduleFlush();
+      if (now) this.flushNow();
+      else this.scheduleFlush();
     });
   }
 
@@ -258,52 +280,55 @@ export class OrderJournal {
     this.scheduleFlush();
   }
 
-  /**
-   * Starts a round on the next turn of the event loop, so that every record of this turn (a
-   * burst of answers, each arming the next order) shares one write() and one fdatasync.
-   */
+  /** Makes sure a round comes within `groupMs`. */
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.flushing) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.startFlush();
-    });
+    if (this.timer || this.flushing || this.fd === undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.startRound();
+    }, this.groupMs);
   }
 
-  private startFlush(): void {
-    if (this.flushing || this.fd === undefined || this.failure) return;
-    this.flushing = this.flushLoop().finally(() => {
-      this.flushing = undefined;
-      // Lines queued after the loop's last check, before this callback, need a new round.
-      if (this.pending.length > 0 || this.syncRequested) this.startFlush();
-    });
-  }
-
-  /**
-   * One writer at a time: each round writes every line queued so far in one write() and, when a
-   * caller waits for durability, one fdatasync; what arrives meanwhile waits for the next round.
-   */
-  private async flushLoop(): Promise<void> {
-    const fd = this.fd!;
-    while (this.pending.length > 0 || this.syncRequested) {
-      const lines = this.pending;
-      this.pending = [];
-      const waiters = this.waiters;
-      this.waiters = [];
-      const sync = this.syncRequested;
-      this.syncRequested = false;
-      try {
-        if (lines.length > 0) await writeAll(fd, Buffer.from(lines.join(''), 'utf8'));
-        if (sync) await fdatasyncAsync(fd);
-      } catch (error) {
-        this.failure = new JournalWriteError(this.path, error as Error);
-        for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
-        this.waiters = [];
-        return;
-      }
-      for (const waiter of waiters) waiter.resolve();
+  private flushNow(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
     }
+    if (this.flushing) this.hurried = true;
+    else this.startRound();
+  }
+
+  private startRound(): void {
+    if (this.flushing || this.fd === undefined || this.failure) return;
+    if (this.pending.length === 0 && !this.syncRequested) return;
+    this.hurried = false;
+    this.flushing = this.round().finally(() => {
+      this.flushing = undefined;
+      // What arrived during the round goes now if someone is waiting for it, else in time.
+      if (this.hurried) this.startRound();
+      else if (this.pending.length > 0 || this.syncRequested) this.scheduleFlush();
+    });
+  }
+
+  /** One write() of every line queued so far and, when a caller waits for it, one fdatasync. */
+  private async round(): Promise<void> {
+    const fd = this.fd!;
+    const lines = this.pending;
+    this.pending = [];
+    const waiters = this.waiters;
+    this.waiters = [];
+    const sync = this.syncRequested;
+    this.syncRequested = false;
+    try {
+      if (lines.length > 0) await writeAll(fd, Buffer.from(lines.join(''), 'utf8'));
+      if (sync) await fdatasyncAsync(fd);
+    } catch (error) {
+      this.failure = new JournalWriteError(this.path, error as Error);
+      for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
+      this.waiters = [];
+      return;
+    }
+    for (const waiter of waiters) waiter.resolve();
   }
 }
 

@@ -251,6 +251,14 @@ describe('contacts and packagings (CRM and catalog access)', () => {
     expect(piped.stdout.split('\n')[0]).toBe('1101\tPot 20 cl\t3760000007917');
     const json = await runCli(['packagings', 'list', '--json'], { env: full });
     expect(JSON.parse(json.stdout)).toEqual(packagings);
+    const csv = await runCli(['packagings', 'list', '--csv', '--columns', 'productLabel,unit_factor'], {
+      env: full,
+    });
+    expect(csv.stdout.split('\r\n').slice(0, 3)).toEqual([
+      'productLabel,unit_factor',
+      'Crème fraîche épaisse 30 % MG,1',
+      'Crème fraîche épaisse 30 % MG,12',
+    ]);
   });
 
   it('gets one record: fields on a TTY, field/value lines piped, as received with --json', async () => {
