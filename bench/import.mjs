@@ -42,7 +42,8 @@ const { startSandbox } = await import(join(root, 'dist/index.js'));
 const sandbox = await startSandbox({ port: 0, quiet: true, latencyMs: LATENCY_MS, logLimit: 1000 });
 const work = mkdtempSync(join(tmpdir(), 'ordercli-bench-import-'));
 const env = { ...process.env, ORDERCLI_CONFIG_DIR: join(work, 'config') };
-for (const key of Object.keys(env)) if (key.startsWith('ORDERCLI_') && key !== 'ORDERCLI_CONFIG_DIR') delete env[key];
+for (const key of Object.keys(env))
+  if (key.startsWith('ORDERCLI_') && key !== 'ORDERCLI_CONFIG_DIR') delete env[key];
 delete env.CI;
 
 // Each child writes its own process.resourceUsage() on exit: CPU time and peak memory of that
@@ -81,7 +82,19 @@ function ordercli(args, options) {
 function generate(rows, format, prefix, out, items = '1') {
   const result = spawnSync(
     process.execPath,
-    [join(root, 'bench/gen-orders.mjs'), '--rows', String(rows), '--format', format, '--items', items, '--prefix', prefix, '--out', out],
+    [
+      join(root, 'bench/gen-orders.mjs'),
+      '--rows',
+      String(rows),
+      '--format',
+      format,
+      '--items',
+      items,
+      '--prefix',
+      prefix,
+      '--out',
+      out,
+    ],
     { stdio: 'inherit' },
   );
   if (result.status !== 0) throw new Error(`gen-orders failed for ${out}`);
@@ -94,7 +107,13 @@ const median = (list) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 const cpuSeconds = (usage) => (usage ? (usage.userCPUTime + usage.systemCPUTime) / 1e6 : Number.NaN);
-const results = { node: process.version, latencyMs: LATENCY_MS, orders: ORDERS, runs: RUNS, at: new Date().toISOString() };
+const results = {
+  node: process.version,
+  latencyMs: LATENCY_MS,
+  orders: ORDERS,
+  runs: RUNS,
+  at: new Date().toISOString(),
+};
 const lines = [];
 let ok = true;
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -134,14 +153,37 @@ try {
       for (let run = 0; run < RUNS; run++) {
         sandbox.reset();
         rmSync(`${csv}.journal.ndjson`, { force: true });
-        const r = await ordercli(
-          ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', csv, '--concurrency', String(c)],
-        );
+        const r = await ordercli([
+          '--base-url',
+          sandbox.url,
+          '--token',
+          sandbox.tokens.partner,
+          'orders',
+          'import',
+          csv,
+          '--concurrency',
+          String(c),
+        ]);
         const created = sandbox.orders().length;
-        if (r.code !== 0 || created !== ORDERS) throw new Error(`import exited ${r.code}, ${created} created: ${r.stderr}`);
+        if (r.code !== 0 || created !== ORDERS)
+          throw new Error(`import exited ${r.code}, ${created} created: ${r.stderr}`);
         cli.push({ rate: ORDERS / (r.wallMs / 1000), cpu: cpuSeconds(r.usage), rss: r.usage?.maxRSS });
         sandbox.reset();
-        const b = await timed(process.execPath, ['--import', USAGE_HOOK, '--input-type=module', '-e', RAW_LOOP, sandbox.url, sandbox.tokens.partner, String(c), ndjson], { cwd: root });
+        const b = await timed(
+          process.execPath,
+          [
+            '--import',
+            USAGE_HOOK,
+            '--input-type=module',
+            '-e',
+            RAW_LOOP,
+            sandbox.url,
+            sandbox.tokens.partner,
+            String(c),
+            ndjson,
+          ],
+          { cwd: root },
+        );
         if (b.code !== 0) throw new Error(`raw undici loop failed: ${b.stderr}`);
         raw.push({ rate: ORDERS / (b.wallMs / 1000), cpu: cpuSeconds(b.usage) });
       }
@@ -158,14 +200,18 @@ try {
         runs: cli.map((x) => x.rate),
         cpuSecondsPer1000: (median(cli.map((x) => x.cpu)) * 1000) / ORDERS,
         peakRssMb: median(cli.map((x) => x.rss)) / 1024,
-        rawUndici: { ordersPerSecond: rawRate, fractionOfIdeal: rawRate / ideal, cpuSecondsPer1000: (median(raw.map((x) => x.cpu)) * 1000) / ORDERS },
+        rawUndici: {
+          ordersPerSecond: rawRate,
+          fractionOfIdeal: rawRate / ideal,
+          cpuSecondsPer1000: (median(raw.map((x) => x.cpu)) * 1000) / ORDERS,
+        },
         cliVsRawUndici: rate / rawRate,
       };
       const t = results.throughput[c];
       lines.push(
         `ordercli c=${String(c).padEnd(2)}  ${rate.toFixed(0).padStart(5)}/s = ${(100 * fraction).toFixed(1)}% of ideal ${ideal}/s (target ${100 * TARGETS[c]}%) ${pass ? 'ok' : 'BELOW'}; ` +
           `${t.cpuSecondsPer1000.toFixed(3)} CPU s/1000 orders; peak RSS ${t.peakRssMb.toFixed(0)} MB; runs ${cli.map((x) => x.rate.toFixed(0)).join(' ')}/s`,
-        `  bare undici c=${String(c).padEnd(2)} ${rawRate.toFixed(0).padStart(5)}/s = ${(100 * rawRate / ideal).toFixed(1)}% of ideal, ${t.rawUndici.cpuSecondsPer1000.toFixed(3)} CPU s/1000; ordercli reaches ${(100 * t.cliVsRawUndici).toFixed(1)}% of it`,
+        `  bare undici c=${String(c).padEnd(2)} ${rawRate.toFixed(0).padStart(5)}/s = ${((100 * rawRate) / ideal).toFixed(1)}% of ideal, ${t.rawUndici.cpuSecondsPer1000.toFixed(3)} CPU s/1000; ordercli reaches ${(100 * t.cliVsRawUndici).toFixed(1)}% of it`,
       );
     }
 
@@ -176,10 +222,13 @@ try {
       const script = `while IFS= read -r body; do curl -s -o /dev/null -X POST -H 'content-type: application/json' -H "authorization: Bearer $2" --data-binary "$body" "$1/api/v1/orders"; done < "$3"`;
       const r = await timed('bash', ['-c', script, 'curl-loop', sandbox.url, sandbox.tokens.partner, bodies]);
       const created = sandbox.orders().length;
-      if (r.code !== 0 || created !== CURL_ORDERS) throw new Error(`curl loop exited ${r.code}, ${created} created`);
+      if (r.code !== 0 || created !== CURL_ORDERS)
+        throw new Error(`curl loop exited ${r.code}, ${created} created`);
       const rate = CURL_ORDERS / (r.wallMs / 1000);
       results.curl = { orders: CURL_ORDERS, ordersPerSecond: rate, ordercliC8Ratio: ordercliRate8 / rate };
-      lines.push(`curl loop (sequential, ${CURL_ORDERS} orders) ${rate.toFixed(1)}/s; ordercli c=8 is ${(ordercliRate8 / rate).toFixed(1)}x`);
+      lines.push(
+        `curl loop (sequential, ${CURL_ORDERS} orders) ${rate.toFixed(1)}/s; ordercli c=8 is ${(ordercliRate8 / rate).toFixed(1)}x`,
+      );
     }
 
     if (ONLY.has('newman')) {
@@ -189,7 +238,10 @@ try {
       writeFileSync(
         collection,
         JSON.stringify({
-          info: { name: 'ordercli bench', schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json' },
+          info: {
+            name: 'ordercli bench',
+            schema: 'https://schema.getpostman.com/json/collection/v2.1.0/collection.json',
+          },
           item: [
             {
               name: 'create order',
@@ -210,16 +262,34 @@ try {
       sandbox.reset();
       const newmanBin = join(root, 'node_modules/newman/bin/newman.js');
       const r = await timed(process.execPath, [
-        '--import', USAGE_HOOK, newmanBin, 'run', collection, '-d', data, '-n', String(bodies.length),
-        '--env-var', `baseUrl=${sandbox.url}`, '--env-var', `token=${sandbox.tokens.partner}`, '--silent',
+        '--import',
+        USAGE_HOOK,
+        newmanBin,
+        'run',
+        collection,
+        '-d',
+        data,
+        '-n',
+        String(bodies.length),
+        '--env-var',
+        `baseUrl=${sandbox.url}`,
+        '--env-var',
+        `token=${sandbox.tokens.partner}`,
+        '--silent',
       ]);
       const created = sandbox.orders().length;
-      if (r.code !== 0 || created !== bodies.length) throw new Error(`newman exited ${r.code}, ${created} created: ${r.stderr}`);
+      if (r.code !== 0 || created !== bodies.length)
+        throw new Error(`newman exited ${r.code}, ${created} created: ${r.stderr}`);
       const rate = bodies.length / (r.wallMs / 1000);
       const ratio = ordercliRate8 / rate;
       const pass = ratio >= TARGETS.newmanRatio;
       ok &&= pass;
-      results.newman = { orders: bodies.length, ordersPerSecond: rate, ordercliC8Ratio: ratio, cpuSecondsPer1000: (cpuSeconds(r.usage) * 1000) / bodies.length };
+      results.newman = {
+        orders: bodies.length,
+        ordersPerSecond: rate,
+        ordercliC8Ratio: ratio,
+        cpuSecondsPer1000: (cpuSeconds(r.usage) * 1000) / bodies.length,
+      };
       lines.push(
         `newman (${bodies.length} iterations) ${rate.toFixed(1)}/s, ${results.newman.cpuSecondsPer1000.toFixed(3)} CPU s/1000; ordercli c=8 is ${ratio.toFixed(1)}x (target ${TARGETS.newmanRatio}x) ${pass ? 'ok' : 'BELOW'}`,
       );
@@ -233,7 +303,13 @@ try {
     const mb = r.usage.maxRSS / 1024;
     const pass = mb < TARGETS.dryRunMb;
     ok &&= pass;
-    results.dryRun = { rows: DRY_ROWS, peakRssMb: mb, seconds: r.wallMs / 1000, cpuSeconds: cpuSeconds(r.usage), summary: r.stderr.trim() };
+    results.dryRun = {
+      rows: DRY_ROWS,
+      peakRssMb: mb,
+      seconds: r.wallMs / 1000,
+      cpuSeconds: cpuSeconds(r.usage),
+      summary: r.stderr.trim(),
+    };
     lines.push(
       `--dry-run of ${DRY_ROWS.toLocaleString('en-US')} CSV rows: peak RSS ${mb.toFixed(0)} MB (target < ${TARGETS.dryRunMb}) ${pass ? 'ok' : 'OVER'}, ${(r.wallMs / 1000).toFixed(1)} s — ${r.stderr.trim().split('\n')[0]}`,
     );
@@ -244,7 +320,9 @@ try {
 }
 
 results.loadAverageAfter = load();
-console.log(`bench/import: ${ORDERS} orders, sandbox latency ${LATENCY_MS} ms, median of ${RUNS} runs (node ${process.version}, ${process.arch}, load ${results.loadAverageAfter})`);
+console.log(
+  `bench/import: ${ORDERS} orders, sandbox latency ${LATENCY_MS} ms, median of ${RUNS} runs (node ${process.version}, ${process.arch}, load ${results.loadAverageAfter})`,
+);
 for (const line of lines) console.log(line);
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const out = join(root, 'bench/results', `import-${results.at.replace(/[:.]/g, '-')}.json`);

@@ -9,6 +9,8 @@
 //   npm run build && node bench/listen.mjs
 //   BENCH_ROUNDS=3 BENCH_DURATION=10 BENCH_CONNECTIONS=16 node bench/listen.mjs
 //   BENCH_STDOUT=ignore node bench/listen.mjs   # listen's stdout to /dev/null instead of a drained pipe
+//   BENCH_REFERENCE=1 node bench/listen.mjs     # also a minimal receiver: key check, JSON.parse, one
+//                                               # write stream, 200 in its callback (what listen must match)
 //
 // Targets: listen >= 60 % of the bare rate, listen's p99 latency < 5 ms. Exit code 1 if a check
 // or a target fails. Results are also written to bench/results/ (not versioned).
@@ -82,11 +84,39 @@ process.on('SIGINT', () => server.close(() => process.exit(0)));
 
 const stdoutPiped = () => process.env.BENCH_STDOUT !== 'ignore';
 
+// The least a receiver that keeps the log-before-200 promise does, for calibration.
+const REFERENCE_SERVER = `
+const http = require('node:http');
+const fs = require('node:fs');
+const { hash, timingSafeEqual } = require('node:crypto');
+const expected = hash('sha256', process.env.BENCH_KEY, 'buffer');
+const log = fs.createWriteStream(process.env.BENCH_LOG, { flags: 'a' });
+const server = http.createServer((req, res) => {
+  const key = req.headers['x-webhook-key'];
+  if (typeof key !== 'string' || !timingSafeEqual(hash('sha256', key, 'buffer'), expected)) { res.writeHead(401); res.end(); return; }
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    let body;
+    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { res.writeHead(400); res.end(); return; }
+    const line = JSON.stringify({ receivedAt: new Date().toISOString(), event: req.headers['x-webhook-event'], body }) + '\\n';
+    log.write(line, () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': 18 }); res.end('{"received":true}\\n'); });
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stderr.write('Ready: listening on http://127.0.0.1:' + server.address().port + '/\\n'));
+process.on('SIGINT', () => log.end(() => server.close(() => process.exit(0))));
+`;
+
 /** Starts a server process and resolves with its URL once it printed its ready line. */
-function startServer(args) {
+function startServer(args, extraEnv = {}) {
   const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, NO_COLOR: '1', ORDERCLI_CONFIG_DIR: join(tmpdir(), 'ordercli-bench-config') },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      ORDERCLI_CONFIG_DIR: join(tmpdir(), 'ordercli-bench-config'),
+      ...extraEnv,
+    },
     stdio: ['ignore', process.env.BENCH_STDOUT === 'ignore' ? 'ignore' : 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -137,12 +167,17 @@ console.log(
   `listen vs bare node:http: ${rounds} rounds, ${duration} s each, ${connections} connections, ${Buffer.byteLength(body)}-byte body\n`,
 );
 for (let round = 1; round <= rounds; round++) {
-  for (const kind of ['bare', 'listen']) {
+  for (const kind of process.env.BENCH_REFERENCE ? ['bare', 'reference', 'listen'] : ['bare', 'listen']) {
     const log = join(dir, `events-${round}.ndjson`);
     const server =
       kind === 'bare'
         ? await startServer(['-e', BARE_SERVER])
-        : await startServer([bin, 'listen', '--port', '0', '--key', KEY, '--log', log]);
+        : kind === 'reference'
+          ? await startServer(['-e', REFERENCE_SERVER], {
+              BENCH_KEY: KEY,
+              BENCH_LOG: join(dir, 'reference.ndjson'),
+            })
+          : await startServer([bin, 'listen', '--port', '0', '--key', KEY, '--log', log]);
     const result = await load(server.url);
     const stopped = await server.stop();
     const run = {
@@ -179,7 +214,7 @@ for (let round = 1; round <= rounds; round++) {
         problems.push('more lines than answers in flight explain');
       if (whole !== lines.length) problems.push(`${lines.length - whole} lines are not whole JSON`);
       if (text.includes(KEY)) problems.push('the key is in the log');
-      if (stopped.stdoutLines !== accepted)
+      if (stdoutPiped() && stopped.stdoutLines !== accepted)
         problems.push(`${stopped.stdoutLines} lines printed for ${accepted} events`);
       run.check = problems.length === 0 ? 'ok' : problems.join('; ');
       if (problems.length > 0) failures++;
@@ -196,7 +231,7 @@ for (let round = 1; round <= rounds; round++) {
         ? `  log ${run.logLines} lines = ${run.accepted} answered 200 (autocannon counted ${run.ok}): ${run.check}`
         : '';
     console.log(
-      `${kind.padEnd(6)} #${round}  ${Math.round(run.rps).toString().padStart(6)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms${extra}`,
+      `${kind.padEnd(9)} #${round}  ${Math.round(run.rps).toString().padStart(6)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms${extra}`,
     );
   }
 }
@@ -204,12 +239,19 @@ await rm(dir, { recursive: true, force: true });
 
 const bare = runs.filter((r) => r.kind === 'bare');
 const listen = runs.filter((r) => r.kind === 'listen');
+const reference = runs.filter((r) => r.kind === 'reference');
 const bareRps = median(bare.map((r) => r.rps));
 const listenRps = median(listen.map((r) => r.rps));
 const ratio = listenRps / bareRps;
 const p99 = median(listen.map((r) => r.p99));
 const rateOk = ratio >= 0.6;
 const p99Ok = p99 < 5;
+if (reference.length > 0) {
+  const referenceRps = median(reference.map((r) => r.rps));
+  console.log(
+    `\nmedian reference ${Math.round(referenceRps)} req/s (p99 ${median(reference.map((r) => r.p99))} ms) = ${((referenceRps / bareRps) * 100).toFixed(1)} % of bare; listen = ${((listenRps / referenceRps) * 100).toFixed(1)} % of the reference`,
+  );
+}
 console.log(`
 median bare    ${Math.round(bareRps)} req/s
 median listen  ${Math.round(listenRps)} req/s  (p99 ${p99} ms)

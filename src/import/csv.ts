@@ -53,9 +53,8 @@ export async function readCsvLayout(path: string, file: string, delimiter?: stri
   const head = await readHead(path);
   const bom = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
   const text = head.subarray(bom ? 3 : 0).toString('utf8');
-  const newline = text.indexOf('\n');
-  const firstLine = newline === -1 ? text : text.slice(0, newline);
-  if (firstLine.trim() === '') {
+  const headerText = text.slice(0, endOfFirstRecord(text));
+  if (headerText.trim() === '') {
     throw new InputError(`${file} has no header line; nothing was sent.`, [
       {
         file,
@@ -64,17 +63,38 @@ export async function readCsvLayout(path: string, file: string, delimiter?: stri
       },
     ]);
   }
+  const firstLine = headerText.split('\n')[0]!;
   const layout: CsvLayout = {
     header: [],
     delimiter: delimiter ?? detectDelimiter(firstLine),
-    lineEnding: firstLine.endsWith('\r') ? '\r\n' : '\n',
+    lineEnding: headerText.endsWith('\r\n') ? '\r\n' : '\n',
     bom,
   };
-  for await (const row of readCsvRecords(path, file, layout.delimiter)) {
-    layout.header = row.cells;
-    break;
+  // Only the header is parsed here: a syntax error further down is reported when the rows are read.
+  const { parse } = await import('csv-parse/sync');
+  const { CsvError } = await import('csv-parse');
+  try {
+    const [header] = parse(headerText, {
+      delimiter: layout.delimiter,
+      relax_column_count: true,
+    }) as string[][];
+    layout.header = header ?? [];
+  } catch (error) {
+    if (error instanceof CsvError) throw csvSyntaxError(error, file, 0, 1);
+    throw error;
   }
   return layout;
+}
+
+/** Where the first record of a CSV text ends (after its line break), quoted line breaks included. */
+function endOfFirstRecord(text: string): number {
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '"') quoted = !quoted;
+    else if (char === '\n' && !quoted) return i + 1;
+  }
+  return text.length;
 }
 
 /** The data rows of a CSV file (the header skipped). */
@@ -92,11 +112,28 @@ async function* readCsvRecords(
   /**
    * Tags each record with the parser's byte count when it is pushed (the end of the record).
    * csv-parse's own `info: true` would do it too, but builds a dozen-field object per record,
-   * which costs a third more time and memory on a million rows.
+   * which costs a third more time and memory on a million rows. A syntax error is queued after
+   * the records parsed before it, instead of failing the stream at once and dropping them.
    */
   class PositionedParser extends Parser {
     override push(record: unknown, encoding?: BufferEncoding): boolean {
       return super.push(record === null ? null : { cells: record, bytes: this.info.bytes }, encoding);
+    }
+
+    override _transform(chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback): void {
+      super._transform(chunk, encoding, (error?: Error | null) => callback(this.queue(error)));
+    }
+
+    override _flush(callback: TransformCallback): void {
+      super._flush((error?: Error | null) => callback(this.queue(error)));
+    }
+
+    private queue(error: Error | null | undefined): null {
+      if (error) {
+        super.push({ error, bytes: this.info.bytes });
+        super.push(null);
+      }
+      return null;
     }
   }
   const lines = new LineTracker();
@@ -115,25 +152,30 @@ async function* readCsvRecords(
   let lastEndLine = 0;
   let skip = skipHeader;
   try {
-    for await (const { cells, bytes: end } of parser as AsyncIterable<{ cells: string[]; bytes: number }>) {
-      const endLine = lines.lineEndingAt(end);
+    for await (const record of parser as AsyncIterable<ParsedRecord>) {
+      if ('error' in record) {
+        const { error } = record;
+        throw error instanceof CsvError
+          ? csvSyntaxError(error, file, lastEndLine, lines.lineEndingAt(record.bytes))
+          : error;
+      }
+      const endLine = lines.lineEndingAt(record.bytes);
       lastEndLine = endLine;
       if (skip) {
         skip = false;
         continue;
       }
       let embedded = 0;
-      for (const cell of cells) embedded += countNewlines(cell);
-      yield { cells, line: endLine - embedded, endLine };
+      for (const cell of record.cells) embedded += countNewlines(cell);
+      yield { cells: record.cells, line: endLine - embedded, endLine };
     }
-  } catch (error) {
-    if (error instanceof CsvError) throw csvSyntaxError(error, file, lastEndLine);
-    throw error;
   } finally {
     bytes.destroy();
     parser.destroy();
   }
 }
+
+type ParsedRecord = { cells: string[]; bytes: number } | { error: Error; bytes: number };
 
 function countNewlines(text: string): number {
   let count = 0;
@@ -141,11 +183,18 @@ function countNewlines(text: string): number {
   return count;
 }
 
-/** A CSV syntax error stops the read: after it, rows and lines can no longer be trusted. */
-function csvSyntaxError(error: CsvError, file: string, lastEndLine: number): InputError {
+/**
+ * A CSV syntax error stops the read: after it, rows and lines can no longer be trusted. `errorLine`
+ * is where the parser stood; an unclosed quote is reported where its row starts.
+ */
+function csvSyntaxError(
+  error: CsvError,
+  file: string,
+  lastEndLine: number,
+  errorLine = lastEndLine + 1,
+): InputError {
   const rowStart = lastEndLine + 1;
-  const reported = typeof error.lines === 'number' && error.lines >= rowStart ? error.lines : rowStart;
-  let line = reported;
+  let line = Math.max(errorLine, rowStart);
   let message: string;
   // csv-parse names this one without its CSV_ prefix.
   switch (error.code as string) {
@@ -157,7 +206,7 @@ function csvSyntaxError(error: CsvError, file: string, lastEndLine: number): Inp
       message =
         'a quoted cell goes on after its closing quote: write a quote inside a quoted cell as two quotes ("")';
       break;
-    case 'CSV_INVALID_OPENING_QUOTE':
+    case 'INVALID_OPENING_QUOTE':
       message =
         'a quote inside a cell that is not quoted: put the whole cell in quotes and double the quote ("")';
       break;

@@ -136,12 +136,15 @@ export function renderSummary(info: SummaryInfo): string {
     ['unknown', c.unknown, c.unknown > 0 ? 'may have been created: see below' : ''],
     ['invalid', c.invalid, ''],
   ];
-  if (c.notSent > 0) rows.push(['not sent', c.notSent, 'the import stopped first: run it again to send them']);
+  if (c.notSent > 0)
+    rows.push(['not sent', c.notSent, 'the import stopped first: run it again to send them']);
   rows.push(['total', c.total, '']);
   const width = Math.max(...rows.map(([, n]) => fmt(n).length));
   const seconds = (info.durationMs / 1000).toFixed(1);
   const sent =
-    info.sent > 0 ? `${fmt(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${fmt(Math.round(info.sentPerSecond))}/s)` : 'nothing sent';
+    info.sent > 0
+      ? `${fmt(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${fmt(Math.round(info.sentPerSecond))}/s)`
+      : 'nothing sent';
   const lines = [
     `Import of ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,
     ...rows.map(

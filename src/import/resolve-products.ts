@@ -25,34 +25,44 @@ export function namesProduct(item: unknown): item is Record<string, unknown> {
   return typeof item === 'object' && item !== null && ('productCode' in item || 'packagingName' in item);
 }
 
-/** Resolves every `productCode` of an order against the packaging references. */
-export function resolveProductCodes(
+/**
+ * Resolves every `productCode` of an order. The packaging references are asked for only when an
+ * item is well formed enough to need them; without them (`undefined`), such items are problems.
+ */
+export async function resolveProductCodes(
   order: Record<string, unknown>,
-  references: PackagingReferenceIndex,
-): ProductResolution {
+  references: (() => Promise<PackagingReferenceIndex>) | undefined,
+): Promise<ProductResolution> {
   const problems: ValidationProblem[] = [];
   const unresolved = new Set<number>();
   if (!Array.isArray(order.items)) return { order, problems, unresolved };
-  const items = order.items.map((item: unknown, index) => {
-    if (!namesProduct(item)) return item;
-    const outcome = resolveItem(item, references, `items[${index}]`);
+  const items: unknown[] = [];
+  for (const [index, item] of order.items.entries()) {
+    if (!namesProduct(item)) {
+      items.push(item);
+      continue;
+    }
+    const field = `items[${index}]`;
+    const outcome =
+      malformed(item, field) ??
+      (references === undefined
+        ? problem(`${field}.productCode`, 'cannot be resolved without the packaging references of the service')
+        : resolveItem(item, await references(), field));
     if ('problem' in outcome) {
       problems.push(outcome.problem);
       unresolved.add(index);
-      return item;
+      items.push(item);
+    } else {
+      items.push(withReference(item, outcome.id));
     }
-    return withReference(item, outcome.id);
-  });
+  }
   return { order: { ...order, items }, problems, unresolved };
 }
 
 type ItemOutcome = { id: number } | { problem: ValidationProblem };
 
-function resolveItem(
-  item: Record<string, unknown>,
-  references: PackagingReferenceIndex,
-  field: string,
-): ItemOutcome {
+/** What is wrong with how an item names its product, before any reference is looked up. */
+function malformed(item: Record<string, unknown>, field: string): ItemOutcome | undefined {
   const { productCode, packagingName } = item;
   if (productCode === undefined) {
     return problem(
@@ -79,6 +89,13 @@ function resolveItem(
       `name the packaging in exactly one way, not with both productCode and ${others.join(' and ')}`,
     );
   }
+  return undefined;
+}
+
+/** The one active reference of a well-formed item's product (and packaging name), or why not. */
+function resolveItem(item: Record<string, unknown>, references: PackagingReferenceIndex, field: string): ItemOutcome {
+  const productCode = item.productCode as string;
+  const packagingName = item.packagingName as string | undefined;
   const ofProduct = references.withProductCode(productCode);
   if (ofProduct.length === 0) {
     return problem(
@@ -123,7 +140,10 @@ function normalize(text: string): string {
 }
 
 function candidates(references: PackagingReference[]): string {
-  const listed = references.slice(0, MAX_CANDIDATES).map((reference) => describePackagingReference(reference)).join('; ');
+  const listed = references
+    .slice(0, MAX_CANDIDATES)
+    .map((reference) => describePackagingReference(reference))
+    .join('; ');
   return references.length > MAX_CANDIDATES
     ? `${listed}; and ${references.length - MAX_CANDIDATES} more`
     : listed;

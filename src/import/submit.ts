@@ -14,7 +14,7 @@
  * them as `not-sent`.
  */
 import type { ApiClient } from '../api/client.js';
-import { ApiError, AuthError, ConnectionError, TimeoutError, statusLine } from '../api/errors.js';
+import { ApiError, AuthError, ConnectionError, statusLine, TimeoutError } from '../api/errors.js';
 import type { InputProblem } from '../cli/errors.js';
 import { bodyHash, type OrderJournal } from './journal.js';
 import type { OrderResult } from './report.js';
@@ -151,7 +151,10 @@ export async function submitOrders(
     // The request may have reached the service: only a person can tell whether it was created.
     const reason = unknownReason(error);
     journal.unknown(externalId, reason);
-    onResult({ ...base(item), status: 'unknown', message: `${reason}: the order may have been created` }, item);
+    onResult(
+      { ...base(item), status: 'unknown', message: `${reason}: the order may have been created` },
+      item,
+    );
     if (!(error instanceof ConnectionError)) stop('error', error as Error);
   };
 
@@ -223,7 +226,10 @@ export async function submitOrders(
       }
       const { source } = item;
       if (item.body === undefined || item.problems.length > 0) {
-        onResult({ ...base(item), status: 'invalid', message: problemsMessage(item.problems, source.location.line) }, item);
+        onResult(
+          { ...base(item), status: 'invalid', message: problemsMessage(item.problems, source.location.line) },
+          item,
+        );
         continue;
       }
       const externalId = source.externalId;
@@ -248,13 +254,21 @@ export async function submitOrders(
           ? 'already created by an earlier run; the order has changed in the input since, and was not sent again'
           : 'already created by an earlier run';
         onResult(
-          { ...base(item), status: 'skipped', httpStatus: state.httpStatus, id: state.id, code: state.code, message },
+          {
+            ...base(item),
+            status: 'skipped',
+            httpStatus: state.httpStatus,
+            id: state.id,
+            code: state.code,
+            message,
+          },
           item,
         );
         continue;
       }
       if ((state?.event === 'sending' || state?.event === 'unknown') && !options.retryUnknown) {
-        const why = state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
+        const why =
+          state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
         const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service, then use --retry-unknown`;
         onResult({ ...base(item), status: 'unknown', message }, item);
         continue;
@@ -266,7 +280,13 @@ export async function submitOrders(
         notSent(item, late.kind);
         continue;
       }
-      const entry: Armed = { item, externalId, json, durable: journal.sending(externalId, bodyHash(json)), onDisk: false };
+      const entry: Armed = {
+        item,
+        externalId,
+        json,
+        durable: journal.sending(externalId, bodyHash(json)),
+        onDisk: false,
+      };
       // Rejections are handled where it is awaited (fly, disarm); this also keeps Node quiet.
       entry.durable.then(
         () => {
@@ -310,7 +330,8 @@ function serviceIds(body: unknown): { id?: string | number; code?: string } {
 /** Why an order's outcome is unknown, in the words of the report. */
 function unknownReason(error: unknown): string {
   if (error instanceof TimeoutError) return 'no answer within --timeout';
-  if (error instanceof ConnectionError) return `the connection broke before the answer (${error.code ?? 'no answer'})`;
+  if (error instanceof ConnectionError)
+    return `the connection broke before the answer (${error.code ?? 'no answer'})`;
   return `unexpected error after sending (${error instanceof Error ? error.message : String(error)})`;
 }
 

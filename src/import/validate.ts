@@ -7,7 +7,7 @@
  * orders, never every order.
  */
 import { InputError, type InputProblem } from '../cli/errors.js';
-import { validateOrder } from '../schemas/order.js';
+import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS, validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { checkReferences } from './check-refs.js';
 import { ExternalIdIndex } from './external-ids.js';
@@ -47,19 +47,13 @@ export async function prepareOrder(
   let body = source.order;
   let unresolved = new Set<number>();
   if (source.needsProductResolution) {
-    if (references === undefined) {
-      problems.push(
-        place(source, {
-          field: 'items',
-          message: 'productCode cannot be resolved without the reference lists',
-        }),
-      );
-    } else {
-      const resolution = resolveProductCodes(body, await references.packagingReferences());
-      body = resolution.order;
-      unresolved = resolution.unresolved;
-      addNew(problems, resolution.problems, source);
-    }
+    const resolution = await resolveProductCodes(
+      body,
+      references === undefined ? undefined : () => references.packagingReferences(),
+    );
+    body = resolution.order;
+    unresolved = resolution.unresolved;
+    addNew(problems, resolution.problems, source);
   }
   if (options.requireExternalId && source.itemLines !== undefined && body.externalId === undefined) {
     // The schema would say "is required"; a CSV row also needs to know why it must repeat it.
@@ -76,20 +70,30 @@ export async function prepareOrder(
   return { body, problems };
 }
 
-/** Adds problems, except those about a field (or a part of it) that already has one on the same line. */
+/**
+ * Adds problems, except those about a field that already has one on the same line, and a contact
+ * or item that "names no identifier" because its identifier's cell did not convert.
+ */
 function addNew(problems: InputProblem[], found: ValidationProblem[], source: SourceOrder): void {
   for (const problem of found) {
     const placed = place(source, problem);
-    const told = problems.some(
-      (other) =>
-        other.line === placed.line &&
-        other.field !== undefined &&
-        placed.field !== undefined &&
-        (other.field === placed.field || other.field.startsWith(`${placed.field}.`)),
+    const told = source.problems.some(
+      (read) =>
+        read.line === placed.line &&
+        read.field !== undefined &&
+        (read.field === placed.field || IDENTIFIER_FIELDS.has(`${placed.field}>${read.field}`)),
     );
-    if (!told) problems.push(placed);
+    if (!told && !problems.some((other) => other.line === placed.line && other.field === placed.field)) {
+      problems.push(placed);
+    }
   }
 }
+
+/** `parent>parent.identifier` for the fields that identify a contact or an item, in both namings. */
+const IDENTIFIER_FIELDS = new Set([
+  ...CONTACT_IDENTIFIERS.map((key) => `contact>contact.${key}`),
+  ...ITEM_IDENTIFIERS.map((key) => `item>item.${key}`),
+]);
 
 function itemIndexOf(field: string): number {
   const match = /^items\[(\d+)\]$/.exec(field);
@@ -149,7 +153,8 @@ export async function validateImport(
           orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
       }
       if (orderProblems.length === 0) continue;
-      invalid.push({ ...order, problems: orderProblems });
+      // `raw` named on its own: a CSV order builds it in a getter, which a spread would not copy.
+      invalid.push({ ...order, raw: order.raw, problems: orderProblems });
       invalidIndexes.add(order.index);
       problems.push(...orderProblems);
     }

@@ -164,8 +164,8 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
       reject(req, res, 400, reason);
       return;
     }
-    const event = headerValue(req, WEBHOOK_EVENT_HEADER);
-    const headers = recordedHeaders(req.headers);
+    const headers = recordedHeaders(req.rawHeaders);
+    const event = headers[WEBHOOK_EVENT_HEADER] ?? null;
     const accepted: AcceptedEvent = {
       receivedAt,
       event,
@@ -213,7 +213,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
         return;
       }
     }
-    const declared = req.headers['content-length'];
+    const declared = rawHeader(req.rawHeaders, 'content-length');
     if (declared !== undefined && Number(declared) > maxBody) {
       reject(req, res, 413, `body of ${declared} bytes is over the limit of ${maxBody} bytes`);
       return;
@@ -327,6 +327,15 @@ function pathOf(url: string | undefined): string {
 /** `/hooks/` and `/hooks` are the same path; `/` stays `/`. */
 function normalizePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+/** One header from the raw list (the first occurrence), without building `req.headers`. */
+function rawHeader(rawHeaders: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const candidate = rawHeaders[i]!;
+    if (candidate.length === name.length && candidate.toLowerCase() === name) return rawHeaders[i + 1];
+  }
+  return undefined;
 }
 
 function headerValue(req: IncomingMessage, name: string): string | null {

@@ -9,7 +9,7 @@
  * which a user can compare with `printf %s "$KEY" | sha256sum`). The diagnostic comparisons are made
  * on digests too, so a refused request learns nothing from timing either.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 export const WEBHOOK_KEY_HEADER = 'x-webhook-key';
 export const WEBHOOK_EVENT_HEADER = 'x-webhook-event';
@@ -28,12 +28,12 @@ export type KeyRejectionReason =
 export type KeyVerdict = { ok: true } | { ok: false; reason: KeyRejectionReason; message: string };
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+  return hash('sha256', value, 'buffer');
 }
 
 /** `sha256:` and the first 8 hex digits of the key's SHA-256: enough to tell two keys apart, never the key. */
 export function keyFingerprint(key: string): string {
-  return `sha256:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 8)}`;
+  return `sha256:${hash('sha256', key, 'hex').slice(0, 8)}`;
 }
 
 /** Constant-time equality of two values through their digests (equal-length buffers by construction). */

@@ -36,7 +36,9 @@ describe('orders import: success and re-runs', () => {
     const result = await runCli(cli(input, '--concurrency', '4'));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/Import of .*orders\.ndjson → http:\/\/127\.0\.0\.1:\d+: finished in [\d.]+ s, 30 orders sent \(\d+\/s\)/);
+    expect(result.stderr).toMatch(
+      /Import of .*orders\.ndjson → http:\/\/127\.0\.0\.1:\d+: finished in [\d.]+ s, 30 orders sent \(\d+\/s\)/,
+    );
     expect(result.stderr).toMatch(/created\s+30/);
     const counts = createdCounts(sandbox);
     expect(counts.size).toBe(30);
@@ -60,6 +62,18 @@ describe('orders import: success and re-runs', () => {
     expect(sandbox.orders()).toHaveLength(12);
   });
 
+  it('a dry run after an import says what the journal already holds, and sends nothing', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(6));
+    expect((await runCli(cli(input))).code).toBe(0);
+    const posts = postsTo(sandbox);
+    const dry = await runCli(cli(input, '--dry-run'));
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(
+      `The journal ${input}.journal.ndjson records 6 orders already created at ${sandbox.url} (a real run skips them) and 0 with an unknown outcome.`,
+    );
+    expect(postsTo(sandbox)).toBe(posts);
+  });
+
   it('skips an order already created even if it changed, and says so', async () => {
     const dir = tempDir();
     const list = orders(3);
@@ -70,7 +84,10 @@ describe('orders import: success and re-runs', () => {
     const report = join(dir, 'report.ndjson');
     const again = await runCli(cli(input, '--report', report));
     expect(again.code).toBe(0);
-    expect(readLines(report)[1]).toMatchObject({ status: 'skipped', message: expect.stringContaining('changed') });
+    expect(readLines(report)[1]).toMatchObject({
+      status: 'skipped',
+      message: expect.stringContaining('changed'),
+    });
     expect(sandbox.orders()).toHaveLength(3);
   });
 
@@ -79,7 +96,15 @@ describe('orders import: success and re-runs', () => {
     try {
       const input = writeNdjson(tempDir(), 'orders.ndjson', orders(5));
       expect((await runCli(cli(input))).code).toBe(0);
-      const elsewhere = await runCli(['--base-url', other.url, '--token', other.tokens.partner, 'orders', 'import', input]);
+      const elsewhere = await runCli([
+        '--base-url',
+        other.url,
+        '--token',
+        other.tokens.partner,
+        'orders',
+        'import',
+        input,
+      ]);
       expect(elsewhere.code, elsewhere.stderr).toBe(0);
       expect(other.orders()).toHaveLength(5);
     } finally {
@@ -125,7 +150,11 @@ describe('orders import: invalid input', () => {
       ['A-3', 'invalid', '4'],
       ['A-4', 'created', '5'],
     ]);
-    expect(report[0]).toMatchObject({ httpStatus: '201', id: expect.stringMatching(/^\d+$/), code: expect.stringMatching(/^SO-/) });
+    expect(report[0]).toMatchObject({
+      httpStatus: '201',
+      id: expect.stringMatching(/^\d+$/),
+      code: expect.stringMatching(/^SO-/),
+    });
     expect(report[1]!.message).toContain('orderedQuantity');
     expect(result.stderr).toMatch(/invalid\s+2/);
   });
@@ -136,7 +165,10 @@ describe('orders import: invalid input', () => {
     const result = await runCli(cli('orders.csv', '--dry-run', '--json'), { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('25 orders read, 25 valid, 0 invalid; nothing was sent.');
-    expect(JSON.parse(result.stdout)).toMatchObject({ dryRun: true, counts: { total: 25, valid: 25, invalid: 0 } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      dryRun: true,
+      counts: { total: 25, valid: 25, invalid: 0 },
+    });
     expect(sandbox.requests).toHaveLength(0);
   });
 
@@ -159,7 +191,10 @@ describe('orders import: invalid input', () => {
     const refused = await runCli(cli('-', '--format', 'ndjson'), { stdin: text, cwd: dir });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('needs --journal');
-    const done = await runCli(cli('-', '--format', 'ndjson', '--journal', 'stdin.journal.ndjson'), { stdin: text, cwd: dir });
+    const done = await runCli(cli('-', '--format', 'ndjson', '--journal', 'stdin.journal.ndjson'), {
+      stdin: text,
+      cwd: dir,
+    });
     expect(done.code, done.stderr).toBe(0);
     expect(sandbox.orders()).toHaveLength(4);
     expect(lastEvents(join(dir, 'stdin.journal.ndjson')).size).toBe(4);
@@ -171,9 +206,19 @@ describe('orders import: the service refuses or fails', () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(20));
     const report = join(dir, 'report.ndjson');
-    const refused = await runCli(
-      ['--base-url', sandbox.url, '--token', 'not-a-token', 'orders', 'import', input, '--concurrency', '3', '--report', report],
-    );
+    const refused = await runCli([
+      '--base-url',
+      sandbox.url,
+      '--token',
+      'not-a-token',
+      'orders',
+      'import',
+      input,
+      '--concurrency',
+      '3',
+      '--report',
+      report,
+    ]);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('refused the credentials');
     expect(refused.stderr).toContain('Nothing more was sent after this');
@@ -182,7 +227,9 @@ describe('orders import: the service refuses or fails', () => {
     const lines = readLines(report);
     expect(lines).toHaveLength(20);
     expect(lines.filter((l) => l.httpStatus === 401)).toHaveLength(3);
-    expect(lines.filter((l) => l.status === 'not-sent' && String(l.message).startsWith('not sent'))).toHaveLength(17);
+    expect(
+      lines.filter((l) => l.status === 'not-sent' && String(l.message).startsWith('not sent')),
+    ).toHaveLength(17);
 
     const again = await runCli(cli(input));
     expect(again.code, again.stderr).toBe(0);
@@ -194,7 +241,10 @@ describe('orders import: the service refuses or fails', () => {
     const list = orders(40);
     writeNdjson(dir, 'orders.ndjson', list);
     sandbox.setFaults({ failRate: 0.3 });
-    const first = await runCli(cli('orders.ndjson', '--report', 'report.csv', '--rejects', 'rejects.ndjson'), { cwd: dir });
+    const first = await runCli(
+      cli('orders.ndjson', '--report', 'report.csv', '--rejects', 'rejects.ndjson'),
+      { cwd: dir },
+    );
     expect(first.code, first.stderr).toBe(4);
     const report = readCsvReport(join(dir, 'report.csv'));
     const failed = report.filter((r) => r.status === 'failed');
@@ -202,7 +252,8 @@ describe('orders import: the service refuses or fails', () => {
     for (const r of failed) {
       expect(r).toMatchObject({
         httpStatus: '500',
-        message: '500 Internal Server Error: The sandbox injected this 500 answer; the request was not processed.',
+        message:
+          '500 Internal Server Error: The sandbox injected this 500 answer; the request was not processed.',
       });
     }
     expect(report.filter((r) => r.status === 'created')).toHaveLength(40 - failed.length);
@@ -214,7 +265,10 @@ describe('orders import: the service refuses or fails', () => {
     sandbox.setFaults({ failRate: 0 });
     const second = await runCli(cli('orders.ndjson', '--json'), { cwd: dir });
     expect(second.code, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout).counts).toMatchObject({ created: failed.length, skipped: 40 - failed.length });
+    expect(JSON.parse(second.stdout).counts).toMatchObject({
+      created: failed.length,
+      skipped: 40 - failed.length,
+    });
     const counts = createdCounts(sandbox);
     expect(counts.size).toBe(40);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
@@ -222,7 +276,9 @@ describe('orders import: the service refuses or fails', () => {
 
   it('429 with Retry-After: every request waits, and all orders are created once', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(16));
-    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 3 }]);
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 3 },
+    ]);
     const started = Date.now();
     const result = await runCli(cli(input, '--concurrency', '4'));
     expect(result.code, result.stderr).toBe(0);
@@ -250,7 +306,11 @@ describe('orders import: the service refuses or fails', () => {
     const again = await runCli(cli(input, '--json'));
     expect(again.code).toBe(4);
     expect(postsTo(sandbox)).toBe(posts);
-    expect(JSON.parse(again.stdout).orders.find((o: { externalId: string }) => o.externalId === unknown.externalId)).toMatchObject({
+    expect(
+      JSON.parse(again.stdout).orders.find(
+        (o: { externalId: string }) => o.externalId === unknown.externalId,
+      ),
+    ).toMatchObject({
       status: 'unknown',
       message: expect.stringContaining('check at the service'),
     });
@@ -337,12 +397,16 @@ describe('orders import: interruption and the journal', () => {
   it('drops a torn last line of the journal (kill -9 while writing) and resumes', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(8));
     expect((await runCli(cli(input))).code).toBe(0);
-    appendFileSync(`${input}.journal.ndjson`, `{"event":"sending","externalId":"${externalId(9)}","baseUrl":"${sandbox.url}","at`);
+    appendFileSync(
+      `${input}.journal.ndjson`,
+      `{"event":"sending","externalId":"${externalId(9)}","baseUrl":"${sandbox.url}","at`,
+    );
     const again = await runCli(cli(input));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('was cut off');
     expect(again.stderr).toMatch(/skipped\s+8/);
-    for (const line of readFileSync(`${input}.journal.ndjson`, 'utf8').trimEnd().split('\n')) JSON.parse(line);
+    for (const line of readFileSync(`${input}.journal.ndjson`, 'utf8').trimEnd().split('\n'))
+      JSON.parse(line);
   });
 
   it('replays a journal left by a killed run: in-flight orders are unknown and not re-sent', async () => {
@@ -351,10 +415,21 @@ describe('orders import: interruption and the journal', () => {
     const lines = [
       { event: 'run', baseUrl: sandbox.url, at },
       { event: 'sending', externalId: externalId(1), baseUrl: sandbox.url, at, bodyHash: 'x' },
-      { event: 'created', externalId: externalId(1), baseUrl: sandbox.url, at, httpStatus: 201, id: 77, code: 'SO-77' },
+      {
+        event: 'created',
+        externalId: externalId(1),
+        baseUrl: sandbox.url,
+        at,
+        httpStatus: 201,
+        id: 77,
+        code: 'SO-77',
+      },
       { event: 'sending', externalId: externalId(2), baseUrl: sandbox.url, at, bodyHash: 'y' },
     ];
-    writeFileSync(`${input}.journal.ndjson`, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"event":"sen`);
+    writeFileSync(
+      `${input}.journal.ndjson`,
+      `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"event":"sen`,
+    );
     const result = await runCli(cli(input, '--json'));
     expect(result.code).toBe(4);
     const out = JSON.parse(result.stdout);

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { BIN, testEnv, tempDir } from '../support/cli.js';
+import { BIN, tempDir, testEnv } from '../support/cli.js';
 import { createdCounts, orders, readLines, writeNdjson } from './submit-support.js';
 
 const ITERATIONS = Number(process.env.KILL9_ITERATIONS ?? 3);
@@ -35,7 +35,8 @@ function importRun(args: string[], killAfterMs?: number): Promise<Exit> {
     });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    const timer =
+      killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
@@ -64,7 +65,9 @@ describe('kill -9 during an import', () => {
         const report = `${dir}/report.ndjson`;
         const full = await importRun([input, '--concurrency', '8', '--report', report]);
         expect([0, 4], `${where}: ${full.stderr}`).toContain(full.code);
-        const status = new Map(readLines(report).map((line) => [String(line.externalId), String(line.status)]));
+        const status = new Map(
+          readLines(report).map((line) => [String(line.externalId), String(line.status)]),
+        );
         const created = createdCounts(sandbox);
         for (const [id, count] of created) expect(count, `${where}: ${id} created ${count} times`).toBe(1);
         for (const [id, s] of status) {

@@ -1,6 +1,6 @@
 // The progress renderer and the final summary, with a fake clock (the CLI tests check them live).
 import { describe, expect, it } from 'vitest';
-import { ImportProgress, fmt, renderSummary } from '../../src/import/progress.js';
+import { fmt, ImportProgress, renderSummary } from '../../src/import/progress.js';
 import { emptyCounts } from '../../src/import/report.js';
 import { createTestIO } from '../../src/io/streams.js';
 
@@ -48,7 +48,7 @@ describe('ImportProgress', () => {
     progress.tick();
     const bar = progress.bar(80);
     expect(bar.length).toBeLessThan(80);
-    expect(bar).toMatch(/^\[█+░+\] 102\/200  51% · 102\/s · ETA 1s · 2 unknown$/);
+    expect(bar).toMatch(/^\[█+░+\] 102\/200 {2}51% · 102\/s · ETA 1s · 2 unknown$/);
     progress.stop();
     expect(io.stderrText().endsWith('\r\x1b[2K')).toBe(true);
     expect(io.stderrText()).toContain(`\r\x1b[2K${bar}`);
@@ -57,7 +57,15 @@ describe('ImportProgress', () => {
 
 describe('renderSummary', () => {
   it('lists the counts, what was sent and where the files are', () => {
-    const counts = { ...emptyCounts(1_254), created: 1_200, skipped: 30, failed: 12, notSent: 4, unknown: 3, invalid: 5 };
+    const counts = {
+      ...emptyCounts(1_254),
+      created: 1_200,
+      skipped: 30,
+      failed: 12,
+      notSent: 4,
+      unknown: 3,
+      invalid: 5,
+    };
     const text = renderSummary({
       counts,
       durationMs: 3_456,

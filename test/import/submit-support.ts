@@ -18,9 +18,18 @@ export function order(i: number, prefix = 'EXT'): Record<string, unknown> {
     externalReference: `PO-${i}`,
     contact: { internalReferenceId: CONTACT_REFERENCES[i % CONTACT_REFERENCES.length] },
     customer: { name: `Épicerie n°${i}` },
-    deliveryAddress: { recipient: 'Réception', street: '1 rue des Halles', zipCode: '01000', city: 'Bourg', country: 'FR' },
+    deliveryAddress: {
+      recipient: 'Réception',
+      street: '1 rue des Halles',
+      zipCode: '01000',
+      city: 'Bourg',
+      country: 'FR',
+    },
     items: [
-      { internalReferenceId: PACKAGING_REFERENCES[i % PACKAGING_REFERENCES.length], orderedQuantity: 1 + (i % 5) },
+      {
+        internalReferenceId: PACKAGING_REFERENCES[i % PACKAGING_REFERENCES.length],
+        orderedQuantity: 1 + (i % 5),
+      },
     ],
   };
 }
@@ -43,8 +52,18 @@ export const CSV_HEADER =
 export function csvOf(count: number, prefix = 'EXT'): string {
   const rows = Array.from({ length: count }, (_, index) => {
     const i = index + 1;
-    const o = order(i, prefix) as { contact: { internalReferenceId: number }; items: { internalReferenceId: number; orderedQuantity: number }[] };
-    return [externalId(i, prefix), `PO-${i}`, o.contact.internalReferenceId, `Client ${i}`, o.items[0]!.internalReferenceId, o.items[0]!.orderedQuantity].join(',');
+    const o = order(i, prefix) as {
+      contact: { internalReferenceId: number };
+      items: { internalReferenceId: number; orderedQuantity: number }[];
+    };
+    return [
+      externalId(i, prefix),
+      `PO-${i}`,
+      o.contact.internalReferenceId,
+      `Client ${i}`,
+      o.items[0]!.internalReferenceId,
+      o.items[0]!.orderedQuantity,
+    ].join(',');
   });
   return `${CSV_HEADER}\n${rows.join('\n')}\n`;
 }

@@ -56,7 +56,13 @@ interface Run {
 
 async function submit(
   list: Record<string, unknown>[],
-  options: { concurrency: number; client?: Pick<ApiClient, 'request'>; signal?: AbortSignal; retryUnknown?: boolean; journalPath?: string },
+  options: {
+    concurrency: number;
+    client?: Pick<ApiClient, 'request'>;
+    signal?: AbortSignal;
+    retryUnknown?: boolean;
+    journalPath?: string;
+  },
 ): Promise<Run> {
   const journalPath = options.journalPath ?? join(tempDir(), 'j.ndjson');
   const journal = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });
@@ -132,7 +138,9 @@ describe('submitOrders', () => {
 
   it('a 429 pauses every request of the import, not only the refused one', async () => {
     sandbox.setFaults({ latencyMs: 40 });
-    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 1 }]);
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 1 },
+    ]);
     const { results } = await submit(orders(40), { concurrency: 8 });
     expect(results.filter((r) => r.status === 'created')).toHaveLength(40);
     const posts = sandbox.requests.filter((r) => r.method === 'POST');
@@ -167,7 +175,9 @@ describe('submitOrders', () => {
       // The third starts waiting for that pause; at t0 + 500 the first answer extends it to t0 + 2500.
       const waiting = client.post('/api/v1/orders', third);
       await Promise.all([slow, quick, waiting]);
-      const arrival = sandbox.requests.find((r) => (r.body as { externalId?: string })?.externalId === externalId(3))!;
+      const arrival = sandbox.requests.find(
+        (r) => (r.body as { externalId?: string })?.externalId === externalId(3),
+      )!;
       expect(Date.parse(arrival.at) - t0).toBeGreaterThanOrEqual(2400);
     } finally {
       await client.close();
@@ -189,7 +199,12 @@ describe('submitOrders', () => {
     setTimeout(() => controller.abort(), 100);
     // Order 1 waits behind order 2 for the single slot, armed, when the interrupt comes.
     const reordered = [list[1]!, list[0]!, ...list.slice(2)];
-    const run = await submit(reordered, { concurrency: 1, retryUnknown: true, signal: controller.signal, journalPath });
+    const run = await submit(reordered, {
+      concurrency: 1,
+      retryUnknown: true,
+      signal: controller.signal,
+      journalPath,
+    });
     expect(run.outcome.stopped?.kind).toBe('interrupted');
     expect(run.results.find((r) => r.externalId === externalId(2))?.status).toBe('created');
     expect(run.results.find((r) => r.externalId === externalId(1))).toMatchObject({ status: 'not-sent' });

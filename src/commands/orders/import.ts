@@ -162,8 +162,6 @@ async function importOrders(
     if (event.reason.startsWith('429')) throttled++;
   };
   const client = await ctx.api({ connections: concurrency, onRetry });
-  const report =
-    options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   const location = journalLocation(options, ctx.cwd);
   const journal = await OrderJournal.open(location.path, { baseUrl: client.baseUrl, input: source.file });
   let journalClosed = false;
@@ -173,6 +171,8 @@ async function importOrders(
     await journal.close();
   };
   ctx.onClose(closeJournal);
+  const report =
+    options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   if (journal.replay.tornTail) {
     io.err(
       `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,

@@ -56,6 +56,10 @@ export function registerOrders(program: Command, ctx: Context): void {
         '--rejects <file>',
         "write the invalid and failed orders back in the input's format, to fix and import again",
       )
+      .addHelpText(
+        'after',
+        '\nExit codes: 0 every order created or already created, 2 invalid input (nothing sent), 3 credentials\nrefused, 4 some orders not created (see --report), 130 interrupted (run it again to continue).',
+      )
       .action(async (input: string, opts: Omit<import('./import.js').ImportOptions, 'input'>) => {
         const { run } = await import('./import.js');
         await run({ ...opts, input }, ctx);
