@@ -145,6 +145,10 @@ function suggestColumn(name: string): string | undefined {
   const lower = name.toLowerCase();
   const sameLeaf = CSV_COLUMNS.filter((path) => path.toLowerCase().endsWith(`.${lower}`));
   if (sameLeaf.length > 0) return sameLeaf.join(' or ');
+  // `item.quantity` for item.orderedQuantity, `zip` for the zipCode columns.
+  const leaf = lower.slice(lower.lastIndexOf('.') + 1);
+  const containing = CSV_COLUMNS.filter((path) => leafOf(path).includes(leaf));
+  if (leaf.length >= 3 && containing.length > 0 && containing.length <= 3) return containing.join(' or ');
   let best: string | undefined;
   let bestDistance = 3;
   for (const path of CSV_COLUMNS) {
@@ -155,6 +159,10 @@ function suggestColumn(name: string): string | undefined {
     }
   }
   return best;
+}
+
+function leafOf(path: string): string {
+  return path.slice(path.lastIndexOf('.') + 1).toLowerCase();
 }
 
 function editDistance(a: string, b: string): number {

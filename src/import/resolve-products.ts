@@ -46,7 +46,10 @@ export async function resolveProductCodes(
     const outcome =
       malformed(item, field) ??
       (references === undefined
-        ? problem(`${field}.productCode`, 'cannot be resolved without the packaging references of the service')
+        ? problem(
+            `${field}.productCode`,
+            'cannot be resolved without the packaging references of the service',
+          )
         : resolveItem(item, await references(), field));
     if ('problem' in outcome) {
       problems.push(outcome.problem);
@@ -93,7 +96,11 @@ function malformed(item: Record<string, unknown>, field: string): ItemOutcome | 
 }
 
 /** The one active reference of a well-formed item's product (and packaging name), or why not. */
-function resolveItem(item: Record<string, unknown>, references: PackagingReferenceIndex, field: string): ItemOutcome {
+function resolveItem(
+  item: Record<string, unknown>,
+  references: PackagingReferenceIndex,
+  field: string,
+): ItemOutcome {
   const productCode = item.productCode as string;
   const packagingName = item.packagingName as string | undefined;
   const ofProduct = references.withProductCode(productCode);

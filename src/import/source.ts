@@ -57,6 +57,7 @@ export async function openOrderSource(
         path,
         orders: () => groupRows(readCsvRows(path, file, csv), columns, csv.header, file),
         close: inputFile.remove,
+        signal: ctx.signal,
       };
     }
     return {
@@ -65,6 +66,7 @@ export async function openOrderSource(
       path,
       orders: () => (format === 'json' ? jsonArrayOrders(path, file) : ndjsonOrders(path, file)),
       close: inputFile.remove,
+      signal: ctx.signal,
     };
   } catch (error) {
     await inputFile.remove();

@@ -103,6 +103,8 @@ export interface OrderSource extends SourceLayout {
   orders(): AsyncIterable<SourceOrder>;
   /** Removes the copy of stdin, if any; safe to call twice. */
   close(): Promise<void>;
+  /** The command's signal (Ctrl-C): `validateImport` stops reading when it aborts. */
+  signal?: AbortSignal;
 }
 
 /** One order made ready to send: the body (product codes resolved), or why it cannot be sent. */

@@ -130,7 +130,7 @@ export function place(source: SourceOrder, problem: ValidationProblem): InputPro
  * they are read; only the externalIds seen, the invalid orders and their problems are kept.
  */
 export async function validateImport(
-  source: Pick<OrderSource, 'orders' | 'format'>,
+  source: Pick<OrderSource, 'orders' | 'format' | 'signal'>,
   options: ValidateImportOptions = {},
 ): Promise<ImportValidation> {
   const prepareOptions: PrepareOptions = {
@@ -144,6 +144,8 @@ export async function validateImport(
   let total = 0;
   try {
     for await (const order of source.orders()) {
+      // Ctrl-C during a long validation stops it: nothing has been sent yet.
+      if (source.signal?.aborted) throw source.signal.reason;
       total++;
       const prepared = await prepareOrder(order, options.references, prepareOptions);
       const orderProblems = prepared.problems;

@@ -86,7 +86,7 @@ export function processIO(): IOStreams {
  * IO for a command run inside another one (the demo's receiver): each line it writes goes to the
  * parent's stdout, after `prefix`; it never prompts and reads no input.
  */
-export function prefixedIO(parent: IOStreams, prefix: string): IOStreams {
+export function prefixedIO(parent: IOStreams, prefix: string, onLine?: (line: string) => void): IOStreams {
   const lines = (write: (text: string) => void) => {
     let pending = '';
     return new Writable({
@@ -94,6 +94,7 @@ export function prefixedIO(parent: IOStreams, prefix: string): IOStreams {
         pending += chunk.toString();
         let end = pending.indexOf('\n');
         while (end >= 0) {
+          onLine?.(pending.slice(0, end));
           write(`${prefix}${pending.slice(0, end + 1)}`);
           pending = pending.slice(end + 1);
           end = pending.indexOf('\n');

@@ -4,7 +4,7 @@
  * unchanged (a shipping mode, say); the seed's identification rules are checked exactly.
  */
 import { z } from 'zod';
-import { type ValidationProblem, nonEmptyString, problemsFrom, validationErrorMap } from './problems.js';
+import { nonEmptyString, problemsFrom, type ValidationProblem, validationErrorMap } from './problems.js';
 
 export type { ValidationProblem } from './problems.js';
 
@@ -31,7 +31,12 @@ export const customerSchema = z.looseObject({
 });
 
 /** The ways a contact can be named in an order; exactly one must be present. */
-export const CONTACT_IDENTIFIERS = ['id', 'externalReferenceId', 'internalReferenceId', 'externalReference'] as const;
+export const CONTACT_IDENTIFIERS = [
+  'id',
+  'externalReferenceId',
+  'internalReferenceId',
+  'externalReference',
+] as const;
 /** The ways an item can name its packaging; exactly one must be present. */
 export const ITEM_IDENTIFIERS = ['packaging', 'externalReferenceId', 'internalReferenceId'] as const;
 
@@ -43,7 +48,10 @@ export const orderContactSchema = z
     externalReference: nonEmptyString.optional(),
     firstName: nonEmptyString.optional(),
     lastName: nonEmptyString.optional(),
-    email: z.string().regex(EMAIL, { error: 'must be an e-mail address such as name@example.com' }).optional(),
+    email: z
+      .string()
+      .regex(EMAIL, { error: 'must be an e-mail address such as name@example.com' })
+      .optional(),
   })
   .refine((contact) => exactlyOne(contact, CONTACT_IDENTIFIERS), {
     // Checked even when a field has a type error, so that every problem is listed at once.

@@ -6,7 +6,10 @@ import { locateSyntaxError, parseJson } from '../../src/import/json-syntax.js';
 import { validateImport } from '../../src/import/validate.js';
 import { lines, readAll, rejection, sourceOf } from './input-support.js';
 
-const ORDER = { contact: { internalReferenceId: 301 }, items: [{ internalReferenceId: 401, orderedQuantity: 1 }] };
+const ORDER = {
+  contact: { internalReferenceId: 301 },
+  items: [{ internalReferenceId: 401, orderedQuantity: 1 }],
+};
 
 async function* chunksOf(text: string, size: number): AsyncGenerator<string> {
   for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
@@ -21,25 +24,28 @@ async function split(text: string, size = text.length) {
 describe('JSON array splitter', () => {
   const text = '\uFEFF[\n  {"a": "x, ] } \\" {"},\n  [1, [2]],\n  "s\\\\",\n  -12.5e3 ,\n  true,null\n]\n';
 
-  it.each([1, 3, 7, 64, 4096])('finds each top-level element with its lines, whatever the chunk size (%i)', async (size) => {
-    const elements = await split(text, size);
-    expect(elements.map((element) => element.text)).toEqual([
-      '{"a": "x, ] } \\" {"}',
-      '[1, [2]]',
-      '"s\\\\"',
-      '-12.5e3',
-      'true',
-      'null',
-    ]);
-    expect(elements.map((element) => [element.line, element.column, element.endLine])).toEqual([
-      [2, 3, 2],
-      [3, 3, 3],
-      [4, 3, 4],
-      [5, 3, 5],
-      [6, 3, 6],
-      [6, 8, 6],
-    ]);
-  });
+  it.each([1, 3, 7, 64, 4096])(
+    'finds each top-level element with its lines, whatever the chunk size (%i)',
+    async (size) => {
+      const elements = await split(text, size);
+      expect(elements.map((element) => element.text)).toEqual([
+        '{"a": "x, ] } \\" {"}',
+        '[1, [2]]',
+        '"s\\\\"',
+        '-12.5e3',
+        'true',
+        'null',
+      ]);
+      expect(elements.map((element) => [element.line, element.column, element.endLine])).toEqual([
+        [2, 3, 2],
+        [3, 3, 3],
+        [4, 3, 4],
+        [5, 3, 5],
+        [6, 3, 6],
+        [6, 8, 6],
+      ]);
+    },
+  );
 
   it('gives an element spanning lines its first and last line', async () => {
     const [element] = await split('[\n\n  {\n    "a": 1\n  }\n]');
@@ -48,11 +54,19 @@ describe('JSON array splitter', () => {
 
   it.each([
     ['', 1, 'column 0: the file is empty: it must hold a JSON array of orders'],
-    ['{"externalId": "A"}', 1, 'column 1: the file holds one JSON object, not an array of orders: wrap it in [ ] (or use ordercli orders create for one order)'],
+    [
+      '{"externalId": "A"}',
+      1,
+      'column 1: the file holds one JSON object, not an array of orders: wrap it in [ ] (or use ordercli orders create for one order)',
+    ],
     ['[{"a":1}\n {"b":2}]', 2, 'column 2: expected , or ] after the order that ends on line 1, found "{"'],
     ['[{"a":1},\n]', 2, 'column 1: a comma before ] (remove the trailing comma)'],
     ['[{"a":1}]\n[]', 2, 'column 1: unexpected "[" after the closing ] of the array'],
-    ['[\n{"a":1},\n{"b":\n', 4, 'column 0: the file ends inside the order that starts on line 3 (a } or ] is missing)'],
+    [
+      '[\n{"a":1},\n{"b":\n',
+      4,
+      'column 0: the file ends inside the order that starts on line 3 (a } or ] is missing)',
+    ],
     ['[{"a":1}', 1, 'column 8: the file ends before the array is closed (a ] is missing)'],
   ])('stops on a broken array: %j', async (input, line, message) => {
     const error = await rejection(split(input));
@@ -66,7 +80,12 @@ describe('JSON syntax positions', () => {
     ['{"a": 1,}', 'a comma before } (remove the trailing comma)', 1, 9],
     ['{\n  "a": 1\n  "b": 2\n}', 'expected , or } after a property value, found "\\""', 3, 3],
     ["{'a': 1}", 'expected a property name in double quotes, found "\'"', 1, 2],
-    ['{"a": tru}', 'expected a value (text in double quotes, a number, true, false, null, an object or a list), found "t"', 1, 7],
+    [
+      '{"a": tru}',
+      'expected a value (text in double quotes, a number, true, false, null, an object or a list), found "t"',
+      1,
+      7,
+    ],
     ['{"a": 012}', 'not a valid number (no leading zeros, digits after the point)', 1, 8],
     ['{"a": "x\ny"}', 'a line break inside a string (write it as \\n)', 1, 9],
     ['{"a": "x', 'a string is never closed (a " is missing)', 1, 7],
@@ -79,19 +98,34 @@ describe('JSON syntax positions', () => {
   });
 
   it('finds nothing wrong in valid JSON', () => {
-    expect(locateSyntaxError('{"a": [1, -2.5e-3, true, false, null, "\\u00e9\\n"], "b": {}}')).toBeUndefined();
+    expect(
+      locateSyntaxError('{"a": [1, -2.5e-3, true, false, null, "\\u00e9\\n"], "b": {}}'),
+    ).toBeUndefined();
     expect(parseJson(' [1] ')).toEqual({ ok: true, value: [1] });
   });
 
   it('counts positions from where an element starts in its file', () => {
-    expect(parseJson('{"a":,}', { line: 7, column: 5 })).toMatchObject({ ok: false, error: { line: 7, column: 10 } });
-    expect(parseJson('{\n"a":,}', { line: 7, column: 5 })).toMatchObject({ ok: false, error: { line: 8, column: 5 } });
+    expect(parseJson('{"a":,}', { line: 7, column: 5 })).toMatchObject({
+      ok: false,
+      error: { line: 7, column: 10 },
+    });
+    expect(parseJson('{\n"a":,}', { line: 7, column: 5 })).toMatchObject({
+      ok: false,
+      error: { line: 8, column: 5 },
+    });
   });
 });
 
 describe('JSON and NDJSON orders', () => {
   it('reads a JSON array of orders, each placed at its first line', async () => {
-    const text = JSON.stringify([{ externalId: 'J-1', ...ORDER }, { externalId: 'J-2', ...ORDER }], null, 2);
+    const text = JSON.stringify(
+      [
+        { externalId: 'J-1', ...ORDER },
+        { externalId: 'J-2', ...ORDER },
+      ],
+      null,
+      2,
+    );
     const source = await sourceOf('orders.json', text);
     expect(source.format).toBe('json');
     const orders = await readAll(source);
@@ -123,11 +157,15 @@ describe('JSON and NDJSON orders', () => {
       'orders.json:5: items[0].orderedQuantity: must be a whole number, not the text "2"',
     ]);
     // The text that could not be read is kept to be written back as it was.
-    expect(validation.invalid[0]?.raw).toBe('{"externalId": "J-2", "contact": {"internalReferenceId": 301}, "items": [],}');
+    expect(validation.invalid[0]?.raw).toBe(
+      '{"externalId": "J-2", "contact": {"internalReferenceId": 301}, "items": [],}',
+    );
   });
 
   it('passes unknown fields through unchanged', async () => {
-    const [order] = await readAll(await sourceOf('x.json', JSON.stringify([{ ...ORDER, shippingMode: { id: 4 } }])));
+    const [order] = await readAll(
+      await sourceOf('x.json', JSON.stringify([{ ...ORDER, shippingMode: { id: 4 } }])),
+    );
     expect(order?.order.shippingMode).toEqual({ id: 4 });
   });
 
@@ -138,7 +176,9 @@ describe('JSON and NDJSON orders', () => {
       expect(source.format).toBe('ndjson');
       const validation = await validateImport(source);
       expect(validation.total).toBe(3);
-      expect(lines(validation.problems)).toEqual([`${name}:5: not valid JSON at column 22: the text ends inside an object`]);
+      expect(lines(validation.problems)).toEqual([
+        `${name}:5: not valid JSON at column 22: the text ends inside an object`,
+      ]);
       const orders = await readAll(source);
       expect(orders.map((order) => [order.index, order.externalId, order.location.line])).toEqual([
         [0, 'N-1', 1],

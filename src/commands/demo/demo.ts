@@ -72,7 +72,14 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const listenAbort = new AbortController();
   const stopListen = () => listenAbort.abort();
   ctx.signal.addEventListener('abort', stopListen, { once: true });
-  const listenIO = prefixedIO(io, paint.cyan('  [listen] '));
+  let ready: () => void = () => undefined;
+  const readyLine = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
+  // The receiver says on stderr when it accepts connections; scripts wait for that line too.
+  const listenIO = prefixedIO(io, paint.cyan('  [listen] '), (line) => {
+    if (line.startsWith('Ready: listening on')) ready();
+  });
   io.out(`${command(`ordercli listen --port ${port} --log events.ndjson`)}   ${paint.dim('# key from ORDERCLI_WEBHOOK_KEY')}\n`);
   const listening = main(['listen', '--port', String(port), '--log', logFile], {
     io: listenIO,
@@ -84,7 +91,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
     stopListen();
     await listening;
   });
-  await waitForFile(logFile, listening, ctx.signal);
+  await waitUntilReady(readyLine, listening, ctx.signal);
   await runStep(step, ['webhooks', 'subscribe', '--event', SALES_ORDER_VALIDATED, '--url', `http://127.0.0.1:${port}/`]);
 
   heading(3, 'The reference lists orders are built from');
@@ -177,19 +184,20 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Waits until the receiver is up: it creates its log file when it starts listening. */
-async function waitForFile(path: string, running: Promise<number>, signal: AbortSignal): Promise<void> {
-  let exited: number | undefined;
-  void running.then((code) => {
-    exited = code;
-  });
-  for (let waited = 0; waited < 10_000; waited += 25) {
-    if (existsSync(path)) return;
-    if (exited !== undefined) throw new CliError(`The demo's receiver stopped (exit ${exited}).`, ExitCode.Failure);
-    if (signal.aborted) throw signal.reason;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new CliError('The demo receiver did not start within 10 s.', ExitCode.Failure);
+/** Waits for the receiver's ready line; fails if it exits first or takes more than 10 s. */
+async function waitUntilReady(readyLine: Promise<void>, running: Promise<number>, signal: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    readyLine.then(() => 'ready' as const),
+    running.then((code) => code),
+    new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), 10_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (signal.aborted) throw signal.reason;
+  if (outcome === 'timeout') throw new CliError('The demo receiver did not start within 10 s.', ExitCode.Failure);
+  if (outcome !== 'ready') throw new CliError(`The demo's receiver stopped (exit ${outcome}).`, ExitCode.Failure);
 }
 
 /** Counts logged notifications until `expected` arrived or the wait is over. */
