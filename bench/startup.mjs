@@ -2,7 +2,6 @@
 // Start-up cost of the built CLI as a ratio to `node -e 0` (medians of interleaved runs):
 // `ordercli --version`, `ordercli --help`, and one API command against a local sandbox.
 // Usage: npm run build && node bench/startup.mjs [runs=25]
-import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +13,8 @@ const { startSandbox } = await import(join(root, 'dist/index.js'));
 const sandbox = await startSandbox({ port: 0, quiet: true });
 
 const env = { ...process.env, ORDERCLI_CONFIG_DIR: join(root, 'node_modules/.bench-config') };
-for (const key of Object.keys(env)) if (key.startsWith('ORDERCLI_') && key !== 'ORDERCLI_CONFIG_DIR') delete env[key];
+for (const key of Object.keys(env))
+  if (key.startsWith('ORDERCLI_') && key !== 'ORDERCLI_CONFIG_DIR') delete env[key];
 
 const cases = [
   ['node -e 0', ['-e', '0']],

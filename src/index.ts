@@ -1,4 +1,4 @@
 /** Library entry: the program and the sandbox, for tests, benchmarks and embedding. */
 export { main } from './cli/main.js';
-export { startSandbox } from './sandbox/server.js';
 export type { Sandbox, SandboxOptions } from './sandbox/server.js';
+export { startSandbox } from './sandbox/server.js';

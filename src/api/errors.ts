@@ -116,7 +116,10 @@ export class ConnectionError extends CliError {
   readonly outcome: Outcome;
   readonly code: string | undefined;
 
-  constructor(message: string, init: { request: RequestInfo; outcome: Outcome; code?: string; details?: string[] }) {
+  constructor(
+    message: string,
+    init: { request: RequestInfo; outcome: Outcome; code?: string; details?: string[] },
+  ) {
     super(message, ExitCode.Failure, init.details ?? []);
     this.request = init.request;
     this.outcome = init.outcome;
@@ -129,7 +132,8 @@ export class TimeoutError extends ConnectionError {}
 
 /** Lines describing an error body of any shape: problem+json, `{errors: [...]}`, `{message}`, text. */
 export function describeServiceDetails(body: unknown): string[] {
-  if (body === undefined || body === null || body === '') return ['The service sent no details (empty body).'];
+  if (body === undefined || body === null || body === '')
+    return ['The service sent no details (empty body).'];
   if (typeof body === 'string') {
     const lines = body.trim().split(/\r?\n/).slice(0, 20);
     return ['The service said:', ...lines.map((line) => `  ${truncate(line, 300)}`)];

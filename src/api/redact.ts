@@ -8,7 +8,13 @@ export const REDACTED = '[redacted]';
 const MIN_SECRET_LENGTH = 4;
 
 /** Header names whose values are always masked, whatever they hold. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-webhook-key', 'x-api-key', 'cookie']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-webhook-key',
+  'x-api-key',
+  'cookie',
+]);
 
 export class Redactor {
   private readonly secrets = new Set<string>();

@@ -5,8 +5,8 @@
  * version in package.json, so these paths cannot move under us unnoticed: every API test uses them.
  */
 import type { Dispatcher } from 'undici';
-import Agent from 'undici/lib/dispatcher/agent.js';
 import apiRequest from 'undici/lib/api/api-request.js';
+import Agent from 'undici/lib/dispatcher/agent.js';
 
 export { Agent };
 

@@ -89,7 +89,10 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
 }
 
 function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR');
+  return (
+    error instanceof Error &&
+    (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR')
+  );
 }
 
 interface Painter {

@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { UsageError } from '../cli/errors.js';
 
 /** The values a profile may hold, by their config-key names (the flags' names). */
-export const PROFILE_KEYS = ['base-url', 'token', 'auth-header', 'timeout', 'allow-insecure-http', 'webhook-key'] as const;
+export const PROFILE_KEYS = [
+  'base-url',
+  'token',
+  'auth-header',
+  'timeout',
+  'allow-insecure-http',
+  'webhook-key',
+] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 /** Keys whose values are secrets: never printed. */
 export const SECRET_KEYS: ReadonlySet<ProfileKey> = new Set<ProfileKey>(['token', 'webhook-key']);
@@ -53,7 +60,9 @@ export async function readConfigFile(env: NodeJS.ProcessEnv): Promise<ConfigFile
     const parsed: unknown = JSON.parse(text);
     return parsed && typeof parsed === 'object' ? (parsed as ConfigFile) : {};
   } catch {
-    throw new UsageError(`The config file ${path} is not valid JSON: fix it or delete it and run ordercli login.`);
+    throw new UsageError(
+      `The config file ${path} is not valid JSON: fix it or delete it and run ordercli login.`,
+    );
   }
 }
 
@@ -61,7 +70,11 @@ export async function readConfigFile(env: NodeJS.ProcessEnv): Promise<ConfigFile
 export class ProfileStore {
   private constructor(
     readonly path: string,
-    private readonly store: { get(key: string): unknown; set(key: string, value: unknown): void; delete(key: string): void },
+    private readonly store: {
+      get(key: string): unknown;
+      set(key: string, value: unknown): void;
+      delete(key: string): void;
+    },
   ) {}
 
   static async open(env: NodeJS.ProcessEnv): Promise<ProfileStore> {

@@ -129,7 +129,7 @@ export function planColumns(
       problems.push({ file, line: 1, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
     const what =
       unknown.length > 0
-        ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${unknown.map((h) => JSON.stringify(h)).join(', ')}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map them with --map <file.json>; nothing was sent.`
+        ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${unknown.map((h) => JSON.stringify(h)).join(', ')}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map ${unknown.length === 1 ? 'it' : 'them'} with --map <file.json>; nothing was sent.`
         : `The header of ${file} is not usable; nothing was sent.`;
     throw new InputError(what, problems);
   }

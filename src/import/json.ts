@@ -9,6 +9,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../cli/errors.js';
 import { parseJson } from './json-syntax.js';
 import { readBytes } from './read.js';
+import { namesProduct } from './resolve-products.js';
 import type { SourceOrder } from './types.js';
 
 /** The text of one top-level element of a JSON array and where it stands in the file. */
@@ -80,7 +81,7 @@ export function orderFromText(
     location,
     raw: order,
     problems: [],
-    needsProductResolution: mentionsProductCode(order),
+    needsProductResolution: Array.isArray(order.items) && order.items.some(namesProduct),
   };
 }
 
@@ -103,13 +104,6 @@ function unreadable(
     problems: [problem],
     needsProductResolution: false,
   };
-}
-
-function mentionsProductCode(order: Record<string, unknown>): boolean {
-  if (!Array.isArray(order.items)) return false;
-  return order.items.some(
-    (item) => typeof item === 'object' && item !== null && ('productCode' in item || 'packagingName' in item),
-  );
 }
 
 async function* textChunks(path: string): AsyncGenerator<string> {

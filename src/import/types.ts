@@ -54,7 +54,8 @@ export type OrderStatus = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknow
 //   const references = new ReferenceCatalog(() => ctx.api(), ctx.signal);    // import/references.ts
 //   const source = await openOrderSource(path, { format, delimiter, mapFile }, ctx); // import/source.ts
 //   try {
-//     const validation = await validateImport(source, { references, checkRefs });   // pass 1
+//     const validation = await validateImport(source, {                             // pass 1
+//       references, checkRefs, maxInvalid: skipInvalid ? undefined : 1000 });  // bound memory at exit 2
 //     if (validation.invalid.length > 0 && !skipInvalid) throw invalidInputError(source, validation);
 //     for await (const order of source.orders()) {                                  // pass 2
 //       if (validation.invalidIndexes.has(order.index)) continue;                   // report 'invalid'
@@ -120,6 +121,12 @@ export interface ValidateImportOptions {
   references?: import('./references.js').ReferenceCatalog;
   /** `--check-refs`: every `internalReferenceId` must exist in the reference lists and be active. */
   checkRefs?: boolean;
+  /**
+   * Keep (and list) at most this many invalid orders; the others are only counted (`omitted`)
+   * and their indexes kept. For a run that will stop at exit 2 anyway, so that a file whose every
+   * row has the same mistake does not hold a million orders in memory. Default: keep all.
+   */
+  maxInvalid?: number;
 }
 
 /** The outcome of the validation pass over a whole input. */
@@ -128,10 +135,12 @@ export interface ImportValidation {
   total: number;
   /** Orders without a problem. */
   valid: number;
-  /** The orders with problems (each with its `problems`), in input order. */
+  /** The orders with problems (each with its `problems`), in input order (up to `maxInvalid`). */
   invalid: SourceOrder[];
-  /** `index` of every invalid order, for the sending pass. */
+  /** `index` of every invalid order, for the sending pass (all of them, even beyond `maxInvalid`). */
   invalidIndexes: ReadonlySet<number>;
   /** Every problem, in input order, as `file:line: field: message`. */
   problems: InputProblem[];
+  /** Invalid orders beyond `maxInvalid`: counted in `invalidIndexes`, not kept in `invalid`. */
+  omitted: number;
 }

@@ -141,6 +141,8 @@ export async function validateImport(
   const invalid: SourceOrder[] = [];
   const invalidIndexes = new Set<number>();
   const problems: InputProblem[] = [];
+  const maxInvalid = options.maxInvalid ?? Number.POSITIVE_INFINITY;
+  let omitted = 0;
   let total = 0;
   try {
     for await (const order of source.orders()) {
@@ -155,9 +157,15 @@ export async function validateImport(
           orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
       }
       if (orderProblems.length === 0) continue;
-      // `raw` named on its own: a CSV order builds it in a getter, which a spread would not copy.
-      invalid.push({ ...order, raw: order.raw, problems: orderProblems });
       invalidIndexes.add(order.index);
+      if (invalid.length >= maxInvalid) {
+        omitted++;
+        continue;
+      }
+      // The order read is this pass's own object: it takes its full list of problems. (A copy
+      // would build a CSV order's raw records now, for every invalid order.)
+      order.problems = orderProblems;
+      invalid.push(order);
       problems.push(...orderProblems);
     }
   } catch (error) {
@@ -165,7 +173,7 @@ export async function validateImport(
     if (error instanceof InputError) throw new InputError(error.message, [...problems, ...error.problems]);
     throw error;
   }
-  return { total, valid: total - invalid.length, invalid, invalidIndexes, problems };
+  return { total, valid: total - invalidIndexes.size, invalid, invalidIndexes, problems, omitted };
 }
 
 function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): InputProblem {
@@ -185,13 +193,23 @@ export function invalidInputError(
   source: Pick<OrderSource, 'file'>,
   validation: ImportValidation,
 ): InputError {
-  const count = validation.invalid.length;
+  const count = validation.invalidIndexes.size;
   const skip =
     validation.valid > 0
       ? ` Fix ${count === 1 ? 'it' : 'them'}, or pass --skip-invalid to send the ${validation.valid} valid ${validation.valid === 1 ? 'one' : 'ones'}.`
       : '';
+  const problems =
+    validation.omitted > 0
+      ? [
+          ...validation.problems,
+          {
+            file: source.file,
+            message: `… and ${validation.omitted} more invalid ${validation.omitted === 1 ? 'order' : 'orders'}, not listed: fix the mistakes above (often the same in every row) and run it again`,
+          },
+        ]
+      : validation.problems;
   return new InputError(
     `${count} of ${validation.total} orders in ${source.file} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
-    validation.problems,
+    problems,
   );
 }

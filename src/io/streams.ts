@@ -134,7 +134,8 @@ export interface TestIO extends IOStreams {
 /** In-memory streams for tests; with `tty: true` they claim to be a terminal. */
 export function createTestIO(options: TestIOOptions = {}): TestIO {
   const tty = options.tty ?? false;
-  const stdin = typeof options.stdin === 'string' || options.stdin === undefined ? new PassThrough() : options.stdin;
+  const stdin =
+    typeof options.stdin === 'string' || options.stdin === undefined ? new PassThrough() : options.stdin;
   if (typeof options.stdin === 'string') (stdin as PassThrough).end(options.stdin);
   else if (options.stdin === undefined && !tty) (stdin as PassThrough).end();
   const stdout = new CapturingStream(tty, options.columns ?? 80);

@@ -3,8 +3,8 @@
  * strictly) and the records of the reference lists (read leniently: unknown fields are kept).
  */
 import { z } from 'zod';
-import { type ValidationProblem, nonEmptyString, problemsFrom, validationErrorMap } from './problems.js';
 import { EMAIL } from './order.js';
+import { nonEmptyString, problemsFrom, type ValidationProblem, validationErrorMap } from './problems.js';
 
 export const contactReferenceInputSchema = z.looseObject({
   contact: z.looseObject({

@@ -1,6 +1,6 @@
 /** Webhook subscription (`PUT /api/v1/webhooks`) and the one event kind the interface names. */
 import { z } from 'zod';
-import { type ValidationProblem, nonEmptyString, problemsFrom, validationErrorMap } from './problems.js';
+import { nonEmptyString, problemsFrom, type ValidationProblem, validationErrorMap } from './problems.js';
 
 export const SALES_ORDER_VALIDATED = 'sales_order_validated';
 

@@ -6,6 +6,7 @@ declare module 'undici/lib/dispatcher/agent.js' {
 
 declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';
+
   function request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
   export = request;
 }

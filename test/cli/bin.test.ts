@@ -38,9 +38,13 @@ describe('bin/ordercli.js', () => {
   });
 
   it('reports a user error in one sentence, without a stack trace, exit 2', async () => {
-    const result = await runBin(['api', 'FETCH', '/api/v1/orders'], { env: { ORDERCLI_BASE_URL: sandbox.url } });
+    const result = await runBin(['api', 'FETCH', '/api/v1/orders'], {
+      env: { ORDERCLI_BASE_URL: sandbox.url },
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('error: Unknown method "FETCH": use one of GET, POST, PUT, PATCH, DELETE, HEAD.\n');
+    expect(result.stderr).toBe(
+      'error: Unknown method "FETCH": use one of GET, POST, PUT, PATCH, DELETE, HEAD.\n',
+    );
   });
 
   it('exits 2 with usage help for a missing argument', async () => {

@@ -1,4 +1,4 @@
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkBaseUrl } from '../../src/config/settings.js';
@@ -61,7 +61,15 @@ describe('exit codes', () => {
   });
 
   it('3 when the credentials are refused (401) or lack rights (403)', async () => {
-    const unauthorized = await runCli(['--base-url', sandbox.url, '--token', 'nope-nope', 'get', 'orders', '1']);
+    const unauthorized = await runCli([
+      '--base-url',
+      sandbox.url,
+      '--token',
+      'nope-nope',
+      'get',
+      'orders',
+      '1',
+    ]);
     expect(unauthorized.code).toBe(3);
     expect(unauthorized.stderr).toContain('refused the credentials');
     const forbidden = await runCli(partner('get', 'contacts', '101'));
@@ -81,21 +89,27 @@ describe('exit codes', () => {
 
 describe('retries', () => {
   it('retries a GET after 503s and succeeds, counted at the sandbox', async () => {
-    sandbox.scriptFaults([{ method: 'GET', path: '/api/v1/packaging_references/401', kind: 'status', status: 503, times: 2 }]);
+    sandbox.scriptFaults([
+      { method: 'GET', path: '/api/v1/packaging_references/401', kind: 'status', status: 503, times: 2 },
+    ]);
     const result = await runCli(partner('get', 'packaging_references', '401'));
     expect(result.code, result.stderr).toBe(0);
     expect(requestsTo('/api/v1/packaging_references/401')).toHaveLength(3);
   });
 
   it('retries a GET whose connection was reset before it was read', async () => {
-    sandbox.scriptFaults([{ method: 'GET', path: '/api/v1/packaging_references/401', kind: 'reset-before-read', times: 1 }]);
+    sandbox.scriptFaults([
+      { method: 'GET', path: '/api/v1/packaging_references/401', kind: 'reset-before-read', times: 1 },
+    ]);
     const result = await runCli(partner('get', 'packaging_references', '401'));
     expect(result.code, result.stderr).toBe(0);
     expect(requestsTo('/api/v1/packaging_references/401')).toHaveLength(2);
   });
 
   it('gives up after --retries and says how many attempts were made', async () => {
-    sandbox.scriptFaults([{ method: 'GET', path: '/api/v1/packaging_references/401', kind: 'status', status: 502, times: 10 }]);
+    sandbox.scriptFaults([
+      { method: 'GET', path: '/api/v1/packaging_references/401', kind: 'status', status: 502, times: 10 },
+    ]);
     const result = await runCli(partner('--retries', '2', 'get', 'packaging_references', '401'));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('after 3 attempts');
@@ -103,7 +117,9 @@ describe('retries', () => {
   });
 
   it('retries a POST answered 429 (Retry-After honoured) and creates the order once', async () => {
-    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 1 }]);
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 1 },
+    ]);
     const started = Date.now();
     const result = await runCli(partner('api', 'POST', '/api/v1/orders', '--data', JSON.stringify(order)));
     expect(result.code, result.stderr).toBe(0);
@@ -133,11 +149,29 @@ describe('retries', () => {
 describe('credentials never appear in output', () => {
   it('redacts the bearer token in --verbose traces and errors', async () => {
     const token = sandbox.tokens.full;
-    const ok = await runCli(['--verbose', '--base-url', sandbox.url, '--token', token, 'get', 'contacts', '101']);
+    const ok = await runCli([
+      '--verbose',
+      '--base-url',
+      sandbox.url,
+      '--token',
+      token,
+      'get',
+      'contacts',
+      '101',
+    ]);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toContain('> authorization: [redacted]');
     expect(ok.stderr).toContain('< 200 OK');
-    const failed = await runCli(['--verbose', '--base-url', sandbox.url, '--token', token, 'get', 'orders', '424242']);
+    const failed = await runCli([
+      '--verbose',
+      '--base-url',
+      sandbox.url,
+      '--token',
+      token,
+      'get',
+      'orders',
+      '424242',
+    ]);
     for (const result of [ok, failed]) expect(result.stdout + result.stderr).not.toContain(token);
   });
 
@@ -154,7 +188,15 @@ describe('credentials never appear in output', () => {
 
 describe('plain http', () => {
   it('is refused for a host other than loopback', async () => {
-    const result = await runCli(['--base-url', 'http://orders.example.com', '--token', 't', 'get', 'orders', '1']);
+    const result = await runCli([
+      '--base-url',
+      'http://orders.example.com',
+      '--token',
+      't',
+      'get',
+      'orders',
+      '1',
+    ]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Refusing plain http:// to orders.example.com');
   });
@@ -173,7 +215,11 @@ describe('error bodies of every shape', () => {
   let server: Server;
   let url: string;
   const answers: Record<string, { status: number; type?: string; body: string }> = {
-    '/api/v1/json': { status: 422, type: 'application/json', body: '{"errors":[{"field":"items[0].orderedQuantity","message":"must be positive"}]}' },
+    '/api/v1/json': {
+      status: 422,
+      type: 'application/json',
+      body: '{"errors":[{"field":"items[0].orderedQuantity","message":"must be positive"}]}',
+    },
     '/api/v1/problem': {
       status: 409,
       type: 'application/problem+json',
@@ -204,7 +250,9 @@ describe('error bodies of every shape', () => {
   it('lists field errors of a JSON body', async () => {
     const result = await failure('/api/v1/json');
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('error: The service rejected GET /api/v1/json as invalid (422 Unprocessable Entity).');
+    expect(result.stderr).toContain(
+      'error: The service rejected GET /api/v1/json as invalid (422 Unprocessable Entity).',
+    );
     expect(result.stderr).toContain('- items[0].orderedQuantity: must be positive');
   });
 

@@ -29,7 +29,9 @@ const DEAD_URL = 'http://127.0.0.1:9'; // discard port: nothing listens there
 describe('settings precedence: flag > environment > profile > default', () => {
   it('uses the profile when nothing else is given', async () => {
     const dir = await profileDir({ 'base-url': sandbox.url, token: sandbox.tokens.partner });
-    const result = await runCli(['get', 'packaging_references', '401'], { env: { ORDERCLI_CONFIG_DIR: dir } });
+    const result = await runCli(['get', 'packaging_references', '401'], {
+      env: { ORDERCLI_CONFIG_DIR: dir },
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).id).toBe(401);
   });
@@ -37,7 +39,11 @@ describe('settings precedence: flag > environment > profile > default', () => {
   it('prefers the environment to the profile', async () => {
     const dir = await profileDir({ 'base-url': DEAD_URL, token: 'wrong-token-in-profile' });
     const result = await runCli(['get', 'packaging_references', '401'], {
-      env: { ORDERCLI_CONFIG_DIR: dir, ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner },
+      env: {
+        ORDERCLI_CONFIG_DIR: dir,
+        ORDERCLI_BASE_URL: sandbox.url,
+        ORDERCLI_TOKEN: sandbox.tokens.partner,
+      },
     });
     expect(result.code, result.stderr).toBe(0);
   });
@@ -53,20 +59,28 @@ describe('settings precedence: flag > environment > profile > default', () => {
 
   it('selects a named profile with --profile and with ORDERCLI_PROFILE', async () => {
     const dir = await profileDir({ 'base-url': sandbox.url, token: sandbox.tokens.full }, 'staging');
-    const byFlag = await runCli(['--profile', 'staging', 'get', 'contacts', '101'], { env: { ORDERCLI_CONFIG_DIR: dir } });
+    const byFlag = await runCli(['--profile', 'staging', 'get', 'contacts', '101'], {
+      env: { ORDERCLI_CONFIG_DIR: dir },
+    });
     expect(byFlag.code, byFlag.stderr).toBe(0);
     const byEnv = await runCli(['get', 'contacts', '101'], {
       env: { ORDERCLI_CONFIG_DIR: dir, ORDERCLI_PROFILE: 'staging' },
     });
     expect(byEnv.code, byEnv.stderr).toBe(0);
-    const missing = await runCli(['--profile', 'nope', 'get', 'contacts', '101'], { env: { ORDERCLI_CONFIG_DIR: dir } });
+    const missing = await runCli(['--profile', 'nope', 'get', 'contacts', '101'], {
+      env: { ORDERCLI_CONFIG_DIR: dir },
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('no profile "nope"');
   });
 
   it('uses the auth header from the environment instead of Bearer', async () => {
     const result = await runCli(['get', 'packaging_references', '401'], {
-      env: { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner, ORDERCLI_AUTH_HEADER: 'X-Api-Key' },
+      env: {
+        ORDERCLI_BASE_URL: sandbox.url,
+        ORDERCLI_TOKEN: sandbox.tokens.partner,
+        ORDERCLI_AUTH_HEADER: 'X-Api-Key',
+      },
     });
     expect(result.code, result.stderr).toBe(0);
   });

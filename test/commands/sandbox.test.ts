@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { createTestIO } from '../../src/io/streams.js';
 import { main } from '../../src/cli/main.js';
+import { createTestIO } from '../../src/io/streams.js';
 import { runCli, testEnv } from '../support/cli.js';
 
 /** Starts `ordercli sandbox` in-process and resolves with its announced URL and tokens. */
@@ -14,7 +14,8 @@ async function startCommand(args: string[]) {
     env: testEnv(),
     signal: controller.signal,
   });
-  for (let i = 0; i < 100 && !io.stdoutText().includes('\n'); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 100 && !io.stdoutText().includes('\n'); i++)
+    await new Promise((r) => setTimeout(r, 20));
   return { io, controller, done };
 }
 
@@ -26,13 +27,37 @@ describe('ordercli sandbox', () => {
       tokens: { full: string; partner: string };
     };
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const partner = await runCli(['--base-url', info.url, '--token', info.tokens.partner, 'get', 'packaging_references', '401']);
+    const partner = await runCli([
+      '--base-url',
+      info.url,
+      '--token',
+      info.tokens.partner,
+      'get',
+      'packaging_references',
+      '401',
+    ]);
     expect(partner.code, partner.stderr).toBe(0);
-    const full = await runCli(['--base-url', info.url, '--token', info.tokens.full, 'get', 'contacts', '101']);
+    const full = await runCli([
+      '--base-url',
+      info.url,
+      '--token',
+      info.tokens.full,
+      'get',
+      'contacts',
+      '101',
+    ]);
     expect(full.code, full.stderr).toBe(0);
     controller.abort();
     expect(await done).toBe(0);
-    const after = await runCli(['--base-url', info.url, '--retries', '0', 'get', 'packaging_references', '401']);
+    const after = await runCli([
+      '--base-url',
+      info.url,
+      '--retries',
+      '0',
+      'get',
+      'packaging_references',
+      '401',
+    ]);
     expect(after.code).toBe(1);
   });
 

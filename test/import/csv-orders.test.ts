@@ -1,6 +1,6 @@
 // CSV rows becoming orders: grouping, cell conversion, and where each problem is reported.
 import { describe, expect, it } from 'vitest';
-import { validateImport } from '../../src/import/validate.js';
+import { invalidInputError, validateImport } from '../../src/import/validate.js';
 import { lines, readAll, sourceOf } from './input-support.js';
 
 const HEADER =
@@ -106,5 +106,28 @@ describe('rows to orders', () => {
     const text = `${HEADER}\nN-1,,,301,,,,,\n`;
     const validation = await validateImport(await sourceOf('none.csv', text));
     expect(lines(validation.problems)).toEqual(['none.csv:2: items: is required']);
+  });
+
+  it('keeps at most maxInvalid invalid orders, counting and indexing the rest', async () => {
+    const rows = [
+      'M-1,,,301,,,,401,1',
+      'M-2,,,301,,,,401,0',
+      'M-3,,,301,,,,401,0',
+      'M-4,,,301,,,,401,1',
+      'M-5,,,301,,,,401,x',
+    ];
+    const source = await sourceOf('many.csv', `${HEADER}\n${rows.join('\n')}\n`);
+    const validation = await validateImport(source, { maxInvalid: 1 });
+    expect(validation).toMatchObject({ total: 5, valid: 2, omitted: 2 });
+    expect(validation.invalid.map((order) => order.externalId)).toEqual(['M-2']);
+    expect([...validation.invalidIndexes]).toEqual([1, 2, 4]);
+    const error = invalidInputError(source, validation);
+    expect(error.message).toBe(
+      '3 of 5 orders in many.csv are invalid; nothing was sent. Fix them, or pass --skip-invalid to send the 2 valid ones.',
+    );
+    expect(lines(error.problems)).toEqual([
+      'many.csv:3: item.orderedQuantity: must be a whole number above zero, not 0',
+      'many.csv: … and 2 more invalid orders, not listed: fix the mistakes above (often the same in every row) and run it again',
+    ]);
   });
 });

@@ -37,7 +37,8 @@ export function tempDir(prefix = 'ordercli-test-'): string {
 export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('ORDERCLI_') && key !== 'NO_COLOR' && key !== 'CI' && key !== 'FORCE_COLOR') env[key] = value;
+    if (!key.startsWith('ORDERCLI_') && key !== 'NO_COLOR' && key !== 'CI' && key !== 'FORCE_COLOR')
+      env[key] = value;
   }
   env.ORDERCLI_CONFIG_DIR = extra.ORDERCLI_CONFIG_DIR ?? tempDir('ordercli-config-');
   for (const [key, value] of Object.entries(extra)) {
@@ -60,7 +61,10 @@ export async function runCli(args: string[], options: RunOptions = {}): Promise<
 }
 
 /** Runs the built `bin/ordercli.js` as a child process (what users really run). */
-export function runBin(args: string[], options: Omit<RunOptions, 'tty' | 'signal'> & { timeoutMs?: number } = {}): Promise<CliResult> {
+export function runBin(
+  args: string[],
+  options: Omit<RunOptions, 'tty' | 'signal'> & { timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd ?? ROOT,

@@ -59,7 +59,9 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   };
   const heading = (n: number, title: string) => io.out(`\n${paint.bold(`${n}. ${title}`)}\n`);
 
-  io.out(`${paint.bold('ordercli demo')} — a first run on a sandbox embedded in this process; nothing leaves this machine.\n`);
+  io.out(
+    `${paint.bold('ordercli demo')} — a first run on a sandbox embedded in this process; nothing leaves this machine.\n`,
+  );
 
   heading(1, 'A local service to talk to');
   io.out(`Sandbox listening on ${sandbox.url}, seeded with contacts, packagings and reference lists.\n`);
@@ -80,7 +82,9 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const listenIO = prefixedIO(io, paint.cyan('  [listen] '), (line) => {
     if (line.startsWith('Ready: listening on')) ready();
   });
-  io.out(`${command(`ordercli listen --port ${port} --log events.ndjson`)}   ${paint.dim('# key from ORDERCLI_WEBHOOK_KEY')}\n`);
+  io.out(
+    `${command(`ordercli listen --port ${port} --log events.ndjson`)}   ${paint.dim('# key from ORDERCLI_WEBHOOK_KEY')}\n`,
+  );
   const listening = main(['listen', '--port', String(port), '--log', logFile], {
     io: listenIO,
     env,
@@ -92,7 +96,14 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
     await listening;
   });
   await waitUntilReady(readyLine, listening, ctx.signal);
-  await runStep(step, ['webhooks', 'subscribe', '--event', SALES_ORDER_VALIDATED, '--url', `http://127.0.0.1:${port}/`]);
+  await runStep(step, [
+    'webhooks',
+    'subscribe',
+    '--event',
+    SALES_ORDER_VALIDATED,
+    '--url',
+    `http://127.0.0.1:${port}/`,
+  ]);
 
   heading(3, 'The reference lists orders are built from');
   await runStep(step, ['refs', 'contacts', 'list']);
@@ -109,11 +120,16 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   );
   const created = sandbox.orders().length;
   if (importCode !== ExitCode.Ok) {
-    throw new CliError(`The demo import did not create every order (exit ${importCode}); see the summary above.`, ExitCode.Failure);
+    throw new CliError(
+      `The demo import did not create every order (exit ${importCode}); see the summary above.`,
+      ExitCode.Failure,
+    );
   }
 
   heading(5, `Notifications arriving (${SALES_ORDER_VALIDATED})`);
-  io.out(`The sandbox validates each order after a moment and notifies the receiver, which checks X-WEBHOOK-KEY:\n`);
+  io.out(
+    `The sandbox validates each order after a moment and notifies the receiver, which checks X-WEBHOOK-KEY:\n`,
+  );
   const received = await waitForEvents(logFile, created, ctx.signal);
   stopListen();
   await listening;
@@ -127,7 +143,10 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const next = [
     ['ordercli login', 'base URL, token and auth header, checked and saved in a profile'],
     ['ordercli refs packagings list --active', 'the ids to put in your orders'],
-    ['ordercli orders import orders.csv --report report.csv', 're-runnable: created orders are never sent twice'],
+    [
+      'ordercli orders import orders.csv --report report.csv',
+      're-runnable: created orders are never sent twice',
+    ],
     [
       'ordercli listen --key "$ORDERCLI_WEBHOOK_KEY" --forward-to http://localhost:3000/webhooks',
       'notifications to your app, nothing lost',
@@ -185,7 +204,11 @@ function freePort(): Promise<number> {
 }
 
 /** Waits for the receiver's ready line; fails if it exits first or takes more than 10 s. */
-async function waitUntilReady(readyLine: Promise<void>, running: Promise<number>, signal: AbortSignal): Promise<void> {
+async function waitUntilReady(
+  readyLine: Promise<void>,
+  running: Promise<number>,
+  signal: AbortSignal,
+): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
     readyLine.then(() => 'ready' as const),
@@ -196,8 +219,10 @@ async function waitUntilReady(readyLine: Promise<void>, running: Promise<number>
   ]);
   clearTimeout(timer);
   if (signal.aborted) throw signal.reason;
-  if (outcome === 'timeout') throw new CliError('The demo receiver did not start within 10 s.', ExitCode.Failure);
-  if (outcome !== 'ready') throw new CliError(`The demo's receiver stopped (exit ${outcome}).`, ExitCode.Failure);
+  if (outcome === 'timeout')
+    throw new CliError('The demo receiver did not start within 10 s.', ExitCode.Failure);
+  if (outcome !== 'ready')
+    throw new CliError(`The demo's receiver stopped (exit ${outcome}).`, ExitCode.Failure);
 }
 
 /** Counts logged notifications until `expected` arrived or the wait is over. */
