@@ -3,7 +3,7 @@
  * (`ordercli sandbox`, the test suite's fixture, `ordercli demo`). This module owns the HTTP
  * server and the life of one request: log, fault, latency, body, authentication, route, answer.
  */
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { authenticate, DEFAULT_TOKENS, generateWebhookKey, rightsOf, type SandboxTokens } from './auth.js';
@@ -142,6 +142,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const routes: RouteContext = { store, webhookKey, onOrderCreated: (order) => validation.schedule(order) };
   /** Aborted by close(): ends latency waits of requests still in progress. */
   const closing = new AbortController();
+  // One abort listener per request in progress: many are normal under load.
+  setMaxListeners(0, closing.signal);
 
   const server = createServer((req, res) => {
     const entry = logArrival(req, tokens);
