@@ -4,6 +4,7 @@
  * measured by bench/startup); these two load in a third of that. undici is pinned to an exact
  * version in package.json, so these paths cannot move under us unnoticed: every API test uses them.
  */
+import './wasm-flags.js';
 import type { Dispatcher } from 'undici';
 import apiRequest from 'undici/lib/api/api-request.js';
 import Agent from 'undici/lib/dispatcher/agent.js';

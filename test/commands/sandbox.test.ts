@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { createTestIO } from '../../src/io/streams.js';
+import { createTestIO } from '../../src/io/memory.js';
 import { runCli, testEnv } from '../support/cli.js';
 
 /** Starts `ordercli sandbox` in-process and resolves with its announced URL and tokens. */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { fmt, ImportProgress, renderSummary } from '../../src/import/progress.js';
 import { emptyCounts } from '../../src/import/report.js';
-import { createTestIO } from '../../src/io/streams.js';
+import { createTestIO } from '../../src/io/memory.js';
 
 describe('ImportProgress', () => {
   it('prints a summary line per tick when stderr is not a terminal, with rate and time left', () => {

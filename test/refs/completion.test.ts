@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { Context } from '../../src/cli/context.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { createTestIO } from '../../src/io/streams.js';
+import { createTestIO } from '../../src/io/memory.js';
 import { runCli } from '../support/cli.js';
 
 const hasBash = !spawnSync('bash', ['--version']).error;

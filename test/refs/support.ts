@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { PassThrough } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import { createTestIO, type TestIO } from '../../src/io/streams.js';
+import { createTestIO, type TestIO } from '../../src/io/memory.js';
 import { displayWidth } from '../../src/io/table.js';
 import { ROOT, testEnv } from '../support/cli.js';
 

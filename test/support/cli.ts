@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { main } from '../../src/cli/main.js';
-import { createTestIO } from '../../src/io/streams.js';
+import { createTestIO } from '../../src/io/memory.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/ordercli.js');

@@ -6,7 +6,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { main } from '../../src/cli/main.js';
-import { createTestIO, type TestIO } from '../../src/io/streams.js';
+import { createTestIO, type TestIO } from '../../src/io/memory.js';
 import { BIN, type CliResult, testEnv } from '../support/cli.js';
 
 export const READY = /Ready: listening on (\S+)/;

@@ -14,7 +14,8 @@ import type { Context } from '../../cli/context.js';
 import { CliError, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { main } from '../../cli/main.js';
-import { type IOStreams, prefixedIO } from '../../io/streams.js';
+import { prefixedIO } from '../../io/memory.js';
+import type { IOStreams } from '../../io/streams.js';
 import { SALES_ORDER_VALIDATED } from '../../schemas/webhook.js';
 import type { DemoFlags } from './index.js';
 
