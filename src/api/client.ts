@@ -99,6 +99,9 @@ export function pathFor(template: string, params: Record<string, string | number
 
 export class ApiClient {
   readonly baseUrl: string;
+  /** `https://host:port` and the base URL's own path prefix (often empty), parsed once. */
+  private readonly origin: string;
+  private readonly basePath: string;
   private readonly options: ApiClientOptions;
   private readonly agent: AgentType;
   /** Shared pause: after a 429, no request of this client starts before this time. */
@@ -107,6 +110,9 @@ export class ApiClient {
   constructor(options: ApiClientOptions) {
     this.options = options;
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    const base = new URL(this.baseUrl);
+    this.origin = base.origin;
+    this.basePath = base.pathname.replace(/\/+$/, '');
     this.agent = new Agent({
       connections: options.connections ?? 64,
       keepAliveTimeout: 10_000,
@@ -135,17 +141,17 @@ export class ApiClient {
     options: RequestOptions = {},
   ): Promise<ApiResponse<T>> {
     const info: RequestInfo = { method, path };
-    const url = this.urlFor(path, options.query);
+    const target = this.pathFor(path, options.query);
     const maxRetries = this.options.maxRetries ?? 3;
     const body = encodeBody(options);
     const headers = this.headersFor(body !== undefined, options);
     const started = performance.now();
 
     for (let attempt = 1; ; attempt++) {
-      await this.waitForPause(options.signal);
+      if (this.notBefore > Date.now()) await this.waitForPause(options.signal);
       let response: RawResponse;
       try {
-        response = await this.send(info, url, headers, body, options.signal);
+        response = await this.send(info, target, headers, body, options.signal);
       } catch (error) {
         const failure = this.classify(error, info, options.signal);
         const retryable =
@@ -196,13 +202,16 @@ export class ApiClient {
     await this.agent.destroy().catch(() => undefined);
   }
 
-  private urlFor(path: string, query: RequestOptions['query']): string {
-    if (!path.startsWith('/')) path = `/${path}`;
-    const url = new URL(this.baseUrl + path);
-    for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+  /** The request target below the origin: base path, path, query. */
+  private pathFor(path: string, query: RequestOptions['query']): string {
+    const target = this.basePath + (path.startsWith('/') ? path : `/${path}`);
+    if (!query) return target;
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) params.set(key, String(value));
     }
-    return url.toString();
+    const search = params.toString();
+    return search === '' ? target : `${target}${target.includes('?') ? '&' : '?'}${search}`;
   }
 
   private headersFor(hasBody: boolean, options: RequestOptions): Record<string, string> {
@@ -222,26 +231,26 @@ export class ApiClient {
 
   private async send(
     info: RequestInfo,
-    url: string,
+    target: string,
     headers: Record<string, string>,
     body: string | Buffer | undefined,
     signal: AbortSignal | undefined,
   ): Promise<RawResponse> {
+    // Our own timer rather than undici's headersTimeout: undici's fires on a half-second tick.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new TimeoutSignal()), this.options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
     const started = performance.now();
-    this.traceRequest(info, url, headers, body);
+    this.traceRequest(info, this.origin + target, headers, body);
     try {
-      const res = await request(this.agent, url, {
+      const res = await request(this.agent, this.origin, target, {
         method: info.method as Dispatcher.HttpMethod,
         headers,
         body,
         signal: combined,
       });
       const text = await res.body.text();
-      const responseHeaders = flattenHeaders(res.headers);
-      const response = { status: res.statusCode, headers: responseHeaders, text };
+      const response = { status: res.statusCode, headers: flattenHeaders(res.headers), text };
       this.traceResponse(response, performance.now() - started);
       return response;
     } finally {

@@ -77,14 +77,20 @@ export async function sendNotification(options: SendNotificationOptions): Promis
   const timeoutMs = options.timeoutMs ?? DEFAULT_NOTIFICATION_TIMEOUT_MS;
   const started = performance.now();
   defaultDispatcher ??= new Agent();
-  const response = await request(options.dispatcher ?? defaultDispatcher, String(options.url), {
-    method: 'POST',
-    headers: notificationHeaders(options),
-    body: encodeNotificationBody(options.body),
-    signal: combineSignals(options.signal, AbortSignal.timeout(timeoutMs)),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  const url = new URL(String(options.url));
+  const response = await request(
+    options.dispatcher ?? defaultDispatcher,
+    url.origin,
+    `${url.pathname}${url.search}`,
+    {
+      method: 'POST',
+      headers: notificationHeaders(options),
+      body: encodeNotificationBody(options.body),
+      signal: combineSignals(options.signal, AbortSignal.timeout(timeoutMs)),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    },
+  );
   const bodyText =
     options.maxResponseBytes === undefined
       ? await response.body.text()
