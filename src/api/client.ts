@@ -19,6 +19,7 @@ import {
   TimeoutError,
 } from './errors.js';
 import type { Redactor } from './redact.js';
+import { parseRetryAfter } from './retry-after.js';
 import { Agent, request } from './transport.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -393,15 +394,6 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
-}
-
-/** `Retry-After` as seconds or an HTTP date, in milliseconds. */
-export function parseRetryAfter(value: string | undefined): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -24,13 +24,13 @@
  * them (and a crash of the machine whatever was not synced), and those orders replay as
  * `unknown`, which is safe.
  */
+
 import { createHash } from 'node:crypto';
 import { close, constants, fdatasync, ftruncate, open, read, write } from 'node:fs';
-import { readFile, unlink, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError, UsageError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
+import { acquirePidLock, releasePidLock } from '../io/pid-lock.js';
 
 const openAsync = promisify(open);
 const readAsync = promisify(read);
@@ -192,7 +192,7 @@ export class OrderJournal {
       return journal;
     } catch (error) {
       if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
-      await releaseLock(`${path}.lock`);
+      await releasePidLock(`${path}.lock`);
       throw error;
     }
   }
@@ -284,7 +284,7 @@ export class OrderJournal {
       const fd = this.fd;
       this.fd = undefined;
       await closeAsync(fd).catch(() => undefined);
-      await releaseLock(this.lockPath);
+      await releasePidLock(this.lockPath);
     }
   }
 
@@ -500,47 +500,14 @@ function now(): string {
   return lastIso;
 }
 
-/** Locks taken by this process (a pid check cannot tell two imports of one process apart). */
-const heldLocks = new Set<string>();
-
-async function releaseLock(lockPath: string): Promise<void> {
-  heldLocks.delete(resolve(lockPath));
-  await unlink(lockPath).catch(() => undefined);
-}
-
-/**
- * A lock file holding the owner's pid: two imports appending to one journal could each send the
- * same order. A lock left by a killed run (its pid is gone) is taken over.
- */
-async function takeLock(lockPath: string, journalPath: string): Promise<void> {
-  if (heldLocks.has(resolve(lockPath))) {
-    throw new UsageError(`The import journal ${journalPath} is already in use by an import of this process.`);
-  }
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
-      heldLocks.add(resolve(lockPath));
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const owner = Number.parseInt(await readFile(lockPath, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-      throw new UsageError(
-        `The import journal ${journalPath} is in use by another ordercli (process ${owner}); wait for it to finish.`,
-        [`If no import is running, delete ${lockPath} and run the command again.`],
-      );
-    }
-    await unlink(lockPath).catch(() => undefined);
-  }
-  throw new UsageError(`Cannot lock the import journal ${journalPath}: ${lockPath} keeps reappearing.`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** One import per journal: two appending to it could each send the same order. */
+function takeLock(lockPath: string, journalPath: string): Promise<void> {
+  return acquirePidLock(lockPath, (owner) =>
+    owner === 'this process'
+      ? new UsageError(`The import journal ${journalPath} is already in use by an import of this process.`)
+      : new UsageError(
+          `The import journal ${journalPath} is in use by another ordercli (process ${owner}); wait for it to finish.`,
+          [`If no import is running, delete ${lockPath} and run the command again.`],
+        ),
+  );
 }

@@ -21,11 +21,14 @@
  * Memory stays small while the target is down: pending entries are kept as file offsets and read
  * back one at a time when their turn comes.
  */
+
 import { createReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Agent } from 'undici';
+import { parseRetryAfter } from '../api/retry-after.js';
 import { UsageError } from '../cli/errors.js';
+import { acquirePidLock, releasePidLock } from '../io/pid-lock.js';
 import {
   codeOf,
   type EventRecord,
@@ -142,7 +145,7 @@ export class ForwardQueue {
       return new ForwardQueue(options, handle, state);
     } catch (error) {
       await handle?.close();
-      await rm(lockPath(options.file), { force: true });
+      await releasePidLock(lockPath(options.file));
       throw error;
     }
   }
@@ -189,7 +192,7 @@ export class ForwardQueue {
     await this.handle.datasync().catch(() => undefined);
     await this.handle.close();
     await this.agent?.close().catch(() => undefined);
-    await rm(lockPath(this.file), { force: true });
+    await releasePidLock(lockPath(this.file));
   }
 
   /** Appends through the group commit; resolves with the offset where `data` was written. */
@@ -378,42 +381,21 @@ function lockPath(file: string): string {
   return `${file}.lock`;
 }
 
-/**
- * One `listen` per queue file: two would deliver every entry twice. The lock holds the owner's
- * pid; a lock whose process is gone (a crash) is taken over.
- */
-async function acquireLock(path: string): Promise<void> {
-  try {
-    await writeFile(path, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-    return;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  const pid = Number((await readFile(path, 'utf8').catch(() => '')).trim());
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-    throw new UsageError(
-      `Another ordercli listen (pid ${pid}) is forwarding from the queue ${path.slice(0, -'.lock'.length)}: stop it, or give this one its own --queue-dir.`,
-    );
-  }
-  await writeFile(path, `${process.pid}\n`, { mode: 0o600 });
+/** One `listen` per queue file: two would deliver every entry twice. */
+function acquireLock(path: string): Promise<void> {
+  return acquirePidLock(
+    path,
+    (owner) =>
+      new UsageError(
+        `Another ordercli listen (${owner === 'this process' ? owner : `pid ${owner}`}) is forwarding from the queue ${path.slice(0, -'.lock'.length)}: stop it, or give this one its own --queue-dir.`,
+      ),
+  );
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
+/** The application's `Retry-After`, capped at a minute so that one answer cannot stall the queue. */
 function retryAfter(value: string | string[] | undefined): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (text === undefined || text.trim() === '') return undefined;
-  const seconds = Number(text);
-  if (Number.isFinite(seconds)) return Math.min(60_000, Math.max(0, seconds * 1000));
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.min(60_000, Math.max(0, date - Date.now()));
+  const ms = parseRetryAfter(Array.isArray(value) ? value[0] : value);
+  return ms === undefined ? undefined : Math.min(60_000, ms);
 }
 
 /** undici wraps the useful cause (ECONNREFUSED, ...); name it. */
