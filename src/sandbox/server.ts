@@ -43,6 +43,7 @@ export interface SandboxOptions {
   host?: string;
   /** Keeps created orders, contact references and subscriptions in this folder across runs. */
   dataDir?: string;
+  /** Time from a request's arrival to its answer, processing included (a service answering in N ms). */
   latencyMs?: number;
   /** Share of API requests answered 500 (0..1). */
   failRate?: number;
@@ -225,10 +226,14 @@ async function serveRequest(context: RequestContext): Promise<void> {
     resetConnection(req);
     return;
   }
+  // Latency is the time an answer takes from the request's arrival, processing included, like a
+  // service that answers in N ms: so concurrency ÷ latency is the rate a client can reach at best.
+  const arrived = performance.now();
   const delayMs = isApi ? faults.current.latencyMs + (fault?.kind === 'delay' ? fault.delayMs : 0) : 0;
-  if (delayMs > 0 && !(await wait(delayMs, signal))) return;
   const response = await respond(context, path, isApi, fault);
   if (response === undefined) return;
+  const remainingMs = delayMs - (performance.now() - arrived);
+  if (remainingMs > 0 && !(await wait(remainingMs, signal))) return;
   if (fault?.kind === 'reset-after') {
     entry.computedStatus = response.status;
     resetConnection(req);

@@ -24,7 +24,10 @@ export function registerSandbox(program: Command, ctx: Context): void {
       .option('--port <port>', 'port to listen on (0 picks a free one)', '4780')
       .option('--host <host>', 'address to bind; loopback unless you say otherwise', '127.0.0.1')
       .option('--data <dir>', 'keep state in this folder across restarts (default: in memory)')
-      .option('--latency <ms>', 'delay every answer by this many milliseconds')
+      .option(
+        '--latency <ms>',
+        'every answer takes this long from the arrival of its request, processing included',
+      )
       .option('--fail-rate <0..1>', 'fraction of requests answered 500')
       .option('--throttle-rate <0..1>', 'fraction of requests answered 429 with Retry-After')
       .option(
