@@ -163,7 +163,9 @@ describe('listen --forward-to', () => {
     const args = ['--key', KEY, '--queue-dir', dir, '--forward-to', `http://127.0.0.1:${await freePort()}/`];
     const first = await startListen(args);
     const second = startListen(args);
-    await expect(second).rejects.toThrow(/Another ordercli listen \((pid \d+|this process)\) is forwarding from the queue/);
+    await expect(second).rejects.toThrow(
+      /Another ordercli listen \((pid \d+|this process)\) is forwarding from the queue/,
+    );
     await first.stop();
   });
 });
