@@ -68,8 +68,14 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
     ctx,
   );
   try {
-    const validation = await validateImport(source, { references, checkRefs: Boolean(options.checkRefs) });
-    if (validation.invalid.length > 0 && !options.skipInvalid) {
+    const validation = await validateImport(source, {
+      references,
+      checkRefs: Boolean(options.checkRefs),
+      // Exit 2 lists the first thousand invalid orders; keeping every one of a million would cost
+      // gigabytes. --skip-invalid and --rejects need them all.
+      maxInvalid: options.skipInvalid || options.rejects !== undefined ? undefined : 1000,
+    });
+    if (validation.invalidIndexes.size > 0 && !options.skipInvalid) {
       if (options.rejects !== undefined) {
         await writeRejects(resolve(ctx.cwd, options.rejects), source, validation.invalid);
       }
@@ -109,7 +115,7 @@ async function reportDryRun(
   validation: ImportValidation,
 ): Promise<void> {
   const { io } = ctx;
-  const valid = validation.total - validation.invalid.length;
+  const valid = validation.total - validation.invalidIndexes.size;
   const settings = await ctx.settings();
   let journalNote: { path: string; created: number; unknown: number } | undefined;
   if (settings.baseUrl !== undefined && (options.input !== '-' || options.journal !== undefined)) {
@@ -118,7 +124,7 @@ async function reportDryRun(
     if (replay.lines > 0) journalNote = { path: shown, created: replay.created, unknown: replay.unknown };
   }
   const lines = [
-    `Dry run of ${source.file}: ${fmt(validation.total)} orders read, ${fmt(valid)} valid, ${fmt(validation.invalid.length)} invalid; nothing was sent.`,
+    `Dry run of ${source.file}: ${fmt(validation.total)} orders read, ${fmt(valid)} valid, ${fmt(validation.invalidIndexes.size)} invalid; nothing was sent.`,
   ];
   if (journalNote) {
     lines.push(
@@ -132,7 +138,7 @@ async function reportDryRun(
         {
           input: source.file,
           dryRun: true,
-          counts: { total: validation.total, valid, invalid: validation.invalid.length },
+          counts: { total: validation.total, valid, invalid: validation.invalidIndexes.size },
           journal: journalNote
             ? { path: journalNote.path, created: journalNote.created, unknown: journalNote.unknown }
             : null,
