@@ -4,6 +4,7 @@
  * A list whose records the table cannot show is printed as JSON, never dropped.
  */
 import type { Command } from 'commander';
+import type { ListAnswer } from '../api/references.js';
 import { UsageError } from '../cli/errors.js';
 import type { IOStreams } from './streams.js';
 
@@ -31,6 +32,17 @@ export interface ListOptions {
   what?: string;
   /** The note on stderr for an empty list. */
   emptyNote?: string;
+}
+
+/** The flags `withListOptions` declares, as commander parses them (`--json` is global). */
+export interface ListFlags {
+  csv?: boolean;
+  columns?: string[];
+}
+
+/** The output options of a list command: its list flags and the global `--json`. */
+export function listOptions(flags: ListFlags, json: boolean): ListOptions {
+  return { json, csv: flags.csv, columns: flags.columns };
 }
 
 /**
@@ -194,14 +206,6 @@ function emptyNote(options: ListOptions): string {
   return options.emptyNote ?? `No ${options.what ?? 'records'}.`;
 }
 
-/** What a list answer holds, as `src/api/references.ts` unwraps it. */
-export interface ListAnswerLike {
-  body: unknown;
-  records: unknown[] | undefined;
-  wrapper: string | undefined;
-  otherKeys: string[];
-}
-
 /** How a kind of record is shown: its own columns when a record has the expected shape. */
 export interface RecordListSpec<T> {
   /** Plural noun for notes: "packaging references". */
@@ -221,7 +225,7 @@ export interface RecordListSpec<T> {
  */
 export async function writeListAnswer<T>(
   io: IOStreams,
-  answer: ListAnswerLike,
+  answer: ListAnswer,
   spec: RecordListSpec<T>,
   options: ListOptions & { filter?: (records: unknown[]) => unknown[] } = {},
 ): Promise<void> {
@@ -286,6 +290,11 @@ export async function writeRecord(
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value when it is a plain object, else an empty one: for reading records leniently. */
+export function asRecord(value: unknown): Record<string, unknown> {
+  return isPlainObject(value) ? value : {};
 }
 
 /** Depth of nesting flattened into dotted paths (`packaging.product.taxes[0].rate` is 5). */

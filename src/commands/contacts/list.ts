@@ -1,10 +1,9 @@
 /** `contacts list`: the CRM contacts. Their fields are not documented, so columns follow the records' keys. */
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { writeListAnswer } from '../../io/output.js';
+import { type ListFlags, listOptions, writeListAnswer } from '../../io/output.js';
 import { explainRefusal } from '../refs/access.js';
 import { CONTACT_PREFERRED_KEYS } from '../refs/format.js';
-import { type ListFlags, listOptions } from '../refs/list-flags.js';
 
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
   const api = await ctx.api();
@@ -15,6 +14,6 @@ export async function run(flags: ListFlags, ctx: Context): Promise<void> {
     ctx.io,
     answer,
     { what: 'contacts', columns: [], preferredKeys: CONTACT_PREFERRED_KEYS },
-    listOptions(flags, ctx),
+    listOptions(flags, ctx.json),
   );
 }

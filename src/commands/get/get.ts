@@ -23,7 +23,7 @@ export async function run(options: GetOptions, ctx: Context): Promise<void> {
   await fetchEntity(ctx, pathFor('/api/v1/{entity}/{id}', { entity, id: options.id.trim() }));
 }
 
-/** Fetches one entity and prints it as JSON (shared by `orders get`, `contacts get`, ...). */
+/** Fetches one entity and prints it as JSON, as the service returned it (also `orders get`). */
 export async function fetchEntity(ctx: Context, path: string): Promise<unknown> {
   const api = await ctx.api();
   const response = await api.get(path, { signal: ctx.signal });

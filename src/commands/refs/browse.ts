@@ -6,7 +6,7 @@
 import { fetchList, type ListAnswer, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
-import { isPlainObject, writeRecord } from '../../io/output.js';
+import { asRecord, isPlainObject, writeRecord } from '../../io/output.js';
 import { type ChoiceItem, createPrompter, PromptEscape, type Prompter } from '../../io/prompter.js';
 import { cleanCell, displayWidth, truncate } from '../../io/table.js';
 import { formatTaxes, unitTimesFactor } from './format.js';
@@ -15,6 +15,7 @@ import {
   matchesWords,
   packagingReferenceSearchText,
   queryWords,
+  scalarText,
 } from './search.js';
 
 type Kind = 'packagings' | 'contacts';
@@ -47,14 +48,6 @@ interface KindSpec {
 const MAX_CHOICES = 200;
 const PAGE_SIZE = 12;
 
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
-}
-
-function obj(value: unknown): Record<string, unknown> {
-  return isPlainObject(value) ? value : {};
-}
-
 function joinParts(parts: string[]): string {
   return parts.filter((part) => part.trim() !== '').join(' · ');
 }
@@ -67,15 +60,18 @@ const KINDS: Record<Kind, KindSpec> = {
     path: PATHS.packagingReferences,
     listCommand: 'ordercli refs packagings list --search <text>',
     toEntry(record) {
-      const packaging = obj(record.packaging);
-      const product = obj(packaging.product);
+      const packaging = asRecord(record.packaging);
+      const product = asRecord(packaging.product);
       const inactive = record.active === false;
       return {
         id: record.id,
         record,
         line:
-          joinParts([str(record.label) || str(product.label), str(packaging.name), str(product.code)]) +
-          (inactive ? ' (inactive)' : ''),
+          joinParts([
+            scalarText(record.label) || scalarText(product.label),
+            scalarText(packaging.name),
+            scalarText(product.code),
+          ]) + (inactive ? ' (inactive)' : ''),
         description: joinParts([
           unitTimesFactor(record),
           formatTaxes(product.taxes),
@@ -97,16 +93,16 @@ const KINDS: Record<Kind, KindSpec> = {
     path: PATHS.contactReferences,
     listCommand: 'ordercli refs contacts list',
     toEntry(record) {
-      const contact = obj(record.contact);
+      const contact = asRecord(record.contact);
       return {
         id: record.id,
         record,
         line: joinParts([
-          `${str(contact.firstName)} ${str(contact.lastName)}`,
-          str(obj(record.customer).name),
-          str(contact.externalReference),
+          `${scalarText(contact.firstName)} ${scalarText(contact.lastName)}`,
+          scalarText(asRecord(record.customer).name),
+          scalarText(contact.externalReference),
         ]),
-        description: str(contact.email),
+        description: scalarText(contact.email),
         haystack: contactReferenceSearchText(record),
         inactive: record.active === false,
       };
@@ -191,13 +187,13 @@ async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx:
   const spec = KINDS[kind];
   const idWidth = Math.min(
     12,
-    entries.reduce((widest, entry) => Math.max(widest, displayWidth(cleanCell(str(entry.id)))), 1),
+    entries.reduce((widest, entry) => Math.max(widest, displayWidth(cleanCell(scalarText(entry.id)))), 1),
   );
   const lineWidth = Math.max(20, ctx.io.columns - idWidth - 5);
   const choice = (entry: Entry) => ({
     value: entry,
-    name: `${str(entry.id).padStart(idWidth)}  ${truncate(cleanCell(entry.line), lineWidth)}`,
-    short: str(entry.id),
+    name: `${scalarText(entry.id).padStart(idWidth)}  ${truncate(cleanCell(entry.line), lineWidth)}`,
+    short: scalarText(entry.id),
     description: cleanCell(entry.description),
   });
 
@@ -207,11 +203,11 @@ async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx:
     const matches: Entry[] = [];
     let more = 0;
     for (const entry of entries) {
-      const hit = str(entry.id) === exactId || matchesWords(entry.haystack, words);
+      const hit = scalarText(entry.id) === exactId || matchesWords(entry.haystack, words);
       if (!hit) continue;
       if (matches.length < MAX_CHOICES) {
         // An exact id goes first: typing 401 finds reference 401 before labels mentioning 401.
-        if (str(entry.id) === exactId) matches.unshift(entry);
+        if (scalarText(entry.id) === exactId) matches.unshift(entry);
         else matches.push(entry);
       } else more++;
     }
@@ -252,10 +248,10 @@ async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx:
 async function showEntry(kind: Kind, entry: Entry, ctx: Context): Promise<void> {
   const { io } = ctx;
   const spec = KINDS[kind];
-  io.out(`\n${cleanCell(`${spec.one} ${str(entry.id)}: ${entry.line}`)}\n`);
+  io.out(`\n${cleanCell(`${spec.one} ${scalarText(entry.id)}: ${entry.line}`)}\n`);
   await writeRecord(io, entry.record);
   if (kind === 'packagings') {
-    const taxes = formatTaxes(obj(obj(entry.record.packaging).product).taxes);
+    const taxes = formatTaxes(asRecord(asRecord(entry.record.packaging).product).taxes);
     if (taxes !== '') io.out(`Taxes: ${cleanCell(taxes)}\n`);
   }
   const { where, snippet } = spec.usage(entry.id);

@@ -1,9 +1,8 @@
 /** `refs contacts list`: the contact references a partner names in an order as `internalReferenceId`. */
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { writeListAnswer } from '../../io/output.js';
+import { type ListFlags, listOptions, writeListAnswer } from '../../io/output.js';
 import { CONTACT_PREFERRED_KEYS, CONTACT_REFERENCE_COLUMNS, isContactReferenceShape } from './format.js';
-import { type ListFlags, listOptions } from './list-flags.js';
 
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
   const api = await ctx.api();
@@ -18,7 +17,7 @@ export async function run(flags: ListFlags, ctx: Context): Promise<void> {
       preferredKeys: CONTACT_PREFERRED_KEYS,
     },
     {
-      ...listOptions(flags, ctx),
+      ...listOptions(flags, ctx.json),
       emptyNote: 'No contact references: add one with ordercli refs contacts add.',
     },
   );

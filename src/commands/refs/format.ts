@@ -3,7 +3,7 @@
  * Every accessor tolerates a missing or mistyped field: the service's records are read leniently.
  */
 import type { Column } from '../../io/output.js';
-import { cellText } from '../../io/output.js';
+import { asRecord, cellText } from '../../io/output.js';
 import type { Tax } from '../../schemas/references.js';
 
 /** A record as received: any field may be missing or of another type than documented. */
@@ -27,17 +27,11 @@ function text(value: unknown): string {
   return typeof value === 'string' ? value : cellText(value);
 }
 
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
-}
-
 const taxCache = new Map<string, string>();
 
 /** One tax as `TVA 5,5 %`: its name, with the rate added unless the name already says it. */
 export function formatTax(tax: unknown): string {
-  const t = record(tax) as Tax;
+  const t = asRecord(tax) as Tax;
   // Lists repeat a handful of taxes over thousands of references: format each once.
   const key = `${String(t.name)}\u0000${String(t.rate)}\u0000${String(t.vat)}`;
   let text = taxCache.get(key);
@@ -70,11 +64,11 @@ export function formatTaxes(taxes: unknown): string {
 }
 
 function packagingOf(reference: LooseRecord): Record<string, unknown> {
-  return record(reference.packaging);
+  return asRecord(reference.packaging);
 }
 
 function productOf(reference: LooseRecord): Record<string, unknown> {
-  return record(packagingOf(reference).product);
+  return asRecord(packagingOf(reference).product);
 }
 
 /** `pot × 12`: the unit and how many of it the packaging holds. */
@@ -93,7 +87,6 @@ export function yesNo(value: unknown): string {
   return text(value);
 }
 
-/** The columns of `GET /api/v1/packaging_references` records (the shape the interface documents). */
 /**
  * The columns of `GET /api/v1/packaging_references` records (the shape the interface documents).
  * On a narrow terminal the taxes go first, then the unit: the label and packaging name say most.
@@ -125,7 +118,7 @@ export function isPackagingReferenceShape(r: Record<string, unknown>): boolean {
 }
 
 function contactOf(reference: LooseRecord): Record<string, unknown> {
-  return record(reference.contact);
+  return asRecord(reference.contact);
 }
 
 export const CONTACT_REFERENCE_COLUMNS: Column<LooseRecord>[] = [
@@ -142,7 +135,7 @@ export const CONTACT_REFERENCE_COLUMNS: Column<LooseRecord>[] = [
   {
     key: 'customer',
     header: 'CUSTOMER',
-    value: (r) => text(record(r.customer).name),
+    value: (r) => text(asRecord(r.customer).name),
     minWidth: 12,
     priority: 70,
   },

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { Context } from '../../cli/context.js';
 import { withExamples } from '../../cli/program.js';
-import { withListOptions } from '../../io/output.js';
+import { type ListFlags, withListOptions } from '../../io/output.js';
 import type { ContactReferenceFlags } from './contacts-add.js';
-import type { ListFlags } from './list-flags.js';
+
 import type { PackagingReferenceFlags } from './packagings-list.js';
 
 /** Column keys of the two lists, for the help (kept equal to the columns in format.ts by a test). */

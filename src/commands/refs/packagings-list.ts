@@ -1,13 +1,13 @@
 /** `refs packagings list`: the packaging references a partner names in an item as `internalReferenceId`. */
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { writeListAnswer } from '../../io/output.js';
+import { type ListFlags, listOptions, writeListAnswer } from '../../io/output.js';
 import {
   isPackagingReferenceShape,
   PACKAGING_PREFERRED_KEYS,
   PACKAGING_REFERENCE_COLUMNS,
 } from './format.js';
-import { type ListFlags, listOptions } from './list-flags.js';
+
 import { filterPackagingReferences } from './search.js';
 
 export interface PackagingReferenceFlags extends ListFlags {
@@ -29,7 +29,7 @@ export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise
       preferredKeys: PACKAGING_PREFERRED_KEYS,
     },
     {
-      ...listOptions(flags, ctx),
+      ...listOptions(flags, ctx.json),
       filter: (records) => filterPackagingReferences(records, { active: flags.active, search: flags.search }),
       emptyNote: filtered
         ? `No packaging references match${flags.active ? ' --active' : ''}${flags.search ? ` --search ${JSON.stringify(flags.search)}` : ''}.`

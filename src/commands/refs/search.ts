@@ -4,6 +4,7 @@
  * the query the start of a word of the record, in any order (`creme` does not find `écrémé`,
  * `fraich` finds `fraîche`, `blo` finds `BIE-BLO-33`).
  */
+import { asRecord } from '../../io/output.js';
 
 const MARKS = /\p{M}+/gu;
 const LIGATURES: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss' };
@@ -40,34 +41,34 @@ export function matchesWords(haystack: string, words: readonly string[]): boolea
   return true;
 }
 
-function str(value: unknown): string {
+/** A string or number field as text; anything else (missing, an object) is no text. */
+export function scalarText(value: unknown): string {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
-}
-
-function obj(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }
 
 /** What `--search` looks at in a packaging reference: label, product code and label, packaging name. */
 export function packagingReferenceSearchText(reference: unknown): string {
-  const r = obj(reference);
-  const packaging = obj(r.packaging);
-  const product = obj(packaging.product);
-  return searchText([str(r.label), str(product.code), str(product.label), str(packaging.name)]);
+  const r = asRecord(reference);
+  const packaging = asRecord(r.packaging);
+  const product = asRecord(packaging.product);
+  return searchText([
+    scalarText(r.label),
+    scalarText(product.code),
+    scalarText(product.label),
+    scalarText(packaging.name),
+  ]);
 }
 
 /** What browsing contacts looks at: external reference, names, e-mail, customer. */
 export function contactReferenceSearchText(reference: unknown): string {
-  const r = obj(reference);
-  const contact = obj(r.contact);
+  const r = asRecord(reference);
+  const contact = asRecord(r.contact);
   return searchText([
-    str(contact.externalReference),
-    str(contact.firstName),
-    str(contact.lastName),
-    str(contact.email),
-    str(obj(r.customer).name),
+    scalarText(contact.externalReference),
+    scalarText(contact.firstName),
+    scalarText(contact.lastName),
+    scalarText(contact.email),
+    scalarText(asRecord(r.customer).name),
   ]);
 }
 
@@ -81,7 +82,7 @@ export function filterPackagingReferences(records: unknown[], filter: PackagingF
   const words = filter.search === undefined ? [] : queryWords(filter.search);
   if (!filter.active && words.length === 0) return records;
   return records.filter((record) => {
-    if (filter.active && obj(record).active !== true) return false;
+    if (filter.active && asRecord(record).active !== true) return false;
     return words.length === 0 || matchesWords(packagingReferenceSearchText(record), words);
   });
 }
