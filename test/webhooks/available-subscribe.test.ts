@@ -39,6 +39,19 @@ describe('webhooks available', () => {
     });
   });
 
+  it('takes the list flags of every list: --columns, --csv, and refuses --json with --csv', async () => {
+    const names = await runCli(['webhooks', 'available', '--columns', 'event'], {
+      env: { ...env, ORDERCLI_TOKEN: sandbox.tokens.partner },
+    });
+    expect(names).toMatchObject({ code: 0, stdout: 'sales_order_validated\n' });
+    const csv = await runCli(['webhooks', 'available', '--csv'], { env });
+    expect(csv.stdout.split('\r\n')[0]).toBe('EVENT,DESCRIPTION');
+    const both = await runCli(['--json', 'webhooks', 'available', '--csv'], { env });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('Choose one of --json and --csv.');
+    expect(sandbox.requests.filter((r) => r.path.endsWith('/webhooks/available'))).toHaveLength(2);
+  });
+
   it('lists only what the partner token may subscribe to', async () => {
     const partner = await runCli(['webhooks', 'available'], {
       env: { ...env, ORDERCLI_TOKEN: sandbox.tokens.partner },
@@ -56,6 +69,9 @@ describe('webhooks available', () => {
     ]);
     expect(eventRows({ data: { items: [] }, list: [{ event: 'x' }] })).toEqual([
       { event: 'x', description: '' },
+    ]);
+    expect(eventRows({ 'hydra:member': ['a_b'], totalItems: 1 })).toEqual([
+      { event: 'a_b', description: '' },
     ]);
     expect(eventRows({ a_b: 'A b', c_d: 'C d' })).toEqual([
       { event: 'a_b', description: 'A b' },

@@ -3,15 +3,24 @@
  * so any reasonable shape is rendered: a list of names, a list of objects, a list wrapped in an
  * object, or an object mapping names to descriptions. Anything else is printed as JSON.
  */
+import { PATHS, unwrapList } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { type Column, writeJson, writeList } from '../../io/output.js';
+import {
+  type Column,
+  type ListFlags,
+  listFormat,
+  listOptions,
+  writeJson,
+  writeList,
+} from '../../io/output.js';
 
 export interface EventRow {
   event: string;
   description: string;
 }
 
-const WRAPPER_KEYS = ['events', 'available', 'webhooks', 'data', 'items', 'results'];
+/** Keys an events list may be wrapped under, tried before the usual list wrappers. */
+const EVENT_WRAPPER_KEYS = ['events', 'available', 'webhooks'];
 const NAME_KEYS = ['event', 'name', 'id', 'key', 'type', 'code'];
 const DESCRIPTION_KEYS = ['description', 'label', 'title', 'summary', 'meaning'];
 
@@ -20,7 +29,9 @@ export function eventRecords(body: unknown): unknown[] | undefined {
   if (Array.isArray(body)) return body;
   if (!body || typeof body !== 'object') return undefined;
   const record = body as Record<string, unknown>;
-  for (const key of WRAPPER_KEYS) if (Array.isArray(record[key])) return record[key] as unknown[];
+  for (const key of EVENT_WRAPPER_KEYS) if (Array.isArray(record[key])) return record[key] as unknown[];
+  const { records } = unwrapList(body);
+  if (records !== undefined) return records;
   const arrays = Object.values(record).filter(Array.isArray);
   if (arrays.length === 1) return arrays[0];
   return undefined;
@@ -58,9 +69,11 @@ const COLUMNS: Column<EventRow>[] = [
   { key: 'description', header: 'DESCRIPTION', value: (r) => r.description },
 ];
 
-export async function run(flags: { csv?: boolean }, ctx: Context): Promise<void> {
+export async function run(flags: ListFlags, ctx: Context): Promise<void> {
+  const options = listOptions(flags, ctx.json);
+  listFormat(ctx.io, options); // refuses --json with --csv before anything is sent
   const api = await ctx.api();
-  const response = await api.get('/api/v1/webhooks/available', { signal: ctx.signal });
+  const response = await api.get(PATHS.webhooksAvailable, { signal: ctx.signal });
   if (ctx.json) {
     writeJson(ctx.io, eventRecords(response.body) ?? response.body);
     return;
@@ -72,7 +85,7 @@ export async function run(flags: { csv?: boolean }, ctx: Context): Promise<void>
     return;
   }
   await writeList(ctx.io, rows, COLUMNS, {
-    csv: flags.csv,
+    ...options,
     emptyNote: 'No events are available to this user (the list is filtered by its rights).',
   });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../cli/context.js';
 import { withExamples } from '../../cli/program.js';
+import { type ListFlags, withListOptions } from '../../io/output.js';
 
 export interface SubscribeFlags {
   event: string;
@@ -27,14 +28,15 @@ export function registerWebhooks(program: Command, ctx: Context): void {
     .description('list events, subscribe a URL, and send test notifications (trigger, replay)');
 
   withExamples(
-    webhooks
-      .command('available')
-      .description('the events this user may subscribe to (GET /api/v1/webhooks/available)')
-      .option('--csv', 'write the rows as CSV')
-      .action(async (flags: { csv?: boolean }) => {
-        const { run } = await import('./available.js');
-        await run(flags, ctx);
-      }),
+    withListOptions(
+      webhooks
+        .command('available')
+        .description('the events this user may subscribe to (GET /api/v1/webhooks/available)'),
+      'event, description',
+    ).action(async (flags: ListFlags) => {
+      const { run } = await import('./available.js');
+      await run(flags, ctx);
+    }),
     ['ordercli webhooks available', 'ordercli webhooks available --json'],
   );
 
