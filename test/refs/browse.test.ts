@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
-import { KEY, startSession, stripAnsi } from './support.js';
+import { KEY, startSession, stripAnsi } from '../support/session.js';
 
 let sandbox: Sandbox;
 let env: Record<string, string>;

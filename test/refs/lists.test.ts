@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
-import { fixture, stripAnsi, tableLines, widthOf } from './support.js';
+import { stripAnsi } from '../support/session.js';
+import { fixture, tableLines, widthOf } from './support.js';
 
 let sandbox: Sandbox;
 let partner: Record<string, string>;

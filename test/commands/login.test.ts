@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli, tempDir } from '../support/cli.js';
-import { KEY, startSession, stripAnsi } from './support.js';
+import { KEY, startSession, stripAnsi } from '../support/session.js';
 
 let sandbox: Sandbox;
 beforeAll(async () => {
