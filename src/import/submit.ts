@@ -18,18 +18,12 @@ import { ApiError, AuthError, ConnectionError, statusLine, TimeoutError } from '
 import type { InputProblem } from '../cli/errors.js';
 import { bodyHash, type OrderJournal } from './journal.js';
 import type { OrderResult } from './report.js';
-import type { SourceOrder } from './types.js';
+import type { ValidatedOrder } from './types.js';
 
 export const ORDERS_PATH = '/api/v1/orders';
 
 /** One order of the input in the sending pass: its body, or why it cannot be sent. */
-export interface SubmitItem {
-  source: SourceOrder;
-  /** The body to POST; absent when the order is invalid. */
-  body: Record<string, unknown> | undefined;
-  /** Why the order cannot be sent (empty for a valid order). */
-  problems: InputProblem[];
-}
+export type SubmitItem = ValidatedOrder;
 
 export interface SubmitOptions {
   client: Pick<ApiClient, 'request'>;

@@ -127,6 +127,21 @@ export interface ValidateImportOptions {
    * row has the same mistake does not hold a million orders in memory. Default: keep all.
    */
   maxInvalid?: number;
+  /**
+   * Keep every order read, made ready to send, for the sending pass, as long as the input holds
+   * at most this many items in all (default 0: keep none). Beyond it the kept orders are dropped
+   * and the sending pass reads the input again: memory stays bounded whatever the file's size.
+   */
+  keepItems?: number;
+}
+
+/** One order of the input as the sending pass takes it: the body to POST, or why it cannot be sent. */
+export interface ValidatedOrder {
+  source: SourceOrder;
+  /** The body to POST (product codes resolved); absent when the order is invalid. */
+  body: Record<string, unknown> | undefined;
+  /** Why the order cannot be sent (empty for a valid order). */
+  problems: InputProblem[];
 }
 
 /** The outcome of the validation pass over a whole input. */
@@ -143,4 +158,6 @@ export interface ImportValidation {
   problems: InputProblem[];
   /** Invalid orders beyond `maxInvalid`: counted in `invalidIndexes`, not kept in `invalid`. */
   omitted: number;
+  /** Every order in input order, ready for the sending pass, when the input fit in `keepItems`. */
+  kept?: ValidatedOrder[];
 }

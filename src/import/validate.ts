@@ -18,6 +18,7 @@ import type {
   OrderSource,
   PreparedOrder,
   SourceOrder,
+  ValidatedOrder,
   ValidateImportOptions,
 } from './types.js';
 
@@ -142,6 +143,9 @@ export async function validateImport(
   const invalidIndexes = new Set<number>();
   const problems: InputProblem[] = [];
   const maxInvalid = options.maxInvalid ?? Number.POSITIVE_INFINITY;
+  const keepItems = options.keepItems ?? 0;
+  let kept: ValidatedOrder[] | undefined = keepItems > 0 ? [] : undefined;
+  let keptItems = 0;
   let omitted = 0;
   let total = 0;
   try {
@@ -155,6 +159,16 @@ export async function validateImport(
         const firstLine = seen.addOrGet(order.externalId, order.location.line);
         if (firstLine !== undefined)
           orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
+      }
+      if (kept !== undefined) {
+        keptItems += itemCount(prepared.body);
+        if (keptItems > keepItems) kept = undefined;
+        else
+          kept.push({
+            source: order,
+            body: orderProblems.length === 0 ? prepared.body : undefined,
+            problems: orderProblems,
+          });
       }
       if (orderProblems.length === 0) continue;
       invalidIndexes.add(order.index);
@@ -173,7 +187,12 @@ export async function validateImport(
     if (error instanceof InputError) throw new InputError(error.message, [...problems, ...error.problems]);
     throw error;
   }
-  return { total, valid: total - invalidIndexes.size, invalid, invalidIndexes, problems, omitted };
+  return { total, valid: total - invalidIndexes.size, invalid, invalidIndexes, problems, omitted, kept };
+}
+
+/** How much an order weighs in `keepItems`: its items, and at least one. */
+function itemCount(body: Record<string, unknown>): number {
+  return Array.isArray(body.items) ? Math.max(1, body.items.length) : 1;
 }
 
 function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): InputProblem {

@@ -49,11 +49,18 @@ export interface ImportOptions {
 
 export const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 256;
+/**
+ * Items (CSV rows) whose orders the validation pass keeps for the sending pass; a larger input is
+ * read twice. About 1.5 KB each: at most some 75 MB. ORDERCLI_IMPORT_KEEP_ITEMS changes it (0:
+ * always read twice).
+ */
+export const DEFAULT_KEEP_ITEMS = 50_000;
 /** Orders listed by name on stderr after the summary; the report has them all. */
 const LISTED_PROBLEMS = 10;
 
 export async function run(options: ImportOptions, ctx: Context): Promise<void> {
   const concurrency = parseConcurrency(options.concurrency);
+  const keep = keepItems(ctx.env);
   if (options.report !== undefined) reportFormatFor(options.report);
   if (options.input === '-' && !options.dryRun && options.journal === undefined) {
     throw new UsageError(
@@ -74,6 +81,9 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
       // Exit 2 lists the first thousand invalid orders; keeping every one of a million would cost
       // gigabytes. --skip-invalid and --rejects need them all.
       maxInvalid: options.skipInvalid || options.rejects !== undefined ? undefined : 1000,
+      // A real run keeps the orders it has read for the sending pass, up to a bound: reading and
+      // converting the input again cost a third of the import's time on 10,000 orders.
+      keepItems: options.dryRun ? 0 : keep,
     });
     if (validation.invalidIndexes.size > 0 && !options.skipInvalid) {
       if (options.rejects !== undefined) {
@@ -89,6 +99,18 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
   } finally {
     await source.close();
   }
+}
+
+function keepItems(env: NodeJS.ProcessEnv): number {
+  const value = env.ORDERCLI_IMPORT_KEEP_ITEMS;
+  if (value === undefined || value === '') return DEFAULT_KEEP_ITEMS;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new UsageError(
+      `ORDERCLI_IMPORT_KEEP_ITEMS must be a whole number (0 or more), not ${JSON.stringify(value)}.`,
+    );
+  }
+  return n;
 }
 
 function parseConcurrency(value: string | undefined): number {
@@ -210,6 +232,10 @@ async function importOrders(
   const problemsByIndex = new Map<number, InputProblem[]>();
   for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
   async function* items(): AsyncGenerator<SubmitItem> {
+    if (validation.kept !== undefined) {
+      yield* validation.kept;
+      return;
+    }
     for await (const order of source.orders()) {
       const problems = problemsByIndex.get(order.index);
       if (problems !== undefined) {
