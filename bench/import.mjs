@@ -34,6 +34,8 @@ const NEWMAN_ORDERS = Number(values.newman);
 const DRY_ROWS = Number(values['dry-rows']);
 const ONLY = new Set(values.only.split(','));
 const LATENCY_MS = 20;
+/** A memory file system for the diagnostic runs with the journal off the disk (Linux). */
+const MEMORY_DIR = existsSync('/dev/shm') ? '/dev/shm' : undefined;
 const CONCURRENCIES = [8, 32];
 const TARGETS = { 8: 0.9, 32: 0.85, newmanRatio: 10, dryRunMb: 150 };
 
@@ -150,9 +152,11 @@ try {
       const ideal = c / (LATENCY_MS / 1000);
       const cli = [];
       const raw = [];
-      for (let run = 0; run < RUNS; run++) {
+      const memoryJournal = [];
+      /** One import of the CSV, its journal beside it (the default) or at `journal`. */
+      const importRun = async (journal) => {
         sandbox.reset();
-        rmSync(`${csv}.journal.ndjson`, { force: true });
+        rmSync(journal ?? `${csv}.journal.ndjson`, { force: true });
         const r = await ordercli([
           '--base-url',
           sandbox.url,
@@ -163,11 +167,19 @@ try {
           csv,
           '--concurrency',
           String(c),
+          ...(journal ? ['--journal', journal] : []),
         ]);
         const created = sandbox.orders().length;
         if (r.code !== 0 || created !== ORDERS)
           throw new Error(`import exited ${r.code}, ${created} created: ${r.stderr}`);
-        cli.push({ rate: ORDERS / (r.wallMs / 1000), cpu: cpuSeconds(r.usage), rss: r.usage?.maxRSS });
+        if (journal) rmSync(journal, { force: true });
+        return { rate: ORDERS / (r.wallMs / 1000), cpu: cpuSeconds(r.usage), rss: r.usage?.maxRSS };
+      };
+      for (let run = 0; run < RUNS; run++) {
+        cli.push(await importRun());
+        // The same with the journal in memory (tmpfs): what the disk's synced writes cost.
+        if (MEMORY_DIR)
+          memoryJournal.push(await importRun(join(MEMORY_DIR, `ordercli-bench-${process.pid}.journal`)));
         sandbox.reset();
         const b = await timed(
           process.execPath,
@@ -206,6 +218,12 @@ try {
           cpuSecondsPer1000: (median(raw.map((x) => x.cpu)) * 1000) / ORDERS,
         },
         cliVsRawUndici: rate / rawRate,
+        journalInMemory: memoryJournal.length
+          ? {
+              ordersPerSecond: median(memoryJournal.map((x) => x.rate)),
+              fractionOfIdeal: median(memoryJournal.map((x) => x.rate)) / ideal,
+            }
+          : null,
       };
       const t = results.throughput[c];
       lines.push(
@@ -213,6 +231,11 @@ try {
           `${t.cpuSecondsPer1000.toFixed(3)} CPU s/1000 orders; peak RSS ${t.peakRssMb.toFixed(0)} MB; runs ${cli.map((x) => x.rate.toFixed(0)).join(' ')}/s`,
         `  bare undici c=${String(c).padEnd(2)} ${rawRate.toFixed(0).padStart(5)}/s = ${((100 * rawRate) / ideal).toFixed(1)}% of ideal, ${t.rawUndici.cpuSecondsPer1000.toFixed(3)} CPU s/1000; ordercli reaches ${(100 * t.cliVsRawUndici).toFixed(1)}% of it`,
       );
+      if (t.journalInMemory) {
+        lines.push(
+          `  journal on tmpfs c=${String(c).padEnd(2)} ${t.journalInMemory.ordersPerSecond.toFixed(0).padStart(5)}/s = ${(100 * t.journalInMemory.fractionOfIdeal).toFixed(1)}% of ideal (diagnostic: the rest of the gap is the disk's synced writes); runs ${memoryJournal.map((x) => x.rate.toFixed(0)).join(' ')}/s`,
+        );
+      }
     }
 
     if (ONLY.has('curl')) {
