@@ -44,30 +44,32 @@ export type JournalEvent = 'sending' | 'created' | 'failed' | 'unknown' | 'not-s
 /** The states an order can be left in (`not-sent` restores the one before its `sending`). */
 export type JournalStateEvent = Exclude<JournalEvent, 'not-sent'>;
 
-/** One line of the journal as written (the `run` line has its own shape). */
-export interface JournalRecord {
-  event: JournalEvent;
-  externalId: string;
-  baseUrl: string;
+/** What a record says of an order beyond its event (each field present only where it applies). */
+export interface JournalDetails {
   at: string;
+  /** `sending`: the hash of the exact body sent. */
   bodyHash?: string;
+  /** `created`, `failed`: the service's status. */
   httpStatus?: number;
+  /** `created`: the service's id and code of the order. */
   id?: string | number;
   code?: string;
+  /** `failed`: what the service said. */
   message?: string;
+  /** `unknown`, `not-sent`: why. */
   reason?: string;
 }
 
+/** One line of the journal as written (the `run` line has its own shape). */
+export interface JournalRecord extends JournalDetails {
+  event: JournalEvent;
+  externalId: string;
+  baseUrl: string;
+}
+
 /** The last known state of one order for this base URL, after replay. */
-export interface JournalState {
+export interface JournalState extends JournalDetails {
   event: JournalStateEvent;
-  at: string;
-  bodyHash?: string;
-  httpStatus?: number;
-  id?: string | number;
-  code?: string;
-  message?: string;
-  reason?: string;
   /** For `sending`: the state before it, which a `not-sent` record restores. */
   previous?: JournalState;
 }

@@ -5,6 +5,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
+import { PATHS, unwrapList } from '../api/references.js';
 import { type PackagingReference, packagingReferenceSchema } from '../schemas/references.js';
 
 /** A record of `GET /api/v1/contact_references`; the interface does not show its fields beyond `id`. */
@@ -69,7 +70,7 @@ export class ReferenceCatalog {
   ) {}
 
   packagingReferences(): Promise<PackagingReferenceIndex> {
-    this.packagings ??= this.fetchList('/api/v1/packaging_references').then((records) => {
+    this.packagings ??= this.fetchList(PATHS.packagingReferences).then((records) => {
       const references: PackagingReference[] = [];
       for (const record of records) {
         const parsed = packagingReferenceSchema.safeParse(record);
@@ -81,7 +82,7 @@ export class ReferenceCatalog {
   }
 
   contactReferences(): Promise<Map<number, ContactReference>> {
-    this.contacts ??= this.fetchList('/api/v1/contact_references').then((records) => {
+    this.contacts ??= this.fetchList(PATHS.contactReferences).then((records) => {
       const byId = new Map<number, ContactReference>();
       for (const record of records) {
         if (
@@ -108,7 +109,7 @@ export class ReferenceCatalog {
       }
       throw error;
     }
-    const list = listOf(body);
+    const list = unwrapList(body).records;
     if (list === undefined) {
       throw new ApiError(
         `The service answered GET ${path} with something that is not a list of references.`,
@@ -121,16 +122,4 @@ export class ReferenceCatalog {
     }
     return list;
   }
-}
-
-/** The records of a list answer: a JSON array, or an array wrapped in the usual envelopes. */
-function listOf(body: unknown): unknown[] | undefined {
-  if (Array.isArray(body)) return body;
-  if (typeof body === 'object' && body !== null) {
-    for (const key of ['data', 'items', 'results', 'hydra:member']) {
-      const value = (body as Record<string, unknown>)[key];
-      if (Array.isArray(value)) return value;
-    }
-  }
-  return undefined;
 }

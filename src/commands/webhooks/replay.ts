@@ -16,7 +16,6 @@ import {
 } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { writeJson } from '../../io/output.js';
-import { answerLine, isAccepted, previewLines } from '../../webhooks/answer.js';
 import {
   codeOf,
   type EventRecord,
@@ -26,8 +25,9 @@ import {
 } from '../../webhooks/event-record.js';
 import { describeSendError } from '../../webhooks/forward-queue.js';
 import { sendNotification } from '../../webhooks/notify.js';
-import { keyToSend, notificationTimeout, receiverUrl } from '../../webhooks/trigger.js';
+import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
 import type { ReplayFlags } from './index.js';
+import { keyToSend, notificationTimeout, receiverUrl } from './send-options.js';
 
 export interface RecordedLine {
   line: number;

@@ -8,12 +8,13 @@ import type { Context } from '../../cli/context.js';
 import { CliError, InputError, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { writeJson } from '../../io/output.js';
-import { answerLine, isAccepted, previewLines } from '../../webhooks/answer.js';
 import { codeOf } from '../../webhooks/event-record.js';
 import { describeSendError } from '../../webhooks/forward-queue.js';
 import { encodeNotificationBody, sendNotification } from '../../webhooks/notify.js';
-import { keyToSend, notificationTimeout, receiverUrl, sampleBody } from '../../webhooks/trigger.js';
+import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
+import { sampleBody } from '../../webhooks/sample-events.js';
 import type { TriggerFlags } from './index.js';
+import { keyToSend, notificationTimeout, receiverUrl } from './send-options.js';
 
 export async function run(event: string, flags: TriggerFlags, ctx: Context): Promise<void> {
   const { io } = ctx;

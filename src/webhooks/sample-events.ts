@@ -1,15 +1,6 @@
-/**
- * What `webhooks trigger` and `webhooks replay` need besides `sendNotification`: a realistic
- * sample body, the key to send, and one way of describing a receiver's answer.
- */
-import type { Context } from '../cli/context.js';
-import { UsageError } from '../cli/errors.js';
+/** The sample bodies `webhooks trigger` sends when no `--data` is given. */
 import { SALES_ORDER_VALIDATED } from '../schemas/webhook.js';
-import {
-  buildSalesOrderValidatedBody,
-  DEFAULT_NOTIFICATION_TIMEOUT_MS,
-  type SalesOrderValidatedBody,
-} from './notify.js';
+import { buildSalesOrderValidatedBody, type SalesOrderValidatedBody } from './notify.js';
 
 /**
  * A `sales_order_validated` body as the sandbox sends it, for an order a partner application
@@ -56,37 +47,4 @@ export function sampleSalesOrderValidated(now: Date = new Date()): SalesOrderVal
 /** The sample body of an event, or undefined when there is none (only `sales_order_validated` is known). */
 export function sampleBody(event: string): object | undefined {
   return event === SALES_ORDER_VALIDATED ? sampleSalesOrderValidated() : undefined;
-}
-
-/** The key to send: `--key`, else ORDERCLI_WEBHOOK_KEY, else the profile's webhook-key; registered as a secret. */
-export async function keyToSend(flag: string | undefined, ctx: Context, command: string): Promise<string> {
-  const settings = await ctx.settings();
-  const key = flag !== undefined && flag !== '' ? flag : settings.webhookKey;
-  if (key === undefined || key.trim() === '') {
-    throw new UsageError(
-      `${command} needs the webhook key to send in X-WEBHOOK-KEY: pass --key, set ORDERCLI_WEBHOOK_KEY, or save it with ordercli webhooks subscribe --save-key.`,
-    );
-  }
-  ctx.io.redactor.addSecret(key);
-  return key;
-}
-
-/** The per-notification time-out: the global --timeout (ms) when set, else the notification default. */
-export async function notificationTimeout(ctx: Context): Promise<number> {
-  const settings = await ctx.settings();
-  return settings.sources.timeoutMs === 'default' ? DEFAULT_NOTIFICATION_TIMEOUT_MS : settings.timeoutMs;
-}
-
-/** Checks a receiver URL. */
-export function receiverUrl(value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--url must be a URL such as http://127.0.0.1:8787/, not ${JSON.stringify(value)}.`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`--url must be an http:// or https:// URL, not ${url.protocol}//.`);
-  }
-  return url;
 }
