@@ -7,10 +7,10 @@
  * fixed escape codes chosen once.
  */
 import type { IOStreams } from '../../io/streams.js';
-import { answerLine, previewLines as preview } from '../../webhooks/receiver-answer.js';
 import { codeOf, summarizeBody } from '../../webhooks/event-record.js';
 import type { ForwardAttempt } from '../../webhooks/forward-queue.js';
 import type { AcceptedEvent, Rejection } from '../../webhooks/receiver.js';
+import { answerLine, previewLines as preview } from '../../webhooks/receiver-answer.js';
 
 /** Above this much pending text a batch is written at once. */
 const FLUSH_AT = 64 * 1024;
