@@ -5,6 +5,11 @@
  * costs a few system calls rather than one per event: lines are gathered for up to 30 ms (or
  * 64 KiB) and written together, which a person cannot tell from immediate output. Colours are
  * fixed escape codes chosen once.
+ *
+ * stdout is written without blocking (`io.outAsync`, one write at a time): a reader that lags
+ * (`| jq` on a busy machine) must not stop the receiver from answering. What waits for it is kept,
+ * up to MAX_STDOUT_BACKLOG characters; beyond that, event lines are counted instead of printed and a note on
+ * stderr says how many (each event is still answered, logged and forwarded as usual).
  */
 import type { IOStreams } from '../../io/streams.js';
 import { codeOf, summarizeBody } from '../../webhooks/event-record.js';
@@ -16,6 +21,8 @@ import { answerLine, previewLines as preview } from '../../webhooks/receiver-ans
 const FLUSH_AT = 64 * 1024;
 /** Longest time a line waits to be written. */
 const FLUSH_EVERY_MS = 30;
+/** Output kept for a stdout reader that lags, at most (characters). */
+export const MAX_STDOUT_BACKLOG = 16 * 1024 * 1024;
 
 export interface FollowUpResult {
   fetched?: { path: string; status?: number; body?: unknown; error?: string };
@@ -59,6 +66,11 @@ const COLOURED: Palette = {
 export class ListenConsole {
   private outBuffer = '';
   private errBuffer = '';
+  /** stdout text waiting for the write in progress to end. */
+  private outBacklog = '';
+  private outWriting: Promise<void> | undefined;
+  /** Event lines not printed because stdout's reader lagged too far; shown in a note. */
+  private unprinted = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly out: Palette;
   private readonly err: Palette;
@@ -66,6 +78,7 @@ export class ListenConsole {
   constructor(
     private readonly io: IOStreams,
     private readonly json: boolean,
+    private readonly maxBacklog = MAX_STDOUT_BACKLOG,
   ) {
     this.out = io.colorEnabled && io.stdoutIsTTY ? COLOURED : PLAIN;
     this.err = io.colorEnabled && io.stderrIsTTY ? COLOURED : PLAIN;
@@ -136,20 +149,56 @@ export class ListenConsole {
     this.write('err', text.endsWith('\n') ? text : `${text}\n`);
   }
 
-  /** Writes what is pending now. */
+  /** Writes what is pending now (stdout's part is handed to a write that may end later: see `drain`). */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.outBuffer !== '') {
       const text = this.outBuffer;
       this.outBuffer = '';
-      this.io.out(text);
+      this.writeOut(text);
     }
     if (this.errBuffer !== '') {
       const text = this.errBuffer;
       this.errBuffer = '';
       this.io.err(text);
     }
+  }
+
+  /** Writes everything, and resolves once stdout has taken it (for the end of `listen`). */
+  async drain(): Promise<void> {
+    this.flush();
+    while (this.outWriting) await this.outWriting;
+    this.noteUnprinted();
+    this.flush();
+  }
+
+  private writeOut(text: string): void {
+    if (this.outWriting) {
+      if (this.outBacklog.length + text.length > this.maxBacklog) {
+        for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.unprinted++;
+        return;
+      }
+      this.outBacklog += text;
+      return;
+    }
+    this.outWriting = this.io.outAsync(text).then(() => {
+      this.outWriting = undefined;
+      this.noteUnprinted();
+      const next = this.outBacklog;
+      this.outBacklog = '';
+      if (next !== '') this.writeOut(next);
+    });
+  }
+
+  private noteUnprinted(): void {
+    if (this.unprinted === 0) return;
+    const count = this.unprinted;
+    this.unprinted = 0;
+    this.write(
+      'err',
+      `note: stdout was not read fast enough: ${count} line${count === 1 ? '' : 's'} of events not printed (the events were answered, logged and forwarded as usual)\n`,
+    );
   }
 
   private write(stream: 'out' | 'err', text: string): void {

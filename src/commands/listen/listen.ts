@@ -316,7 +316,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     await followUps?.idle();
     await queue?.close();
     await log?.close();
-    out.flush();
+    await out.drain();
     if (receiver) io.err(`${summary(receiver, shown, queue)}\n`);
   }
 }
