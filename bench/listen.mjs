@@ -8,14 +8,16 @@
 //
 //   npm run build && node bench/listen.mjs
 //   BENCH_ROUNDS=3 BENCH_DURATION=10 BENCH_CONNECTIONS=16 node bench/listen.mjs
-//   BENCH_STDOUT=ignore node bench/listen.mjs   # listen's stdout to /dev/null instead of a drained pipe
+//   BENCH_STDOUT=file node bench/listen.mjs     # listen's stdout to a file (`listen > events.txt`)
+//   BENCH_STDOUT=ignore node bench/listen.mjs   # listen's stdout to /dev/null
+// By default listen's stdout is a pipe this process drains, as a terminal or `| tee` would.
 //   BENCH_REFERENCE=1 node bench/listen.mjs     # also a minimal receiver: key check, JSON.parse, one
 //                                               # write stream, 200 in its callback (what listen must match)
 //
 // Targets: listen >= 60 % of the bare rate, listen's p99 latency < 5 ms. Exit code 1 if a check
 // or a target fails. Results are also written to bench/results/ (not versioned).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -82,7 +84,9 @@ server.listen(0, '127.0.0.1', () => process.stderr.write('Ready: listening on ht
 process.on('SIGINT', () => server.close(() => process.exit(0)));
 `;
 
-const stdoutPiped = () => process.env.BENCH_STDOUT !== 'ignore';
+const STDOUT = process.env.BENCH_STDOUT ?? 'pipe';
+if (!['file', 'pipe', 'ignore'].includes(STDOUT)) throw new Error('BENCH_STDOUT is file, pipe or ignore');
+const stdoutChecked = () => STDOUT !== 'ignore';
 
 // The least a receiver that keeps the log-before-200 promise does, for calibration.
 const REFERENCE_SERVER = `
@@ -108,7 +112,8 @@ process.on('SIGINT', () => log.end(() => server.close(() => process.exit(0))));
 `;
 
 /** Starts a server process and resolves with its URL once it printed its ready line. */
-function startServer(args, extraEnv = {}) {
+function startServer(args, extraEnv = {}, stdoutFile = undefined) {
+  const stdoutFd = stdoutFile && STDOUT === 'file' ? openSync(stdoutFile, 'w') : undefined;
   const child = spawn(process.execPath, args, {
     cwd: root,
     env: {
@@ -117,11 +122,12 @@ function startServer(args, extraEnv = {}) {
       ORDERCLI_CONFIG_DIR: join(tmpdir(), 'ordercli-bench-config'),
       ...extraEnv,
     },
-    stdio: ['ignore', process.env.BENCH_STDOUT === 'ignore' ? 'ignore' : 'pipe', 'pipe'],
+    stdio: ['ignore', stdoutFd ?? (STDOUT === 'pipe' ? 'pipe' : 'ignore'), 'pipe'],
   });
+  if (stdoutFd !== undefined) closeSync(stdoutFd);
   let stderr = '';
   let stdoutLines = 0;
-  // stdout is a pipe the bench drains, as a terminal or `| tee` would: printing is part of the cost.
+  // With BENCH_STDOUT=pipe, stdout is a pipe the bench drains, as a terminal or `| tee` would.
   child.stdout?.on('data', (chunk) => {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) stdoutLines++;
   });
@@ -139,6 +145,11 @@ function startServer(args, extraEnv = {}) {
         stop: async () => {
           child.kill('SIGINT');
           const code = await exited;
+          if (stdoutFd !== undefined) {
+            const printed = await readFile(stdoutFile);
+            for (let i = printed.indexOf(10); i !== -1; i = printed.indexOf(10, i + 1)) stdoutLines++;
+            await rm(stdoutFile, { force: true });
+          }
           return { code, stderr, stdoutLines };
         },
       });
@@ -164,7 +175,7 @@ const dir = await mkdtemp(join(tmpdir(), 'ordercli-bench-listen-'));
 const runs = [];
 let failures = 0;
 console.log(
-  `listen vs bare node:http: ${rounds} rounds, ${duration} s each, ${connections} connections, ${Buffer.byteLength(body)}-byte body\n`,
+  `listen vs bare node:http: ${rounds} rounds, ${duration} s each, ${connections} connections, ${Buffer.byteLength(body)}-byte body, listen's stdout to ${STDOUT === 'file' ? 'a file' : STDOUT === 'pipe' ? 'a pipe this process drains' : '/dev/null'}\n`,
 );
 for (let round = 1; round <= rounds; round++) {
   for (const kind of process.env.BENCH_REFERENCE ? ['bare', 'reference', 'listen'] : ['bare', 'listen']) {
@@ -177,7 +188,11 @@ for (let round = 1; round <= rounds; round++) {
               BENCH_KEY: KEY,
               BENCH_LOG: join(dir, 'reference.ndjson'),
             })
-          : await startServer([bin, 'listen', '--port', '0', '--key', KEY, '--log', log]);
+          : await startServer(
+              [bin, 'listen', '--port', '0', '--key', KEY, '--log', log],
+              {},
+              join(dir, `stdout-${round}.txt`),
+            );
     const result = await load(server.url);
     const stopped = await server.stop();
     const run = {
@@ -214,7 +229,7 @@ for (let round = 1; round <= rounds; round++) {
         problems.push('more lines than answers in flight explain');
       if (whole !== lines.length) problems.push(`${lines.length - whole} lines are not whole JSON`);
       if (text.includes(KEY)) problems.push('the key is in the log');
-      if (stdoutPiped() && stopped.stdoutLines !== accepted)
+      if (stdoutChecked() && stopped.stdoutLines !== accepted)
         problems.push(`${stopped.stdoutLines} lines printed for ${accepted} events`);
       run.check = problems.length === 0 ? 'ok' : problems.join('; ');
       if (problems.length > 0) failures++;
