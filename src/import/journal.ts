@@ -30,6 +30,7 @@ import { close, constants, fdatasync, ftruncate, open, read, write } from 'node:
 import { promisify } from 'node:util';
 import { CliError, UsageError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
+import { isoNow } from '../io/iso-time.js';
 import { acquirePidLock, releasePidLock } from '../io/pid-lock.js';
 
 const openAsync = promisify(open);
@@ -235,7 +236,7 @@ export class OrderJournal {
    * before it resolves: that is what makes a killed run's in-flight orders `unknown`, not lost.
    */
   sending(externalId: string, hash: string): Promise<void> {
-    this.record({ event: 'sending', externalId, baseUrl: this.baseUrl, at: now(), bodyHash: hash });
+    this.record({ event: 'sending', externalId, baseUrl: this.baseUrl, at: isoNow(), bodyHash: hash });
     return this.durable(false);
   }
 
@@ -245,22 +246,22 @@ export class OrderJournal {
   }
 
   created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
-    this.record({ event: 'created', externalId, baseUrl: this.baseUrl, at: now(), ...outcome });
+    this.record({ event: 'created', externalId, baseUrl: this.baseUrl, at: isoNow(), ...outcome });
   }
 
   /** The service refused the order: sending it again is safe. */
   failed(externalId: string, outcome: { httpStatus?: number; message: string }): void {
-    this.record({ event: 'failed', externalId, baseUrl: this.baseUrl, at: now(), ...outcome });
+    this.record({ event: 'failed', externalId, baseUrl: this.baseUrl, at: isoNow(), ...outcome });
   }
 
   /** The request may have been processed: only a person can tell. */
   unknown(externalId: string, reason: string): void {
-    this.record({ event: 'unknown', externalId, baseUrl: this.baseUrl, at: now(), reason });
+    this.record({ event: 'unknown', externalId, baseUrl: this.baseUrl, at: isoNow(), reason });
   }
 
   /** The order recorded as `sending` was not sent after all: its earlier state stands. */
   notSent(externalId: string, reason: string): void {
-    this.record({ event: 'not-sent', externalId, baseUrl: this.baseUrl, at: now(), reason });
+    this.record({ event: 'not-sent', externalId, baseUrl: this.baseUrl, at: isoNow(), reason });
   }
 
   /** Resolves once every record so far is written and synced; starts the round now. */
@@ -488,19 +489,6 @@ function applyRecord(states: Map<string, JournalState>, record: JournalRecord): 
       // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
       return;
   }
-}
-
-let lastMs = 0;
-let lastIso = '';
-
-/** The time of a record; formatted once per millisecond, as records come in bursts. */
-function now(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
 }
 
 /** One import per journal: two appending to it could each send the same order. */

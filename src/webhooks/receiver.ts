@@ -19,6 +19,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { isoNow } from '../io/iso-time.js';
 import { formatEventLine, recordedHeaders } from './event-record.js';
 import { WEBHOOK_EVENT_HEADER, type WebhookKeyVerifier } from './verify.js';
 
@@ -151,7 +152,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
   };
 
   const accept = (req: IncomingMessage, res: ServerResponse, raw: Buffer): void => {
-    const receivedAt = new Date().toISOString();
+    const receivedAt = isoNow();
     const text = raw.toString('utf8');
     let body: unknown;
     try {
