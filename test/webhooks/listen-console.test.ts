@@ -84,4 +84,17 @@ describe('ListenConsole and a stdout that lags', () => {
       'note: stdout was not read fast enough: 6 lines of events not printed (the events were answered, logged and forwarded as usual)',
     );
   });
+
+  it('does not wait for ever at the end when stdout is never read', async () => {
+    const { io, writes } = slowIO();
+    const out = new ListenConsole(io, true);
+    out.event(event(1));
+    out.flush();
+    out.event(event(2));
+    const started = Date.now();
+    await out.drain(50);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(writes).toHaveLength(1);
+    expect(io.stderrText()).toContain('note: stdout is not being read: the last events were not all printed');
+  });
 });

@@ -165,10 +165,26 @@ export class ListenConsole {
     }
   }
 
-  /** Writes everything, and resolves once stdout has taken it (for the end of `listen`). */
-  async drain(): Promise<void> {
+  /**
+   * Writes everything, and resolves once stdout has taken it (for the end of `listen`), or after
+   * `timeoutMs` if its reader stopped reading without closing it (a paused `| less`).
+   */
+  async drain(timeoutMs = 2_000): Promise<void> {
     this.flush();
-    while (this.outWriting) await this.outWriting;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'gave up'>((resolve) => {
+      timer = setTimeout(() => resolve('gave up'), timeoutMs);
+    });
+    try {
+      while (this.outWriting) {
+        if ((await Promise.race([this.outWriting, gaveUp])) === 'gave up') {
+          this.write('err', 'note: stdout is not being read: the last events were not all printed\n');
+          break;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
     this.noteUnprinted();
     this.flush();
   }
