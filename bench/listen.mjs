@@ -36,37 +36,9 @@ if (!existsSync(join(root, 'dist/cli/main.js'))) {
   process.exit(2);
 }
 
-// What the sandbox sends for a validated order (buildSalesOrderValidatedBody), about 800 bytes.
-const body = JSON.stringify({
-  id: 10042,
-  code: 'SO-2026-000042',
-  externalId: 'ERP-2026-118842',
-  externalReference: 'PO-77812',
-  status: 'validated',
-  createdAt: '2026-03-02T09:14:07.512Z',
-  validatedAt: '2026-03-02T09:14:07.861Z',
-  contact: { internalReferenceId: 301 },
-  customer: { name: 'Maison Rousseau' },
-  invoicingAddress: {
-    recipient: 'Maison Rousseau',
-    street: '12 rue des Tanneurs',
-    zipCode: '69001',
-    city: 'Lyon',
-    country: 'FR',
-  },
-  deliveryAddress: {
-    recipient: 'Maison Rousseau - entrepôt',
-    street: '4 allée des Frênes',
-    zipCode: '69800',
-    city: 'Saint-Priest',
-    country: 'FR',
-  },
-  items: [
-    { line: 1, internalReferenceId: 401, orderedQuantity: 24 },
-    { line: 2, internalReferenceId: 402, orderedQuantity: 2 },
-    { line: 3, internalReferenceId: 405, orderedQuantity: 6 },
-  ],
-});
+// What the sandbox sends for a validated order, as `webhooks trigger` sends it: about 750 bytes.
+const { sampleSalesOrderValidated } = await import(join(root, 'dist/index.js'));
+const body = JSON.stringify(sampleSalesOrderValidated(new Date('2026-03-02T09:14:07.861Z')));
 const headers = {
   'content-type': 'application/json',
   'user-agent': 'ordercli-sandbox/0.1.0',

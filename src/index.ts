@@ -1,4 +1,5 @@
-/** Library entry: the program and the sandbox, for tests, benchmarks and embedding. */
+/** Library entry: the program, the sandbox and a sample notification, for tests, benchmarks and embedding. */
 export { main } from './cli/main.js';
 export type { Sandbox, SandboxOptions } from './sandbox/server.js';
 export { startSandbox } from './sandbox/server.js';
+export { sampleSalesOrderValidated } from './webhooks/sample-events.js';
