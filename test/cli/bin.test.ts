@@ -1,19 +1,13 @@
 // The package as installed: the built bin/ordercli.js in a child process.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { ROOT, runBin } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox({}, { resetEach: false });
 
 describe('bin/ordercli.js', () => {
   it('prints the version of package.json', async () => {

@@ -1,18 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBaseUrl } from '../../src/config/settings.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { runCli } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox();
 
 const order = {
   externalId: 'EXT-CLIENT-1',

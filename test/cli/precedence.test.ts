@@ -1,16 +1,10 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox({}, { resetEach: false });
 
 /** A config folder with a profile written through `config set`, as a user would. */
 async function profileDir(values: Record<string, string>, profile = 'default'): Promise<string> {

@@ -2,23 +2,14 @@
 // saved with mode 0600, and the token in no output.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 import { KEY, startSession, stripAnsi } from '../support/session.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  // Tokens that appear nowhere else, so that finding one in an output means it leaked.
-  sandbox = await startSandbox({
-    port: 0,
-    quiet: true,
-    tokens: { full: 'tok_full_7f3a9c2e51d84b06', partner: 'tok_partner_2b8e61f0c7a94d35' },
-  });
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-  await sandbox.close();
+// Tokens that appear nowhere else, so that finding one in an output means it leaked.
+const sandbox = useSandbox({
+  tokens: { full: 'tok_full_7f3a9c2e51d84b06', partner: 'tok_partner_2b8e61f0c7a94d35' },
 });
 
 interface SavedConfig {

@@ -1,19 +1,12 @@
 // `orders create` through the CLI against a real sandbox: created, dry run, every refusal.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../import/input-support.js';
 import { runBin, runCli, tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true, validationDelayMs: 10 });
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox({ validationDelayMs: 10 });
 
 const ORDER = JSON.parse(readFileSync(join(FIXTURES, 'order.json'), 'utf8')) as Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 // `orders import` through the CLI against a real sandbox: exit codes, re-runs, faults, outputs.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
 import {
   createdCounts,
   csvOf,
@@ -15,15 +15,9 @@ import {
   writeNdjson,
 } from '../import/submit-support.js';
 import { runCli, tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true, validationDelayMs: 10 });
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox({ validationDelayMs: 10 });
 
 function cli(...args: string[]): string[] {
   return ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', ...args];

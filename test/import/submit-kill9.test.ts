@@ -4,21 +4,15 @@
 // `KILL9_ITERATIONS=20 npx vitest run test/import/submit-kill9.test.ts` for the long version
 // (bench/kill9.mjs runs the same loop outside vitest). Needs `npm run build` first.
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { BIN, tempDir, testEnv } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 import { createdCounts, orders, readLines, writeNdjson } from './submit-support.js';
 
 const ITERATIONS = Number(process.env.KILL9_ITERATIONS ?? 3);
 const ORDERS = 300;
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true, latencyMs: 20, validationDelayMs: 10 });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox({ latencyMs: 20, validationDelayMs: 10 }, { resetEach: false });
 
 interface Exit {
   code: number | null;

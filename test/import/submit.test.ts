@@ -2,24 +2,17 @@
 // sending step that the CLI tests cannot see from outside (in-flight bound, order, durability).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { Redactor } from '../../src/api/redact.js';
 import { OrderJournal } from '../../src/import/journal.js';
 import type { OrderResult } from '../../src/import/report.js';
 import { type SubmitItem, submitOrders } from '../../src/import/submit.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 import { createdCounts, externalId, orders, readLines } from './submit-support.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true, validationDelayMs: 10 });
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox({ validationDelayMs: 10 });
 
 function clientFor(connections: number): ApiClient {
   return new ApiClient({

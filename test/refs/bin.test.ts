@@ -1,16 +1,10 @@
 // The reference commands through the built binary (npm run build first), as users run them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { describe, expect, it } from 'vitest';
 import { runBin, tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 import { fixture } from './support.js';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+const sandbox = useSandbox({}, { resetEach: false });
 
 describe('bin/ordercli.js refs', () => {
   it('lists packaging references as CSV, as JSON, and piped, then exits by itself', async () => {

@@ -1,22 +1,15 @@
 /** `webhooks available` and `webhooks subscribe` against the sandbox; the key is never printed. */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { eventRows } from '../../src/commands/webhooks/available.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { findWebhookKey } from '../../src/webhooks/subscription.js';
 import { runCli, tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let env: Record<string, string>;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
 beforeEach(() => {
-  sandbox.reset();
   env = {
     ORDERCLI_BASE_URL: sandbox.url,
     ORDERCLI_TOKEN: sandbox.tokens.full,

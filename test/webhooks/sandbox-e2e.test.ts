@@ -6,24 +6,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../support/cli.js';
+import { useSandbox } from '../support/sandbox.js';
 import { freePort, type LocalApp, startApp, startListen, waitFor } from './support.js';
 
 const ORDER = join(import.meta.dirname, 'fixtures/order.json');
-let sandbox: Sandbox;
+const sandbox = useSandbox({ validationDelayMs: 50 });
 let env: Record<string, string>;
 let app: LocalApp | undefined;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true, validationDelayMs: 50 });
-});
-afterAll(async () => {
-  await sandbox.close();
-});
 beforeEach(() => {
-  sandbox.reset();
   env = {
     ORDERCLI_BASE_URL: sandbox.url,
     ORDERCLI_TOKEN: sandbox.tokens.full,
