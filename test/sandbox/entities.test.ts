@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PackagingReferenceRecord as Reference } from '../../src/sandbox/seed.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 import { packagingReferenceSchema } from '../../src/schemas/references.js';
 import { call, partnerOrder, startTestSandbox } from './support.js';
@@ -9,18 +10,6 @@ beforeAll(async () => {
   sandbox = await startTestSandbox();
 });
 afterAll(() => sandbox.close());
-
-interface Reference {
-  id: number;
-  active: boolean;
-  label: string;
-  packaging: {
-    name: string;
-    unit: string;
-    unit_factor: number;
-    product: { code: string; label: string; taxes: Array<{ name: string; rate: number; vat: boolean }> };
-  };
-}
 
 describe('GET /api/v1/packaging_references', () => {
   it('returns a JSON array of packaging references with exactly the interface fields', async () => {
