@@ -14,7 +14,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { REDACTED } from '../api/redact.js';
-import { WEBHOOK_KEY_HEADER } from './verify.js';
+import { WEBHOOK_EVENT_HEADER, WEBHOOK_KEY_HEADER } from './verify.js';
 
 export interface EventRecord {
   receivedAt: string;
@@ -45,6 +45,62 @@ export function recordedHeaders(rawHeaders: readonly string[]): Record<string, s
 }
 
 /**
+ * The `"headers"` JSON of the lines of one receiver, as `JSON.stringify(recordedHeaders(raw))`
+ * would write it (in the order received). It remembers the previous request's headers: a sender
+ * repeats the same names and mostly the same values (content-length aside), so each name/value
+ * pair is escaped once rather than per request. Repeated names take the general path.
+ */
+export class HeaderRecorder {
+  private names: string[] = [];
+  private lowerNames: string[] = [];
+  private values: (string | undefined)[] = [];
+  private fragments: string[] = [];
+  private repeats = false;
+  private eventAt = -1;
+  /** X-WEBHOOK-EVENT of the headers recorded last (null without one). */
+  event: string | null = null;
+
+  /** The headers of one request (`req.rawHeaders`) as a JSON object text. */
+  record(raw: readonly string[]): string {
+    const pairs = raw.length >> 1;
+    let sameNames = pairs === this.names.length;
+    for (let p = 0; sameNames && p < pairs; p++) sameNames = raw[2 * p] === this.names[p];
+    if (!sameNames) this.learnNames(raw, pairs);
+    if (this.repeats) {
+      const headers = recordedHeaders(raw);
+      this.event = headers[WEBHOOK_EVENT_HEADER] ?? null;
+      return JSON.stringify(headers);
+    }
+    let json = '{';
+    for (let p = 0; p < pairs; p++) {
+      const value = raw[2 * p + 1]!;
+      if (value !== this.values[p]) {
+        const name = this.lowerNames[p]!;
+        this.values[p] = value;
+        this.fragments[p] =
+          `${JSON.stringify(name)}:${JSON.stringify(name === WEBHOOK_KEY_HEADER ? REDACTED : value)}`;
+      }
+      json += p === 0 ? this.fragments[p] : `,${this.fragments[p]}`;
+    }
+    this.event = this.eventAt === -1 ? null : raw[2 * this.eventAt + 1]!;
+    return `${json}}`;
+  }
+
+  private learnNames(raw: readonly string[], pairs: number): void {
+    this.names = [];
+    this.lowerNames = [];
+    for (let p = 0; p < pairs; p++) {
+      this.names.push(raw[2 * p]!);
+      this.lowerNames.push(raw[2 * p]!.toLowerCase());
+    }
+    this.values = new Array(pairs).fill(undefined);
+    this.fragments = new Array(pairs).fill('');
+    this.repeats = new Set(this.lowerNames).size !== pairs;
+    this.eventAt = this.lowerNames.indexOf(WEBHOOK_EVENT_HEADER);
+  }
+}
+
+/**
  * Serializes an accepted notification to one line (no trailing newline). `bodyText` is the body
  * decoded as UTF-8 and `body` its parsed value (so it is valid JSON); both are passed in so the
  * hot path parses once.
@@ -57,12 +113,22 @@ export function formatEventLine(
   bodyText: string,
   body: unknown,
 ): string {
-  const head = `{"receivedAt":"${receivedAt}","event":${JSON.stringify(event)},"headers":${JSON.stringify(headers)}${BODY_KEY}`;
+  const head = lineHead(receivedAt, event, JSON.stringify(headers));
+  if (isVerbatimBody(raw)) return `${head}${bodyText}}`;
   const utf8 = isUtf8(raw);
-  if (utf8 && bodyText.indexOf('\n') === -1 && bodyText.indexOf('\r') === -1) return `${head}${bodyText}}`;
   const canonical = JSON.stringify(body);
   if (!utf8) return `${head}${canonical},"rawBodyBase64":${JSON.stringify(raw.toString('base64'))}}`;
   return `${head}${canonical},"rawBody":${JSON.stringify(bodyText)}}`;
+}
+
+/** The line up to its body: `{"receivedAt":…,"event":…,"headers":{…},"body":`. */
+export function lineHead(receivedAt: string, event: string | null, headersJson: string): string {
+  return `{"receivedAt":"${receivedAt}","event":${event === null ? 'null' : JSON.stringify(event)},"headers":${headersJson}${BODY_KEY}`;
+}
+
+/** A body the line holds as it came (valid UTF-8 without line breaks), closed by `}`. */
+export function isVerbatimBody(raw: Buffer): boolean {
+  return raw.indexOf(0x0a) === -1 && raw.indexOf(0x0d) === -1 && isUtf8(raw);
 }
 
 /** Reads one line of a log or queue file; undefined when it is not a recorded event. */

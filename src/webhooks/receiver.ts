@@ -20,7 +20,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isoNow } from '../io/iso-time.js';
-import { formatEventLine, recordedHeaders } from './event-record.js';
+import {
+  formatEventLine,
+  HeaderRecorder,
+  isVerbatimBody,
+  lineHead,
+  recordedHeaders,
+} from './event-record.js';
 import { WEBHOOK_EVENT_HEADER, type WebhookKeyVerifier } from './verify.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -28,12 +34,52 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export interface AcceptedEvent {
   receivedAt: string;
   event: string | null;
-  headers: Record<string, string>;
+  readonly headers: Record<string, string>;
   body: unknown;
   /** The event as one JSON line (`formatEventLine`): what the log holds and `--json` prints. */
-  line: string;
+  readonly line: string;
   /** The body bytes exactly as received. */
   raw: Buffer;
+  /** The line and its newline as parts to write (`line` + `\n`, without joining them first). */
+  lineParts?(): readonly (string | Buffer)[];
+}
+
+/**
+ * An accepted notification as the receiver hands it on. The headers' object and the line as one
+ * string are made when first asked for: `listen` without `--json` or `--forward-to` writes the
+ * line to its log from parts and never needs either.
+ */
+class ReceivedEvent implements AcceptedEvent {
+  private lineText: string | undefined;
+  private headerObject: Record<string, string> | undefined;
+
+  constructor(
+    readonly receivedAt: string,
+    readonly event: string | null,
+    readonly raw: Buffer,
+    readonly body: unknown,
+    private readonly bodyText: string,
+    private readonly rawHeaders: readonly string[],
+    private readonly headersJson: string,
+  ) {}
+
+  get headers(): Record<string, string> {
+    this.headerObject ??= recordedHeaders(this.rawHeaders);
+    return this.headerObject;
+  }
+
+  get line(): string {
+    this.lineText ??= isVerbatimBody(this.raw)
+      ? `${lineHead(this.receivedAt, this.event, this.headersJson)}${this.bodyText}}`
+      : formatEventLine(this.receivedAt, this.event, this.headers, this.raw, this.bodyText, this.body);
+    return this.lineText;
+  }
+
+  lineParts(): readonly (string | Buffer)[] {
+    if (this.lineText === undefined && isVerbatimBody(this.raw))
+      return [lineHead(this.receivedAt, this.event, this.headersJson), this.raw, '}\n'];
+    return [this.line, '\n'];
+  }
 }
 
 export interface Rejection {
@@ -56,8 +102,8 @@ export interface ReceiverOptions {
    */
   verifier: WebhookKeyVerifier | 'off' | 'pending';
   maxBodyBytes?: number;
-  /** Makes an accepted event durable; the 200 is sent only once it resolves. */
-  persist?: (event: AcceptedEvent) => Promise<void>;
+  /** Makes an accepted event durable, then calls `done`; the 200 is sent only after `done()`. */
+  persist?: (event: AcceptedEvent, done: (error?: Error) => void) => void;
   /** Called after the 200 has been written. */
   onAccepted?: (event: AcceptedEvent) => void;
   /** Called for every refused request (and malformed HTTP). */
@@ -94,6 +140,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
   const { persist, onAccepted, onRejected } = options;
   let verifier = options.verifier;
   const counts = new Map<number, number>();
+  const headerRecorder = new HeaderRecorder();
   let accepting = true;
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -165,29 +212,29 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
       reject(req, res, 400, reason);
       return;
     }
-    const headers = recordedHeaders(req.rawHeaders);
-    const event = headers[WEBHOOK_EVENT_HEADER] ?? null;
-    const accepted: AcceptedEvent = {
+    const headersJson = headerRecorder.record(req.rawHeaders);
+    const accepted = new ReceivedEvent(
       receivedAt,
-      event,
-      headers,
-      body,
-      line: formatEventLine(receivedAt, event, headers, raw, text, body),
+      headerRecorder.event,
       raw,
-    };
+      body,
+      text,
+      req.rawHeaders,
+      headersJson,
+    );
     if (!persist) {
       ok(res, accepted);
       return;
     }
-    persist(accepted).then(
-      () => ok(res, accepted),
-      (error: Error) => reject(req, res, 500, `could not record the event: ${error.message}`),
-    );
+    persist(accepted, (error) => {
+      if (error) reject(req, res, 500, `could not record the event: ${error.message}`);
+      else ok(res, accepted);
+    });
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     inFlight++;
-    res.once('close', finish);
+    res.on('close', finish);
     if (!accepting) {
       reject(req, res, 503, 'listen is stopping', { 'retry-after': '5' });
       return;

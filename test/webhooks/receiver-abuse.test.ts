@@ -55,10 +55,9 @@ describe('receiver under abuse', () => {
       path: '/',
       verifier: new WebhookKeyVerifier(KEY),
       // A slow disk: the 200 waits for it.
-      persist: () =>
-        new Promise<void>((r) => {
-          release = r;
-        }),
+      persist: (_event, done) => {
+        release = () => done();
+      },
       onAccepted: (e) => accepted.push(e.line),
     });
     const inFlight = post(receiver.url, '{"code":"A"}', { 'x-webhook-key': KEY });
@@ -80,7 +79,7 @@ describe('receiver under abuse', () => {
       port: 0,
       path: '/',
       verifier: new WebhookKeyVerifier(KEY),
-      persist: () => Promise.reject(new Error('ENOSPC: no space left on device')),
+      persist: (_event, done) => setImmediate(() => done(new Error('ENOSPC: no space left on device'))),
     });
     const answer = await post(receiver.url, '{"code":"A"}', { 'x-webhook-key': KEY });
     expect(answer.status).toBe(500);

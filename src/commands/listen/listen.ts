@@ -199,18 +199,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
         onAttempt: (attempt) => out.forward(attempt, plan.forwardTo!.href),
       });
     }
-    const eventLog = log;
-    const forwardQueue = queue;
-    const persist =
-      eventLog && forwardQueue
-        ? async (e: AcceptedEvent) => {
-            await Promise.all([eventLog.append(e.line), forwardQueue.enqueue(e.line)]);
-          }
-        : eventLog
-          ? (e: AcceptedEvent) => eventLog.append(e.line)
-          : forwardQueue
-            ? (e: AcceptedEvent) => forwardQueue.enqueue(e.line)
-            : undefined;
+    const persist = persistWith(log, queue);
 
     const verifier =
       keyChoice.key !== undefined && flags.verify
@@ -319,6 +308,33 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     await out.drain();
     if (receiver) io.err(`${summary(receiver, shown, queue)}\n`);
   }
+}
+
+/**
+ * What makes an event durable before its 200: the log line, the forwarding queue entry, or both
+ * (the answer waits for both; the first failure is the one reported).
+ */
+function persistWith(
+  log: EventLog | undefined,
+  queue: ForwardQueue | undefined,
+): ((event: AcceptedEvent, done: (error?: Error) => void) => void) | undefined {
+  const toLog = (e: AcceptedEvent, done: (error?: Error) => void) =>
+    log!.append(e.lineParts?.() ?? [e.line, '\n'], done);
+  const toQueue = (e: AcceptedEvent, done: (error?: Error) => void) =>
+    queue!.enqueue(e.line).then(() => done(), done);
+  if (log && queue) {
+    return (event, done) => {
+      let waiting = 2;
+      let failure: Error | undefined;
+      const one = (error?: Error) => {
+        failure ??= error;
+        if (--waiting === 0) done(failure);
+      };
+      toLog(event, one);
+      toQueue(event, one);
+    };
+  }
+  return log ? toLog : queue ? toQueue : undefined;
 }
 
 function waitForEnd(
