@@ -18,6 +18,17 @@ import { dirname } from 'node:path';
 
 type Done = (error?: Error) => void;
 
+/**
+ * One line as the log writes it: `text` (as UTF-8; `ascii` says it holds only ASCII, which is
+ * copied rather than encoded), then `bytes` as they are, then `end` (short ASCII, such as `}\n`).
+ */
+export interface LogLine {
+  text: string;
+  ascii?: boolean;
+  bytes?: Uint8Array;
+  end?: string;
+}
+
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 const INITIAL_BATCH_BYTES = 64 * 1024;
 
@@ -61,24 +72,30 @@ export class EventLog {
     return new EventLog(path, openSync(path, APPEND, 0o600));
   }
 
-  /**
-   * Appends one line given as parts (text as UTF-8, bytes as they are; the newline included) and
-   * calls `done` once it is written, or with the error that stopped it.
-   */
-  append(parts: readonly (string | Buffer)[], done: Done): void {
+  /** Appends one line and calls `done` once it is written, or with the error that stopped it. */
+  append(line: LogLine, done: Done): void {
     if (this.fd === undefined) {
       done(new Error(`the log ${this.path} is closed`));
       return;
     }
-    for (const part of parts) {
-      if (typeof part === 'string') {
-        // Room for the worst case (3 bytes per UTF-16 unit), so the text is never cut.
-        this.reserve(part.length * 3);
-        this.batchLength += this.batch.write(part, this.batchLength, 'utf8');
-      } else {
-        this.reserve(part.length);
-        this.batchLength += part.copy(this.batch, this.batchLength);
-      }
+    const { text, bytes, end } = line;
+    if (line.ascii) {
+      this.reserve(text.length);
+      this.batchLength += this.batch.write(text, this.batchLength, 'latin1');
+    } else {
+      // Room for the worst case (3 bytes per UTF-16 unit), so the text is never cut.
+      this.reserve(text.length * 3);
+      this.batchLength += this.batch.write(text, this.batchLength, 'utf8');
+    }
+    if (bytes !== undefined) {
+      this.reserve(bytes.length);
+      // TypedArray#set: Buffer#copy's argument handling cost more than the copy itself.
+      this.batch.set(bytes, this.batchLength);
+      this.batchLength += bytes.length;
+    }
+    if (end !== undefined) {
+      this.reserve(end.length);
+      for (let i = 0; i < end.length; i++) this.batch[this.batchLength++] = end.charCodeAt(i);
     }
     this.waiters.push(done);
     if (!this.scheduled) {

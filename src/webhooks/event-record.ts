@@ -28,6 +28,7 @@ export interface EventRecord {
 }
 
 const BODY_KEY = ',"body":';
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * The headers as recorded, from `req.rawHeaders` in one pass (cheaper than Node's lazily built
@@ -55,10 +56,14 @@ export class HeaderRecorder {
   private lowerNames: string[] = [];
   private values: (string | undefined)[] = [];
   private fragments: string[] = [];
+  private nonAscii: boolean[] = [];
+  private nonAsciiCount = 0;
   private repeats = false;
   private eventAt = -1;
   /** X-WEBHOOK-EVENT of the headers recorded last (null without one). */
   event: string | null = null;
+  /** Whether the headers recorded last are all ASCII (their JSON can be copied byte for byte). */
+  ascii = true;
 
   /** The headers of one request (`req.rawHeaders`) as a JSON object text. */
   record(raw: readonly string[]): string {
@@ -69,7 +74,9 @@ export class HeaderRecorder {
     if (this.repeats) {
       const headers = recordedHeaders(raw);
       this.event = headers[WEBHOOK_EVENT_HEADER] ?? null;
-      return JSON.stringify(headers);
+      const json = JSON.stringify(headers);
+      this.ascii = ASCII.test(json);
+      return json;
     }
     let json = '{';
     for (let p = 0; p < pairs; p++) {
@@ -77,12 +84,16 @@ export class HeaderRecorder {
       if (value !== this.values[p]) {
         const name = this.lowerNames[p]!;
         this.values[p] = value;
-        this.fragments[p] =
-          `${JSON.stringify(name)}:${JSON.stringify(name === WEBHOOK_KEY_HEADER ? REDACTED : value)}`;
+        const fragment = `${JSON.stringify(name)}:${JSON.stringify(name === WEBHOOK_KEY_HEADER ? REDACTED : value)}`;
+        const nonAscii = !ASCII.test(fragment);
+        if (nonAscii !== this.nonAscii[p]) this.nonAsciiCount += nonAscii ? 1 : -1;
+        this.nonAscii[p] = nonAscii;
+        this.fragments[p] = fragment;
       }
       json += p === 0 ? this.fragments[p] : `,${this.fragments[p]}`;
     }
     this.event = this.eventAt === -1 ? null : raw[2 * this.eventAt + 1]!;
+    this.ascii = this.nonAsciiCount === 0;
     return `${json}}`;
   }
 
@@ -95,6 +106,8 @@ export class HeaderRecorder {
     }
     this.values = new Array(pairs).fill(undefined);
     this.fragments = new Array(pairs).fill('');
+    this.nonAscii = new Array(pairs).fill(false);
+    this.nonAsciiCount = 0;
     this.repeats = new Set(this.lowerNames).size !== pairs;
     this.eventAt = this.lowerNames.indexOf(WEBHOOK_EVENT_HEADER);
   }
@@ -215,20 +228,23 @@ export function summarizeBody(body: unknown): string {
   if (body === null || typeof body !== 'object') return `body ${truncate(JSON.stringify(body), 60)}`;
   if (Array.isArray(body)) return `a list of ${body.length}`;
   const b = body as Record<string, unknown>;
-  const parts: string[] = [];
+  // Joined as it goes (listen prints one per event: no array of parts to build and join).
+  let out = '';
   const id = idOf(b);
-  if (id !== undefined) parts.push(`id ${id}`);
-  if (typeof b.externalId === 'string') parts.push(`externalId ${truncate(b.externalId, 40)}`);
-  if (typeof b.externalReference === 'string') parts.push(`ref ${truncate(b.externalReference, 40)}`);
+  if (id !== undefined) out = `id ${id}`;
+  if (typeof b.externalId === 'string') out = joined(out, `externalId ${truncate(b.externalId, 40)}`);
+  if (typeof b.externalReference === 'string') out = joined(out, `ref ${truncate(b.externalReference, 40)}`);
   const customer = b.customer as { name?: unknown } | null | undefined;
-  if (customer && typeof customer.name === 'string') parts.push(truncate(customer.name, 40));
-  if (Array.isArray(b.items)) parts.push(`${b.items.length} item${b.items.length === 1 ? '' : 's'}`);
-  if (typeof b.status === 'string') parts.push(b.status);
-  if (parts.length === 0) {
-    const keys = Object.keys(b);
-    parts.push(keys.length === 0 ? 'empty object' : `fields ${truncate(keys.slice(0, 6).join(', '), 60)}`);
-  }
-  return parts.join(' · ');
+  if (customer && typeof customer.name === 'string') out = joined(out, truncate(customer.name, 40));
+  if (Array.isArray(b.items)) out = joined(out, `${b.items.length} item${b.items.length === 1 ? '' : 's'}`);
+  if (typeof b.status === 'string') out = joined(out, b.status);
+  if (out !== '') return out;
+  const keys = Object.keys(b);
+  return keys.length === 0 ? 'empty object' : `fields ${truncate(keys.slice(0, 6).join(', '), 60)}`;
+}
+
+function joined(summary: string, part: string): string {
+  return summary === '' ? part : `${summary} · ${part}`;
 }
 
 /**

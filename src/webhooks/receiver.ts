@@ -20,6 +20,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isoNow } from '../io/iso-time.js';
+import type { LogLine } from './event-log.js';
 import {
   formatEventLine,
   HeaderRecorder,
@@ -40,8 +41,8 @@ export interface AcceptedEvent {
   readonly line: string;
   /** The body bytes exactly as received. */
   raw: Buffer;
-  /** The line and its newline as parts to write (`line` + `\n`, without joining them first). */
-  lineParts?(): readonly (string | Buffer)[];
+  /** The line and its newline as the log writes them (`line` + `\n`, without joining them first). */
+  logLine?(): LogLine;
 }
 
 /**
@@ -61,6 +62,8 @@ class ReceivedEvent implements AcceptedEvent {
     private readonly bodyText: string,
     private readonly rawHeaders: readonly string[],
     private readonly headersJson: string,
+    /** The headers (the event among them) are ASCII: so is the line up to its body. */
+    private readonly headersAscii: boolean,
   ) {}
 
   get headers(): Record<string, string> {
@@ -75,10 +78,12 @@ class ReceivedEvent implements AcceptedEvent {
     return this.lineText;
   }
 
-  lineParts(): readonly (string | Buffer)[] {
-    if (this.lineText === undefined && isVerbatimBody(this.raw))
-      return [lineHead(this.receivedAt, this.event, this.headersJson), this.raw, '}\n'];
-    return [this.line, '\n'];
+  logLine(): LogLine {
+    if (this.lineText === undefined && isVerbatimBody(this.raw)) {
+      const text = lineHead(this.receivedAt, this.event, this.headersJson);
+      return { text, ascii: this.headersAscii, bytes: this.raw, end: '}\n' };
+    }
+    return { text: this.line, end: '\n' };
   }
 }
 
@@ -221,6 +226,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
       text,
       req.rawHeaders,
       headersJson,
+      headerRecorder.ascii,
     );
     if (!persist) {
       ok(res, accepted);

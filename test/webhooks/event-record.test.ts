@@ -44,7 +44,22 @@ describe('HeaderRecorder', () => {
       expect(recorder.event).toBe(expected['x-webhook-event'] ?? null);
       expect(json).not.toContain('whk_secret_value');
       expect(json).not.toContain('second');
+      expect(recorder.ascii).toBe(!/[^\x00-\x7f]/.test(json));
     }
+  });
+
+  it('says whether the headers are ASCII, as values change and change back', () => {
+    const recorder = new HeaderRecorder();
+    // Node decodes header bytes as Latin-1: a byte 0xE9 arrives as é.
+    const latin = base.map((v, i) => (i === 5 ? 'commande_validée' : v));
+    expect(JSON.parse(recorder.record(base))).toEqual(recordedHeaders(base));
+    expect(recorder.ascii).toBe(true);
+    expect(JSON.parse(recorder.record(latin))['x-webhook-event']).toBe('commande_validée');
+    expect(recorder.ascii).toBe(false);
+    recorder.record(latin);
+    expect(recorder.ascii).toBe(false);
+    recorder.record(base);
+    expect(recorder.ascii).toBe(true);
   });
 });
 
@@ -64,15 +79,19 @@ describe('EventLog', () => {
     // Enough, and long enough (non-ASCII, larger than the first buffer), to make the batch grow.
     for (let n = 0; n < 300; n++) {
       const body = Buffer.from(JSON.stringify({ n, note: 'é€😀'.repeat(n * 20) }), 'utf8');
-      const note = n === 0 ? '€'.repeat(30_000) : 'ü€'.repeat(n * 20); // 90 kB of UTF-8 first
+      // 90 kB of UTF-8 first; then odd lines are ASCII (copied), even ones not (encoded).
+      const note = n === 0 ? '€'.repeat(30_000) : n % 2 === 1 ? 'ascii'.repeat(n) : 'ü€'.repeat(n * 20);
       const head = `{"n":${n},"note":"${note}","body":`;
       written.push(`${head}${body.toString('utf8')}}`);
       done.push(
         new Promise<void>((resolve, reject) => {
-          log.append([head, body, '}\n'], (error) => {
-            if (error) reject(error);
-            else resolve();
-          });
+          log.append(
+            { text: head, ascii: n % 2 === 1 && !/[^\x00-\x7f]/.test(head), bytes: body, end: '}\n' },
+            (error) => {
+              if (error) reject(error);
+              else resolve();
+            },
+          );
         }),
       );
     }
@@ -82,7 +101,7 @@ describe('EventLog', () => {
     expect(await readFile(path, 'utf8')).toBe(`${written.join('\n')}\n`);
     await log.close();
     await new Promise<void>((resolve) =>
-      log.append(['late\n'], (error) => {
+      log.append({ text: 'late', end: '\n' }, (error) => {
         expect(error?.message).toMatch(/closed/);
         resolve();
       }),

@@ -319,7 +319,7 @@ function persistWith(
   queue: ForwardQueue | undefined,
 ): ((event: AcceptedEvent, done: (error?: Error) => void) => void) | undefined {
   const toLog = (e: AcceptedEvent, done: (error?: Error) => void) =>
-    log!.append(e.lineParts?.() ?? [e.line, '\n'], done);
+    log!.append(e.logLine?.() ?? { text: e.line, end: '\n' }, done);
   const toQueue = (e: AcceptedEvent, done: (error?: Error) => void) =>
     queue!.enqueue(e.line).then(() => done(), done);
   if (log && queue) {
