@@ -85,10 +85,10 @@ export class ListenConsole {
   }
 
   /** An accepted event, with what `--fetch` and `--exec` found. */
-  event(event: AcceptedEvent, followUp: FollowUpResult = {}): void {
+  event(event: AcceptedEvent, followUp?: FollowUpResult): void {
     if (this.json) {
       let line = event.line;
-      if (followUp.fetched || followUp.exec)
+      if (followUp?.fetched || followUp?.exec)
         line = `${line.slice(0, -1)},${JSON.stringify(followUp).slice(1)}`;
       this.write('out', `${line}\n`);
       return;
@@ -98,8 +98,8 @@ export class ListenConsole {
     let text =
       `${c.dim(clock(event.receivedAt))}  ${c.cyan(event.event ?? '(no X-WEBHOOK-EVENT)')}` +
       `${code === undefined ? '' : `  ${c.bold(code)}`}  ${summarizeBody(event.body)}\n`;
-    if (followUp.fetched) text += describeFetch(followUp.fetched, c);
-    if (followUp.exec) text += describeExec(followUp.exec, c);
+    if (followUp?.fetched) text += describeFetch(followUp.fetched, c);
+    if (followUp?.exec) text += describeExec(followUp.exec, c);
     this.write('out', text);
   }
 

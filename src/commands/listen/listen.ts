@@ -179,14 +179,18 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       return;
     }
     if (flags.once) onceDone = true;
-    const show = (result: Parameters<ListenConsole['event']>[1], skipped: boolean) => {
+    if (!followUps) {
+      out.event(event);
+      shown++;
+      if (flags.once) resolveOnce();
+      return;
+    }
+    void followUps.add(event, (result, skipped) => {
       out.event(event, result);
       shown++;
       if (skipped) out.note('  (--fetch/--exec skipped: too many events waiting for them)');
       if (flags.once) resolveOnce();
-    };
-    if (followUps) void followUps.add(event, show);
-    else show({}, false);
+    });
   };
 
   try {
