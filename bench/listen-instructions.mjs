@@ -14,16 +14,14 @@
 // are zeroed, BENCH_REQUESTS requests (16 connections, the body of bench/listen.mjs) are counted.
 // Needs valgrind (apt-get install valgrind).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { BARE_SERVER, body, headers, KEY, root } from './listen-load.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = process.env.BENCH_BIN ?? join(root, 'bin/ordercli.js');
 const requests = Number(process.env.BENCH_REQUESTS ?? 3000);
-const KEY = 'whk_bench_5f0c7a9e2b41d8c3a6e09f17b2d4c8e1a3f5b7d9';
 
 try {
   execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
@@ -31,30 +29,6 @@ try {
   console.error('valgrind is needed: apt-get install valgrind');
   process.exit(2);
 }
-if (!existsSync(join(root, 'dist/index.js'))) {
-  console.error('Build first: npm run build');
-  process.exit(2);
-}
-const { sampleSalesOrderValidated } = await import(join(root, 'dist/index.js'));
-const body = JSON.stringify(sampleSalesOrderValidated(new Date('2026-03-02T09:14:07.861Z')));
-const headers = {
-  'content-type': 'application/json',
-  'user-agent': 'ordercli-sandbox/0.1.0',
-  'x-webhook-event': 'sales_order_validated',
-  'x-webhook-key': KEY,
-};
-
-// The same bare server as bench/listen.mjs, on a port given by the environment.
-const BARE_SERVER = `
-const http = require('node:http');
-const server = http.createServer((req, res) => {
-  req.on('data', () => {});
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': 18 }); res.end('{"received":true}\\n'); });
-});
-server.listen(0, '127.0.0.1', () => process.stderr.write('Ready: listening on http://127.0.0.1:' + server.address().port + '/\\n'));
-process.on('SIGINT', () => server.close(() => process.exit(0)));
-`;
-
 const dir = mkdtempSync(join(tmpdir(), 'ordercli-bench-instr-'));
 const TARGETS = {
   bare: ['-e', BARE_SERVER],

@@ -17,44 +17,17 @@
 // Targets: listen >= 60 % of the bare rate, listen's p99 latency < 5 ms. Exit code 1 if a check
 // or a target fails. Results are also written to bench/results/ (not versioned).
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { BARE_SERVER, body, headers, KEY, root } from './listen-load.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin/ordercli.js');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const KEY = 'whk_bench_5f0c7a9e2b41d8c3a6e09f17b2d4c8e1a3f5b7d9';
-
-if (!existsSync(join(root, 'dist/cli/main.js'))) {
-  console.error('Build first: npm run build');
-  process.exit(2);
-}
-
-// What the sandbox sends for a validated order, as `webhooks trigger` sends it: about 750 bytes.
-const { sampleSalesOrderValidated } = await import(join(root, 'dist/index.js'));
-const body = JSON.stringify(sampleSalesOrderValidated(new Date('2026-03-02T09:14:07.861Z')));
-const headers = {
-  'content-type': 'application/json',
-  'user-agent': 'ordercli-sandbox/0.1.0',
-  'x-webhook-event': 'sales_order_validated',
-  'x-webhook-key': KEY,
-};
-
-const BARE_SERVER = `
-const http = require('node:http');
-const server = http.createServer((req, res) => {
-  req.on('data', () => {});
-  req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': 18 }); res.end('{"received":true}\\n'); });
-});
-server.listen(0, '127.0.0.1', () => process.stderr.write('Ready: listening on http://127.0.0.1:' + server.address().port + '/\\n'));
-process.on('SIGINT', () => server.close(() => process.exit(0)));
-`;
 
 const STDOUT = process.env.BENCH_STDOUT ?? 'pipe';
 if (!['file', 'pipe', 'ignore'].includes(STDOUT)) throw new Error('BENCH_STDOUT is file, pipe or ignore');
