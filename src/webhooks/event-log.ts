@@ -31,6 +31,7 @@ export interface LogLine {
 
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 const INITIAL_BATCH_BYTES = 64 * 1024;
+const MAX_KEPT_BATCH_BYTES = 4 * 1024 * 1024;
 
 export class EventLog {
   private fd: number | undefined;
@@ -56,6 +57,8 @@ export class EventLog {
       for (const done of waiters) done(this.failure);
       return;
     }
+    // A burst of large bodies grew the buffer: give the memory back rather than keep it for good.
+    if (this.batch.length > MAX_KEPT_BATCH_BYTES) this.batch = Buffer.allocUnsafe(INITIAL_BATCH_BYTES);
     for (const done of waiters) done();
   };
 

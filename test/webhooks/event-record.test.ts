@@ -99,6 +99,21 @@ describe('EventLog', () => {
     expect(readFileSync(path, 'utf8')).toBe('');
     await Promise.all(done);
     expect(await readFile(path, 'utf8')).toBe(`${written.join('\n')}\n`);
+    // A line larger than the buffer kept between turns (4 MiB), then a small one: both whole.
+    const big = Buffer.alloc(5 * 1024 * 1024, 0x61);
+    await new Promise<void>((resolve, reject) =>
+      log.append({ text: '{"big":"', ascii: true, bytes: big, end: '"}\n' }, (e) =>
+        e ? reject(e) : resolve(),
+      ),
+    );
+    await new Promise<void>((resolve, reject) =>
+      log.append({ text: '{"small":true}', end: '\n' }, (e) => (e ? reject(e) : resolve())),
+    );
+    const after = readFileSync(path, 'utf8')
+      .slice(`${written.join('\n')}\n`.length)
+      .split('\n');
+    expect(after[0]).toBe(`{"big":"${big.toString('latin1')}"}`);
+    expect(after.slice(1)).toEqual(['{"small":true}', '']);
     await log.close();
     await new Promise<void>((resolve) =>
       log.append({ text: 'late', end: '\n' }, (error) => {
