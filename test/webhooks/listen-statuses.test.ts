@@ -2,10 +2,10 @@
  * `listen` answers every request with the contract's status and prints the exact reason; the key
  * is never printed or logged. Real HTTP against listen run in-process.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../support/cli.js';
+import { runBin, runCli, tempDir } from '../support/cli.js';
 import { post, type RunningListen, rawExchange, startListen, waitFor } from './support.js';
 
 const KEY = 'whk_status_test_0123456789abcdef';
@@ -192,6 +192,39 @@ describe('listen: the key', () => {
     const result = await runCli(['listen', '--port', '0']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('listen needs the webhook key to check X-WEBHOOK-KEY');
+  });
+
+  it('a --log or queue it cannot create is bad usage (exit 2) naming the file, not a crash', async () => {
+    // A folder path under a regular file fails wherever the tests run, as root or not.
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, '');
+    const log = await runBin([
+      'listen',
+      '--port',
+      '0',
+      '--key',
+      'whk_test_0123456789',
+      '--log',
+      join(file, 'e.ndjson'),
+    ]);
+    expect(log.code).toBe(2);
+    // (mkdir says EEXIST or ENOTDIR, depending on the platform.)
+    expect(log.stderr).toContain(`error: Cannot write the log ${join(file, 'e.ndjson')} (E`);
+    expect(log.stderr).toMatch(/\(E[A-Z]+\): choose another place with --log\.\n/);
+    expect(log.stderr).not.toContain('unexpectedly');
+    const queue = await runBin([
+      'listen',
+      '--port',
+      '0',
+      '--key',
+      'whk_test_0123456789',
+      '--forward-to',
+      'http://127.0.0.1:9/',
+      '--queue-dir',
+      join(file, 'q'),
+    ]);
+    expect(queue.code).toBe(2);
+    expect(queue.stderr).toMatch(/forwarding queue .*\(E[A-Z]+\): choose another place with --queue-dir\.\n/);
   });
 
   it('--no-verify accepts any key and says so in the ready line', async () => {

@@ -194,14 +194,18 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
   };
 
   try {
-    if (flags.log !== undefined) log = await EventLog.open(resolve(ctx.cwd, flags.log));
+    if (flags.log !== undefined) {
+      const path = resolve(ctx.cwd, flags.log);
+      log = await EventLog.open(path).catch(fileError(`the log ${path}`, '--log'));
+    }
     if (plan.forwardTo) {
+      const file = queueFileFor(flags, plan.forwardTo, ctx);
       queue = await ForwardQueue.open({
-        file: queueFileFor(flags, plan.forwardTo, ctx),
+        file,
         target: plan.forwardTo.href,
         key: keyChoice.key,
         onAttempt: (attempt) => out.forward(attempt, plan.forwardTo!.href),
-      });
+      }).catch(fileError(`the forwarding queue ${file}`, '--queue-dir'));
     }
     const persist = persistWith(log, queue);
 
@@ -312,6 +316,15 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     await out.drain();
     if (receiver) io.err(`${summary(receiver, shown, queue)}\n`);
   }
+}
+
+/** A file listen cannot create or open is a usage error (exit 2) naming the file and the flag. */
+function fileError(what: string, flag: string): (error: unknown) => never {
+  return (error) => {
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    if (code === undefined || syscall === undefined) throw error;
+    throw new UsageError(`Cannot write ${what} (${code}): choose another place with ${flag}.`);
+  };
 }
 
 /**
