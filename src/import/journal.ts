@@ -8,7 +8,12 @@
  *   service answered, `message`) or `unknown` (`reason`: the request may have been processed);
  * - or `not-sent` (`reason`): the request never left after all (the import stopped, or the
  *   connection could not be made), so the state before that `sending` stands.
- * A `run` line opens each run (who, when, which input); replay ignores it.
+ * A `run` line opens each run (who, when, which input); replay ignores it. `sending` also carries
+ * the order's `line` in the input (from ordercli 1.x on), for `orders journal` to show.
+ *
+ * `orders resolve` appends what the user checked at the service: `resolved-created` (with the
+ * service's `id` and `code` when known, and `evidence`) makes the order `created`, skipped by every
+ * later run; `resolved-not-created` makes it sendable again, as a `failed` one is.
  *
  * Replay (per externalId, for the same base URL, the last event wins): `created` → skip;
  * `sending` without an outcome, or `unknown` → unknown, not re-sent unless asked; `failed` → send
@@ -40,10 +45,20 @@ const fdatasyncAsync = promisify(fdatasync);
 const ftruncateAsync = promisify(ftruncate);
 const closeAsync = promisify(close);
 
-export type JournalEvent = 'sending' | 'created' | 'failed' | 'unknown' | 'not-sent';
+export type JournalEvent =
+  | 'sending'
+  | 'created'
+  | 'failed'
+  | 'unknown'
+  | 'not-sent'
+  | 'resolved-created'
+  | 'resolved-not-created';
+
+/** What `orders resolve` recorded for an order. */
+export type Resolution = 'created' | 'not-created';
 
 /** The states an order can be left in (`not-sent` restores the one before its `sending`). */
-export type JournalStateEvent = Exclude<JournalEvent, 'not-sent'>;
+export type JournalStateEvent = 'sending' | 'created' | 'failed' | 'unknown';
 
 /** What a record says of an order beyond its event (each field present only where it applies). */
 export interface JournalDetails {
@@ -59,6 +74,10 @@ export interface JournalDetails {
   message?: string;
   /** `unknown`, `not-sent`: why. */
   reason?: string;
+  /** `sending`: the line of the order in the input of its run. */
+  line?: number;
+  /** `resolved-*`: what the user's word rests on (checked by hand, a notification). */
+  evidence?: string;
 }
 
 /** One line of the journal as written (the `run` line has its own shape). */
@@ -73,6 +92,10 @@ export interface JournalState extends JournalDetails {
   event: JournalStateEvent;
   /** For `sending`: the state before it, which a `not-sent` record restores. */
   previous?: JournalState;
+  /** When the order was last journaled as `sending` (an outcome keeps it). */
+  sentAt?: string;
+  /** Set when `orders resolve` decided this state. */
+  resolved?: Resolution;
 }
 
 /** What replay found in an existing journal. */
@@ -94,6 +117,8 @@ export interface OpenJournalOptions {
   input?: string;
   /** Longest wait of a record for its round, unless someone hurries (default 10 ms). */
   groupMs?: number;
+  /** Append the `run` line that opens an import (default true; `orders resolve` writes none). */
+  recordRun?: boolean;
 }
 
 export const DEFAULT_GROUP_MS = 10;
@@ -183,16 +208,18 @@ export class OrderJournal {
         replay,
         options.groupMs ?? DEFAULT_GROUP_MS,
       );
-      journal.appendLine(
-        JSON.stringify({
-          event: 'run',
-          baseUrl,
-          input: options.input,
-          pid: process.pid,
-          at: new Date().toISOString(),
-        }),
-      );
-      await journal.sync();
+      if (options.recordRun !== false) {
+        journal.appendLine(
+          JSON.stringify({
+            event: 'run',
+            baseUrl,
+            input: options.input,
+            pid: process.pid,
+            at: new Date().toISOString(),
+          }),
+        );
+        await journal.sync();
+      }
       return journal;
     } catch (error) {
       if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
@@ -226,6 +253,11 @@ export class OrderJournal {
     }
   }
 
+  /** Every order this journal knows for its base URL, by externalId, with its last state. */
+  knownOrders(): ReadonlyMap<string, JournalState> {
+    return this.states;
+  }
+
   /** The last state of an order for this base URL, or undefined if this journal never saw it. */
   stateOf(externalId: string): JournalState | undefined {
     return this.states.get(externalId);
@@ -235,8 +267,16 @@ export class OrderJournal {
    * Records that the order is about to be sent; resolves once the record is on disk. Never send
    * before it resolves: that is what makes a killed run's in-flight orders `unknown`, not lost.
    */
-  sending(externalId: string, hash: string): Promise<void> {
-    this.record({ event: 'sending', externalId, baseUrl: this.baseUrl, at: isoNow(), bodyHash: hash });
+  sending(externalId: string, hash: string, line?: number): Promise<void> {
+    const record: JournalRecord = {
+      event: 'sending',
+      externalId,
+      baseUrl: this.baseUrl,
+      at: isoNow(),
+      bodyHash: hash,
+    };
+    if (line !== undefined) record.line = line;
+    this.record(record);
     return this.durable(false);
   }
 
@@ -262,6 +302,24 @@ export class OrderJournal {
   /** The order recorded as `sending` was not sent after all: its earlier state stands. */
   notSent(externalId: string, reason: string): void {
     this.record({ event: 'not-sent', externalId, baseUrl: this.baseUrl, at: isoNow(), reason });
+  }
+
+  /** What the user checked at the service (`orders resolve`); `sync()` makes it durable. */
+  resolved(
+    externalId: string,
+    resolution: Resolution,
+    details: { id?: string | number; code?: string; evidence: string },
+  ): void {
+    const record: JournalRecord = {
+      event: resolution === 'created' ? 'resolved-created' : 'resolved-not-created',
+      externalId,
+      baseUrl: this.baseUrl,
+      at: isoNow(),
+    };
+    if (details.id !== undefined) record.id = details.id;
+    if (details.code !== undefined) record.code = details.code;
+    record.evidence = details.evidence;
+    this.record(record);
   }
 
   /** Resolves once every record so far is written and synced; starts the round now. */
@@ -462,9 +520,14 @@ function applyRecord(states: Map<string, JournalState>, record: JournalRecord): 
               at: current.at,
               bodyHash: current.bodyHash,
               reason: 'the run that sent it stopped before the answer',
+              sentAt: current.at,
+              ...(current.line === undefined ? {} : { line: current.line }),
             }
           : current;
-      states.set(externalId, { event: 'sending', at: record.at, bodyHash: record.bodyHash, previous });
+      const state: JournalState = { event: 'sending', at: record.at, bodyHash: record.bodyHash, previous };
+      state.sentAt = record.at;
+      if (record.line !== undefined) state.line = record.line;
+      states.set(externalId, state);
       return;
     }
     case 'created':
@@ -477,6 +540,27 @@ function applyRecord(states: Map<string, JournalState>, record: JournalRecord): 
       if (record.code !== undefined) state.code = record.code;
       if (record.message !== undefined) state.message = record.message;
       if (record.reason !== undefined) state.reason = record.reason;
+      keepSendingDetails(state, current);
+      states.set(externalId, state);
+      return;
+    }
+    case 'resolved-created':
+    case 'resolved-not-created': {
+      // The user's word on an order: `created` is skipped by every run; `not-created` is sent again.
+      const created = record.event === 'resolved-created';
+      const state: JournalState = created
+        ? { event: 'created', at: record.at, bodyHash: current?.bodyHash, resolved: 'created' }
+        : {
+            event: 'failed',
+            at: record.at,
+            bodyHash: current?.bodyHash,
+            resolved: 'not-created',
+            message: 'checked at the service: not created',
+          };
+      if (created && record.id !== undefined) state.id = record.id;
+      if (created && record.code !== undefined) state.code = record.code;
+      if (record.evidence !== undefined) state.evidence = record.evidence;
+      keepSendingDetails(state, current);
       states.set(externalId, state);
       return;
     }
@@ -489,6 +573,13 @@ function applyRecord(states: Map<string, JournalState>, record: JournalRecord): 
       // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
       return;
   }
+}
+
+/** An outcome keeps the input line and the time of the `sending` it answers. */
+function keepSendingDetails(state: JournalState, current: JournalState | undefined): void {
+  const sentAt = current?.event === 'sending' ? current.at : current?.sentAt;
+  if (sentAt !== undefined) state.sentAt = sentAt;
+  if (current?.line !== undefined) state.line = current.line;
 }
 
 /** One import per journal: two appending to it could each send the same order. */

@@ -263,7 +263,7 @@ export async function submitOrders(
       if ((state?.event === 'sending' || state?.event === 'unknown') && !options.retryUnknown) {
         const why =
           state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
-        const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service, then use --retry-unknown`;
+        const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service, then record it with ordercli orders resolve (or send it again with --retry-unknown)`;
         onResult({ ...base(item), status: 'unknown', message }, item);
         continue;
       }
@@ -278,7 +278,7 @@ export async function submitOrders(
         item,
         externalId,
         json,
-        durable: journal.sending(externalId, bodyHash(json)),
+        durable: journal.sending(externalId, bodyHash(json), source.location.line),
         onDisk: false,
       };
       // Rejections are handled where it is awaited (fly, disarm); this also keeps Node quiet.

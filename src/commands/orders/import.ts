@@ -9,6 +9,7 @@ import type { Context } from '../../cli/context.js';
 import { CancelledError, type InputProblem, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { OrderJournal } from '../../import/journal.js';
+import { journalOfInput } from '../../import/journal-location.js';
 import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
 import {
   countResult,
@@ -124,12 +125,6 @@ function parseConcurrency(value: string | undefined): number {
   return n;
 }
 
-/** The journal as shown to the user (as given, or beside the input) and as opened (from the cwd). */
-function journalLocation(options: ImportOptions, cwd: string): { shown: string; path: string } {
-  const shown = options.journal ?? `${options.input}.journal.ndjson`;
-  return { shown, path: resolve(cwd, shown) };
-}
-
 async function reportDryRun(
   ctx: Context,
   options: ImportOptions,
@@ -141,7 +136,7 @@ async function reportDryRun(
   const settings = await ctx.settings();
   let journalNote: { path: string; created: number; unknown: number } | undefined;
   if (settings.baseUrl !== undefined && (options.input !== '-' || options.journal !== undefined)) {
-    const { shown, path } = journalLocation(options, ctx.cwd);
+    const { shown, path } = await journalOfInput(options.input, options.journal, ctx.cwd);
     const { replay } = await OrderJournal.inspect(path, settings.baseUrl);
     if (replay.lines > 0) journalNote = { path: shown, created: replay.created, unknown: replay.unknown };
   }
@@ -190,7 +185,7 @@ async function importOrders(
     if (event.reason.startsWith('429')) throttled++;
   };
   const client = await ctx.api({ connections: concurrency, onRetry });
-  const location = journalLocation(options, ctx.cwd);
+  const location = await journalOfInput(options.input, options.journal, ctx.cwd);
   const journal = await OrderJournal.open(location.path, { baseUrl: client.baseUrl, input: source.file });
   let journalClosed = false;
   const closeJournal = async (): Promise<void> => {
@@ -295,7 +290,7 @@ async function importOrders(
       `  retried  ${fmt(retries)} requests${throttled > 0 ? ` (${fmt(throttled)} after 429 Too Many Requests)` : ''}\n`,
     );
   }
-  writeProblemList(ctx, counts, listed);
+  writeProblemList(ctx, counts, listed, resolveTarget(options, location.shown));
 
   if (jsonOrders) {
     const result: ImportResult = {
@@ -348,7 +343,13 @@ function stopError(stop: SubmitStop, counts: ImportCounts, journal: string): Err
   return error;
 }
 
-function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResult[]): void {
+/** What to name in `orders resolve <…>`: the input as typed, or the journal when it is not the default. */
+function resolveTarget(options: ImportOptions, journalShown: string): string {
+  if (options.journal === undefined && options.input !== '-') return options.input;
+  return journalShown;
+}
+
+function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResult[], target: string): void {
   const problems = counts.failed + counts.unknown + counts.invalid;
   if (listed.length === 0) return;
   const lines = listed.map(
@@ -359,7 +360,12 @@ function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResul
   ctx.io.err(`Orders not created:\n${lines.join('\n')}\n`);
   if (counts.unknown > 0) {
     ctx.io.err(
-      `${fmt(counts.unknown)} orders have an unknown outcome: they may exist at the service. Check, then run again with --retry-unknown to send them.\n`,
+      `${fmt(counts.unknown)} orders have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
+        `  1. check each at the service (ordercli orders journal ${target} lists them, with their input line);\n` +
+        `  2. record what you found: ordercli orders resolve ${target} --created <externalId>[=<id>] … --not-created <externalId> …\n` +
+        `     (or --from-events <file> with the notifications an ordercli listen --log <file> received);\n` +
+        '  3. run the same import again: it skips the created ones and sends the others.\n' +
+        `  (--retry-unknown sends every unknown order again without asking: only when you know none exists.)\n`,
     );
   }
 }

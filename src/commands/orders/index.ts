@@ -75,6 +75,61 @@ export function registerOrders(program: Command, ctx: Context): void {
 
   withExamples(
     orders
+      .command('journal')
+      .description(
+        "show what an import's journal knows: orders by state, and every order whose outcome is unknown",
+      )
+      .argument('<input|journal>', 'the input file that was imported (its journal is used), or a journal')
+      .addHelpText(
+        'after',
+        '\nThe base URL is the configured one (--base-url, ORDERCLI_BASE_URL, profile) when the journal holds it,\nelse the one the journal was last used with. --json prints {journal, baseUrl, counts, unknown, otherBaseUrls}.',
+      )
+      .action(async (target: string) => {
+        const { run } = await import('./journal.js');
+        await run({ target }, ctx);
+      }),
+    [
+      'ordercli orders journal orders.csv',
+      'ordercli orders journal orders.csv.journal.ndjson --json | jq -r ".unknown[].externalId"',
+    ],
+  );
+
+  withExamples(
+    orders
+      .command('resolve')
+      .description(
+        'record in the journal what you checked at the service for orders whose outcome is unknown',
+      )
+      .argument('<input|journal>', 'the input file that was imported (its journal is used), or a journal')
+      .option(
+        '--created <externalId...>',
+        'these orders exist at the service (externalId=id adds its id): no run sends them again',
+      )
+      .option(
+        '--not-created <externalId...>',
+        'these orders do not exist at the service: the next run of the import sends them',
+      )
+      .option(
+        '--from-events <listen-log>',
+        'mark as created every unknown order named by a sales_order_validated notification in this ordercli listen --log file',
+      )
+      .addHelpText(
+        'after',
+        '\nAn externalId the journal does not hold refuses the whole command (exit 2, nothing written), as does\na running import of the same journal. Then run the same import again.',
+      )
+      .action(async (target: string, opts: Omit<import('./resolve.js').ResolveOptions, 'target'>) => {
+        const { run } = await import('./resolve.js');
+        await run({ ...opts, target }, ctx);
+      }),
+    [
+      'ordercli orders resolve orders.csv --created ACME-00000010=10042 --not-created ACME-00000054',
+      'ordercli orders resolve orders.csv --from-events events.ndjson',
+      'ordercli listen --key "$KEY" --log events.ndjson   # earlier: records the notifications --from-events reads',
+    ],
+  );
+
+  withExamples(
+    orders
       .command('get')
       .description('fetch one order with GET /api/v1/orders/{id}')
       .argument('<id>', 'the order id the service returned')

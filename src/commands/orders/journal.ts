@@ -1,0 +1,106 @@
+/**
+ * `orders journal <input|journal>`: what an import's journal knows — orders by state for a base
+ * URL, the other base URLs it holds, and every order whose outcome is unknown, with its input line
+ * and when it was sent — so that a user can check those at the service and `orders resolve` them.
+ */
+import type { Context } from '../../cli/context.js';
+import { locateJournal } from '../../import/journal-location.js';
+import {
+  chooseBaseUrl,
+  type JournalCounts,
+  journalBaseUrls,
+  summarizeJournal,
+  type UnknownOrder,
+} from '../../import/journal-summary.js';
+import { fmt } from '../../import/progress.js';
+
+export interface JournalOptions {
+  target: string;
+}
+
+/** The `--json` shape of `orders journal`. */
+export interface JournalReport {
+  journal: string;
+  baseUrl: string | null;
+  counts: JournalCounts;
+  unknown: UnknownOrder[];
+  /** The other services this journal holds orders for, with their counts. */
+  otherBaseUrls: { baseUrl: string; counts: JournalCounts }[];
+}
+
+const EMPTY: JournalCounts = {
+  created: 0,
+  resolvedCreated: 0,
+  failed: 0,
+  resolvedNotCreated: 0,
+  unknown: 0,
+  total: 0,
+};
+
+export async function run(options: JournalOptions, ctx: Context): Promise<void> {
+  const location = await locateJournal(options.target, ctx.cwd);
+  const baseUrls = await journalBaseUrls(location.path);
+  const settings = await ctx.settings();
+  // Several services and none named: the latest one the journal was used with.
+  const baseUrl = chooseBaseUrl(baseUrls, settings.baseUrl) ?? baseUrls.at(-1);
+  const summary = baseUrl === undefined ? undefined : await summarizeJournal(location.path, baseUrl);
+  const others: JournalReport['otherBaseUrls'] = [];
+  for (const other of baseUrls) {
+    if (other === baseUrl) continue;
+    others.push({ baseUrl: other, counts: (await summarizeJournal(location.path, other)).counts });
+  }
+  const report: JournalReport = {
+    journal: location.shown,
+    baseUrl: baseUrl ?? null,
+    counts: summary?.counts ?? EMPTY,
+    unknown: summary?.unknown ?? [],
+    otherBaseUrls: others,
+  };
+  if (ctx.json) {
+    ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  ctx.io.out(renderReport(report, options.target));
+}
+
+function renderReport(report: JournalReport, target: string): string {
+  const { counts } = report;
+  if (report.baseUrl === null) return `The journal ${report.journal} holds no orders yet.\n`;
+  const rows: [string, number, string][] = [
+    ['created', counts.created, 'the service answered: skipped by every run'],
+    ['created (resolved)', counts.resolvedCreated, 'recorded with orders resolve: never sent again'],
+    ['failed', counts.failed, 'refused by the service: the next run sends them again'],
+    [
+      'not created (resolved)',
+      counts.resolvedNotCreated,
+      'recorded with orders resolve: the next run sends them',
+    ],
+    ['unknown', counts.unknown, counts.unknown > 0 ? 'may exist at the service: see below' : ''],
+    ['total', counts.total, ''],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const numbers = Math.max(...rows.map(([, n]) => fmt(n).length));
+  const lines = [`Journal ${report.journal} for ${report.baseUrl}:`];
+  for (const [label, n, note] of rows) {
+    lines.push(`  ${label.padEnd(width)}  ${fmt(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd());
+  }
+  if (report.unknown.length > 0) {
+    lines.push('Orders with an unknown outcome (check each at the service):');
+    const idWidth = Math.max(...report.unknown.map((o) => o.externalId.length));
+    for (const order of report.unknown) {
+      const line = order.line === null ? '' : `line ${order.line}  `;
+      const sent = order.sentAt === null ? '' : `sent ${order.sentAt}  `;
+      lines.push(`  ${order.externalId.padEnd(idWidth)}  ${line}${sent}${order.reason}`);
+    }
+    lines.push(
+      `Then record what you found: ordercli orders resolve ${target} --created <externalId>[=<id>] … --not-created <externalId> …`,
+      `(or --from-events <listen log> to take them from the sales_order_validated notifications), and run the same import again.`,
+    );
+  }
+  for (const other of report.otherBaseUrls) {
+    lines.push(
+      `Also for ${other.baseUrl}: ${fmt(other.counts.total)} orders, ${fmt(other.counts.unknown)} unknown (--base-url ${other.baseUrl} to see them).`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,184 @@
+/**
+ * `orders resolve <input|journal> --created <externalId>[=<id>] … --not-created <externalId> …
+ * [--from-events <listen log>]`: records in the journal what the user checked at the service, so
+ * that the next run of the same import skips the orders that exist and sends those that do not.
+ * Written under the journal's lock (never beside a running import) and synced; an id the journal
+ * does not hold refuses the whole command before anything is written.
+ */
+import { resolve as resolvePath } from 'node:path';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
+import { OrderJournal } from '../../import/journal.js';
+import { JOURNAL_SUFFIX, locateJournal } from '../../import/journal-location.js';
+import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
+import { fmt } from '../../import/progress.js';
+import {
+  type PlannedResolution,
+  planResolutions,
+  readValidatedOrders,
+  requestsFromEvents,
+  requestsFromFlags,
+  type ValidatedOrders,
+} from '../../import/resolutions.js';
+
+export interface ResolveOptions {
+  target: string;
+  created?: string[];
+  notCreated?: string[];
+  fromEvents?: string;
+}
+
+/** The `--json` shape of `orders resolve`. */
+export interface ResolveReport {
+  journal: string;
+  baseUrl: string;
+  changed: {
+    externalId: string;
+    from: string;
+    to: 'created' | 'not-created';
+    id: string | number | null;
+    code: string | null;
+    evidence: string;
+  }[];
+  unchanged: { externalId: string; state: string; note: string }[];
+  /** Orders of this base URL whose outcome is still unknown. */
+  stillUnknown: number;
+  events: { file: string; lines: number; validated: number; skipped: number; matched: number } | null;
+}
+
+export async function run(options: ResolveOptions, ctx: Context): Promise<void> {
+  const explicit = requestsFromFlags(options.created ?? [], options.notCreated ?? []);
+  if (explicit.length === 0 && options.fromEvents === undefined) {
+    throw new UsageError(
+      'Say what you found at the service: --created <externalId>[=<id>], --not-created <externalId>, or --from-events <listen log>.',
+    );
+  }
+  const location = await locateJournal(options.target, ctx.cwd);
+  const baseUrls = await journalBaseUrls(location.path);
+  const settings = await ctx.settings();
+  const baseUrl = chooseBaseUrl(baseUrls, settings.baseUrl);
+  if (baseUrl === undefined) {
+    if (baseUrls.length === 0)
+      throw new UsageError(`The journal ${location.shown} holds no orders yet: nothing to resolve.`);
+    throw ambiguousBaseUrl(location.shown, baseUrls, settings.baseUrl);
+  }
+  const validated: ValidatedOrders | undefined =
+    options.fromEvents === undefined
+      ? undefined
+      : await readValidatedOrders(resolvePath(ctx.cwd, options.fromEvents), options.fromEvents);
+
+  // The lock keeps an import from sending while the user's word is being written.
+  const journal = await OrderJournal.open(location.path, { baseUrl, recordRun: false });
+  let plan: PlannedResolution[];
+  let matched = 0;
+  let stillUnknown = 0;
+  try {
+    const states = journal.knownOrders();
+    const requests = [...explicit];
+    if (validated) {
+      const given = new Set(explicit.map((request) => request.externalId));
+      const fromEvents = requestsFromEvents(validated, states, options.fromEvents!).filter(
+        (request) => !given.has(request.externalId),
+      );
+      matched = fromEvents.length;
+      requests.push(...fromEvents);
+    }
+    plan = planResolutions(requests, states, location.shown, baseUrl);
+    for (const { request, change } of plan) {
+      if (!change) continue;
+      const details: { id?: string | number; code?: string; evidence: string } = {
+        evidence: request.evidence,
+      };
+      if (request.id !== undefined) details.id = request.id;
+      if (request.code !== undefined) details.code = request.code;
+      journal.resolved(request.externalId, request.resolution, details);
+    }
+    await journal.sync();
+    for (const state of states.values())
+      if (state.event === 'unknown' || state.event === 'sending') stillUnknown++;
+  } finally {
+    await journal.close();
+  }
+
+  const report: ResolveReport = {
+    journal: location.shown,
+    baseUrl,
+    changed: plan
+      .filter((p) => p.change)
+      .map(({ request, from }) => ({
+        externalId: request.externalId,
+        from,
+        to: request.resolution,
+        id: request.id ?? null,
+        code: request.code ?? null,
+        evidence: request.evidence,
+      })),
+    unchanged: plan
+      .filter((p) => !p.change)
+      .map(({ request, from, note }) => ({ externalId: request.externalId, state: from, note: note ?? '' })),
+    stillUnknown,
+    events:
+      validated && options.fromEvents !== undefined
+        ? {
+            file: options.fromEvents,
+            lines: validated.lines,
+            validated: validated.validated,
+            skipped: validated.skipped,
+            matched,
+          }
+        : null,
+  };
+  if (ctx.json) {
+    ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  if (report.events) {
+    const { file, lines, validated: notified, skipped } = report.events;
+    ctx.io.err(
+      `${file}: ${fmt(lines)} lines, ${fmt(notified)} sales_order_validated notifications${skipped > 0 ? `, ${fmt(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${fmt(matched)} of the orders whose outcome was unknown.\n`,
+    );
+  }
+  ctx.io.out(renderReport(report, options.target));
+}
+
+function renderReport(report: ResolveReport, target: string): string {
+  const lines: string[] = [];
+  if (report.changed.length === 0) {
+    lines.push(`Nothing changed in the journal ${report.journal} (${report.baseUrl}).`);
+  } else {
+    lines.push(`Recorded in the journal ${report.journal} (${report.baseUrl}):`);
+    const width = Math.max(...report.changed.map((c) => c.externalId.length));
+    for (const change of report.changed) {
+      const ids = [
+        change.id === null ? '' : `id ${change.id}`,
+        change.code === null ? '' : `code ${change.code}`,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      const to =
+        change.to === 'created'
+          ? `created${ids ? ` (${ids})` : ''}: never sent again`
+          : 'not created: the next run sends it';
+      lines.push(`  ${change.externalId.padEnd(width)}  ${change.from} → ${to}   [${change.evidence}]`);
+    }
+  }
+  if (report.unchanged.length > 0) {
+    lines.push('Unchanged:');
+    const width = Math.max(...report.unchanged.map((c) => c.externalId.length));
+    for (const same of report.unchanged) lines.push(`  ${same.externalId.padEnd(width)}  ${same.note}`);
+  }
+  if (report.stillUnknown > 0) {
+    lines.push(
+      `${fmt(report.stillUnknown)} orders still have an unknown outcome: ordercli orders journal ${target} lists them.`,
+    );
+  }
+  if (report.changed.length > 0) {
+    const rerun = target.endsWith(JOURNAL_SUFFIX)
+      ? 'run the same import again'
+      : `run the same import again (ordercli orders import ${target} …)`;
+    lines.push(
+      `Next: ${rerun}: it skips the orders recorded as created and sends those recorded as not created.`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

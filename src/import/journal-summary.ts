@@ -1,0 +1,124 @@
+/**
+ * What a journal knows, for `orders journal` and `orders resolve`: the base URLs it holds, and for
+ * one of them the orders by state, with every order whose outcome is unknown (line, when sent).
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { UsageError } from '../cli/errors.js';
+import { type JournalState, normalizeBaseUrl, OrderJournal } from './journal.js';
+
+/** Orders of one base URL by state; `resolved*` are the states `orders resolve` recorded. */
+export interface JournalCounts {
+  created: number;
+  resolvedCreated: number;
+  failed: number;
+  resolvedNotCreated: number;
+  unknown: number;
+  total: number;
+}
+
+export interface UnknownOrder {
+  externalId: string;
+  /** The order's line in the input of the run that sent it (journals of ordercli 1.x lack it). */
+  line: number | null;
+  /** When its `sending` record was written. */
+  sentAt: string | null;
+  /** Why it is unknown (the connection broke, the run stopped, ...). */
+  reason: string;
+}
+
+export interface JournalSummary {
+  baseUrl: string;
+  states: Map<string, JournalState>;
+  counts: JournalCounts;
+  unknown: UnknownOrder[];
+  tornTail: boolean;
+}
+
+/** The normalized base URLs that records of the journal name, in order of first appearance. */
+export async function journalBaseUrls(path: string): Promise<string[]> {
+  const seen = new Set<string>();
+  const lines = createInterface({
+    input: createReadStream(path, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  // A regular expression, not a parse per line: a journal of a big import has millions of lines.
+  const pattern = /"baseUrl":("(?:[^"\\]|\\.)*")/;
+  for await (const line of lines) {
+    const match = pattern.exec(line);
+    if (!match) continue;
+    try {
+      seen.add(normalizeBaseUrl(JSON.parse(match[1]!) as string));
+    } catch {
+      // A torn line; replay reports damage where it matters.
+    }
+  }
+  return [...seen];
+}
+
+/**
+ * The base URL whose orders a command deals with: the configured one when the journal holds it,
+ * else the journal's only one. With several and none configured that matches, `pick` decides
+ * (the latest, for a report) or undefined is returned.
+ */
+export function chooseBaseUrl(
+  baseUrls: readonly string[],
+  configured: string | undefined,
+): string | undefined {
+  if (configured !== undefined) {
+    const wanted = normalizeBaseUrl(configured);
+    if (baseUrls.includes(wanted)) return wanted;
+  }
+  return baseUrls.length === 1 ? baseUrls[0] : undefined;
+}
+
+/** The error when a journal holds several services and none was named. */
+export function ambiguousBaseUrl(
+  shown: string,
+  baseUrls: readonly string[],
+  configured?: string,
+): UsageError {
+  const why =
+    configured === undefined
+      ? 'and no --base-url was given'
+      : `and none is the configured base URL ${normalizeBaseUrl(configured)}`;
+  return new UsageError(
+    `The journal ${shown} holds orders for ${baseUrls.length} services (${baseUrls.join(', ')}), ${why}: say which with --base-url.`,
+  );
+}
+
+/** Replays the journal for one base URL and sorts its orders by state. */
+export async function summarizeJournal(path: string, baseUrl: string): Promise<JournalSummary> {
+  const { states, replay } = await OrderJournal.inspect(path, baseUrl);
+  const counts: JournalCounts = {
+    created: 0,
+    resolvedCreated: 0,
+    failed: 0,
+    resolvedNotCreated: 0,
+    unknown: 0,
+    total: 0,
+  };
+  const unknown: UnknownOrder[] = [];
+  for (const [externalId, state] of states) {
+    counts.total++;
+    if (state.event === 'created') {
+      if (state.resolved === 'created') counts.resolvedCreated++;
+      else counts.created++;
+    } else if (state.event === 'failed') {
+      if (state.resolved === 'not-created') counts.resolvedNotCreated++;
+      else counts.failed++;
+    } else {
+      counts.unknown++;
+      unknown.push({
+        externalId,
+        line: state.line ?? null,
+        sentAt: state.sentAt ?? null,
+        reason:
+          state.event === 'sending'
+            ? 'the run that sent it stopped before the answer'
+            : (state.reason ?? 'no answer'),
+      });
+    }
+  }
+  return { baseUrl: normalizeBaseUrl(baseUrl), states, counts, unknown, tornTail: replay.tornTail };
+}
