@@ -217,6 +217,32 @@ describe('orders journal and orders resolve', () => {
     }
   });
 
+  it('after a kill -9, orders journal lists at most 2 × --concurrency unknown orders, each with its line', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(300, 'K'));
+    sandbox.setFaults({ latencyMs: 40 });
+    const importer = spawn(
+      process.execPath,
+      [BIN, 'orders', 'import', 'orders.ndjson', '--concurrency', '4'],
+      {
+        cwd: dir,
+        env: testEnv(env()),
+        stdio: 'ignore',
+      },
+    );
+    const gone = new Promise((resolve) => importer.on('close', resolve));
+    await waitFor(() => postsTo(sandbox) >= 40, 30_000, 'the import to be under way');
+    importer.kill('SIGKILL');
+    await gone;
+    sandbox.setFaults({ latencyMs: 0 });
+    const shown = await ordercli(['--json', 'orders', 'journal', 'orders.ndjson'], dir);
+    expect(shown.code, shown.stderr).toBe(0);
+    const { unknown, counts } = JSON.parse(shown.stdout);
+    expect(counts.unknown).toBeGreaterThan(0);
+    expect(counts.unknown).toBeLessThanOrEqual(8);
+    for (const order of unknown) expect(order.line).toBe(Number(order.externalId.slice(2)));
+  });
+
   it('refuses ids the journal does not hold, and contradictions, writing nothing (exit 2)', async () => {
     const dir = tempDir();
     writeNdjson(dir, 'orders.ndjson', orders(3));
