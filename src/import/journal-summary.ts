@@ -58,8 +58,7 @@ export async function journalBaseUrls(path: string): Promise<string[]> {
 
 /**
  * The base URL whose orders a command deals with: the configured one when the journal holds it,
- * else the journal's only one. With several and none configured that matches, `pick` decides
- * (the latest, for a report) or undefined is returned.
+ * else the journal's only one; undefined when the journal holds several and none was named.
  */
 export function chooseBaseUrl(
   baseUrls: readonly string[],

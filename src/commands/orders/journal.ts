@@ -87,8 +87,10 @@ function renderReport(report: JournalReport, target: string): string {
   if (report.unknown.length > 0) {
     lines.push('Orders with an unknown outcome (check each at the service):');
     const idWidth = Math.max(...report.unknown.map((o) => o.externalId.length));
+    const lineWidth = Math.max(...report.unknown.map((o) => (o.line === null ? 0 : `line ${o.line}`.length)));
     for (const order of report.unknown) {
-      const line = order.line === null ? '' : `line ${order.line}  `;
+      const line =
+        lineWidth === 0 ? '' : `${(order.line === null ? '' : `line ${order.line}`).padEnd(lineWidth)}  `;
       const sent = order.sentAt === null ? '' : `sent ${order.sentAt}  `;
       lines.push(`  ${order.externalId.padEnd(idWidth)}  ${line}${sent}${order.reason}`);
     }

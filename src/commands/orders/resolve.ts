@@ -169,7 +169,7 @@ function renderReport(report: ResolveReport, target: string): string {
   }
   if (report.stillUnknown > 0) {
     lines.push(
-      `${fmt(report.stillUnknown)} orders still have an unknown outcome: ordercli orders journal ${target} lists them.`,
+      `${report.stillUnknown === 1 ? '1 order still has' : `${fmt(report.stillUnknown)} orders still have`} an unknown outcome: ordercli orders journal ${target} lists ${report.stillUnknown === 1 ? 'it' : 'them'}.`,
     );
   }
   if (report.changed.length > 0) {
