@@ -76,6 +76,10 @@ export async function locateJournal(argument: string, cwd: string): Promise<Jour
     return { path: given, shown: argument };
   }
   if (argument !== '-' && !(await isFile(given))) {
+    // The input moved or was deleted since; its journal may still be where it was.
+    if (await isFile(`${given}${JOURNAL_SUFFIX}`)) {
+      return { path: `${given}${JOURNAL_SUFFIX}`, shown: `${argument}${JOURNAL_SUFFIX}` };
+    }
     throw new UsageError(
       `${argument} is neither an import's input nor its journal: no such file. Give the input file you imported, or its journal.`,
     );

@@ -101,7 +101,7 @@ function renderReport(report: JournalReport, target: string): string {
   }
   for (const other of report.otherBaseUrls) {
     lines.push(
-      `Also for ${other.baseUrl}: ${fmt(other.counts.total)} orders, ${fmt(other.counts.unknown)} unknown (--base-url ${other.baseUrl} to see them).`,
+      `Also for ${other.baseUrl}: ${fmt(other.counts.total)} order${other.counts.total === 1 ? '' : 's'}, ${fmt(other.counts.unknown)} unknown (--base-url ${other.baseUrl} to see them).`,
     );
   }
   return `${lines.join('\n')}\n`;
