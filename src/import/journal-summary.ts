@@ -43,7 +43,7 @@ export async function journalBaseUrls(path: string): Promise<string[]> {
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   // A regular expression, not a parse per line: a journal of a big import has millions of lines.
-  const pattern = /"baseUrl":("(?:[^"\\]|\\.)*")/;
+  const pattern = /"baseUrl"\s*:\s*("(?:[^"\\]|\\.)*")/;
   for await (const line of lines) {
     const match = pattern.exec(line);
     if (!match) continue;

@@ -244,9 +244,13 @@ export async function submitOrders(
       const state = journal.stateOf(externalId);
       if (state?.event === 'created') {
         const changed = state.bodyHash !== undefined && state.bodyHash !== bodyHash(json);
+        const earlier =
+          state.resolved === 'created'
+            ? 'recorded as created with orders resolve'
+            : 'already created by an earlier run';
         const message = changed
-          ? 'already created by an earlier run; the order has changed in the input since, and was not sent again'
-          : 'already created by an earlier run';
+          ? `${earlier}; the order has changed in the input since, and was not sent again`
+          : earlier;
         onResult(
           {
             ...base(item),

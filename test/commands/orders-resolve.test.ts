@@ -204,6 +204,13 @@ describe('orders journal and orders resolve', () => {
       const rerun = await ordercli(['orders', 'import', 'orders.ndjson', '--json'], dir);
       expect(rerun.code, rerun.stderr).toBe(0);
       expect(JSON.parse(rerun.stdout).counts).toMatchObject({ created: missing.length, unknown: 0 });
+      expect(
+        JSON.parse(rerun.stdout).orders.find((o: { externalId: string }) => o.externalId === byHand),
+      ).toMatchObject({
+        status: 'skipped',
+        id: atService.get(byHand!)!.id,
+        message: 'recorded as created with orders resolve',
+      });
       // --retry-unknown does not send the resolved-created ones either.
       const retried = await ordercli(['orders', 'import', 'orders.ndjson', '--retry-unknown', '--json'], dir);
       expect(JSON.parse(retried.stdout).counts).toMatchObject({ created: 0, skipped: count });
