@@ -9,7 +9,8 @@
  * - or `not-sent` (`reason`): the request never left after all (the import stopped, or the
  *   connection could not be made), so the state before that `sending` stands.
  * A `run` line opens each run (who, when, which input); replay ignores it. `sending` also carries
- * the order's `line` in the input (from ordercli 1.x on), for `orders journal` to show.
+ * the order's `line` in the input (journals written before `orders journal` existed lack
+ * it), for `orders journal` to show.
  *
  * `orders resolve` appends what the user checked at the service: `resolved-created` (with the
  * service's `id` and `code` when known, and `evidence`) makes the order `created`, skipped by every

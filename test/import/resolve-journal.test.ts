@@ -124,6 +124,8 @@ describe('journals of several services', () => {
       },
     );
     expect(chosen.code, chosen.stderr).toBe(0);
+    // Named by its journal, the input is not known: the hint names no file.
+    expect(chosen.stdout).toContain('Next: run the same import again: it skips');
     const last = JSON.parse(readFileSync(path, 'utf8').trimEnd().split('\n').at(-1)!);
     expect(last).toMatchObject({ event: 'resolved-created', externalId: 'U-1', baseUrl: B, id: 'SO-9' });
 

@@ -9,7 +9,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { OrderJournal } from '../../import/journal.js';
-import { JOURNAL_SUFFIX, locateJournal } from '../../import/journal-location.js';
+import { locateJournal } from '../../import/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
 import { fmt } from '../../import/progress.js';
 import {
@@ -138,10 +138,12 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       `${file}: ${fmt(lines)} lines, ${fmt(notified)} sales_order_validated notifications${skipped > 0 ? `, ${fmt(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${fmt(matched)} of the orders whose outcome was unknown.\n`,
     );
   }
-  ctx.io.out(renderReport(report, options.target));
+  // Named by its journal, the import's input is not known here.
+  const input = location.path === resolvePath(ctx.cwd, options.target) ? undefined : options.target;
+  ctx.io.out(renderReport(report, options.target, input));
 }
 
-function renderReport(report: ResolveReport, target: string): string {
+function renderReport(report: ResolveReport, target: string, input: string | undefined): string {
   const lines: string[] = [];
   if (report.changed.length === 0) {
     lines.push(`Nothing changed in the journal ${report.journal} (${report.baseUrl}).`);
@@ -173,9 +175,10 @@ function renderReport(report: ResolveReport, target: string): string {
     );
   }
   if (report.changed.length > 0) {
-    const rerun = target.endsWith(JOURNAL_SUFFIX)
-      ? 'run the same import again'
-      : `run the same import again (ordercli orders import ${target} …)`;
+    const rerun =
+      input === undefined
+        ? 'run the same import again'
+        : `run the same import again (ordercli orders import ${input} …)`;
     lines.push(
       `Next: ${rerun}: it skips the orders recorded as created and sends those recorded as not created.`,
     );
