@@ -59,8 +59,9 @@ export function registerListen(program: Command, ctx: Context): void {
   command.addHelpText(
     'after',
     `
-Answers: 200 accepted; 401 key missing, repeated or wrong (the reason is printed); 400 body not JSON;
-404 other path; 405 other method; 413 body over 1 MiB; 500 the event could not be logged or queued.
+Answers: 200 accepted; 401 key missing or wrong (the caller is told only which header; the exact
+reason is printed here, on stderr); 400 body not JSON; 404 other path; 405 other method; 413 body
+over 1 MiB; 500 the event could not be logged or queued.
 
 A script can wait for the line on stderr that starts with "Ready: listening on".
 
