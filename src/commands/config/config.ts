@@ -1,6 +1,7 @@
 /** `config list|get|set|path`: profile values; secrets are never printed. */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
+import { parseDuration } from '../../config/duration.js';
 import {
   configPath,
   isProfileKey,
@@ -142,11 +143,7 @@ export async function path(ctx: Context): Promise<void> {
 
 function validate(key: ProfileKey, value: string): void {
   if (key === 'base-url') checkBaseUrl(value, true);
-  if (key === 'timeout' && !(Number.isInteger(Number(value)) && Number(value) > 0)) {
-    throw new UsageError(
-      `timeout must be a whole number of milliseconds above zero, not ${JSON.stringify(value)}.`,
-    );
-  }
+  if (key === 'timeout') parseDuration(value, { name: 'timeout', bare: 'ms', minMs: 1 });
   if (key === 'allow-insecure-http' && !/^(true|false)$/.test(value)) {
     throw new UsageError('allow-insecure-http must be true or false.');
   }
