@@ -191,10 +191,11 @@ describe('webhooks replay', () => {
 
 describe('listen --once', () => {
   it('exits 0 after the first matching event; --json prints just that one', async () => {
-    const listen = await startListen(['--key', KEY, '--once', '--event', 'sales_order_validated'], {
-      globals: ['--json', '--timeout', '20'],
-    });
-    expect(listen.io.stderrText()).toContain('Waiting for one sales_order_validated (up to 20 s).');
+    const listen = await startListen(
+      ['--key', KEY, '--once', '--event', 'sales_order_validated', '--wait', '20'],
+      { globals: ['--json'] },
+    );
+    expect(listen.io.stderrText()).toContain('Waiting for one sales_order_validated (up to 20s).');
     const headers = { 'x-webhook-key': KEY, 'content-type': 'application/json' };
     expect(
       (await post(listen.url, '{"id":1}', { ...headers, 'x-webhook-event': 'contact_updated' })).status,
