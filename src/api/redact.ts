@@ -82,28 +82,39 @@ export function redactSecretFields<T = unknown>(value: T): FieldRedaction<T> {
     }
     return REDACTED;
   };
-  // Copy on write: a value without secret fields comes back as the same object.
-  const walk = (inner: unknown, path: string): unknown => {
+  // Copy on write: a value without secret fields comes back as the same object. The path of a
+  // field is spelled out only when it is masked (a list of 50,000 records has none, usually).
+  const at: (string | number)[] = [];
+  const pathOf = () =>
+    at.map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? part : `.${part}`)).join('');
+  const walk = (inner: unknown): unknown => {
     if (inner === null || typeof inner !== 'object') return inner;
     if (Array.isArray(inner)) {
       let copy: unknown[] | undefined;
       for (let i = 0; i < inner.length; i++) {
-        const item = walk(inner[i], `${path}[${i}]`);
-        if (item !== inner[i]) {
+        const item = inner[i];
+        if (item === null || typeof item !== 'object') continue;
+        at.push(i);
+        const shown = walk(item);
+        at.pop();
+        if (shown !== item) {
           copy ??= inner.slice();
-          copy[i] = item;
+          copy[i] = shown;
         }
       }
       return copy ?? inner;
     }
     let copy: Record<string, unknown> | undefined;
-    for (const [name, field] of Object.entries(inner as Record<string, unknown>)) {
-      const at = path === '' ? name : `${path}.${name}`;
+    for (const name in inner) {
+      if (!Object.hasOwn(inner, name)) continue;
+      const field = (inner as Record<string, unknown>)[name];
       let shown: unknown;
+      at.push(name);
       if (isSecretField(name) && field !== null && field !== '' && field !== REDACTED) {
         shown = mask(field);
-        if (shown !== field) fields.push(at);
-      } else shown = walk(field, at);
+        if (shown !== field) fields.push(pathOf());
+      } else shown = walk(field);
+      at.pop();
       if (shown !== field) {
         copy ??= { ...(inner as Record<string, unknown>) };
         copy[name] = shown;
@@ -111,7 +122,7 @@ export function redactSecretFields<T = unknown>(value: T): FieldRedaction<T> {
     }
     return copy ?? inner;
   };
-  const redacted = walk(value, '') as T;
+  const redacted = walk(value) as T;
   return { value: fields.length === 0 ? value : redacted, fields };
 }
 

@@ -185,3 +185,32 @@ describe('commands that print a service answer', () => {
     expect(shown.stderr).not.toContain(sandbox.webhookKey);
   });
 });
+
+describe('lists, records and error details', () => {
+  it('a list or a record whose fields are secrets shows them masked, in every format, with a note', async () => {
+    const { unwrapList } = await import('../../src/api/references.js');
+    const { writeListAnswer, writeRecord } = await import('../../src/io/output.js');
+    const { createTestIO } = await import('../../src/io/memory.js');
+    const records = [{ id: 1, name: 'a', apiKey: 'ak_secret_value_1' }];
+    for (const json of [true, false]) {
+      const io = createTestIO();
+      await writeListAnswer(io, unwrapList(records), { what: 'things', columns: [] }, { json });
+      expect(io.stdoutText()).toContain(REDACTED);
+      expect(io.stdoutText()).not.toContain('ak_secret_value_1');
+      expect(io.stderrText()).toContain('note: 1 secret field of the answer redacted ([0].apiKey)');
+    }
+    const io = createTestIO();
+    await writeRecord(io, records[0]);
+    expect(io.stdoutText()).not.toContain('ak_secret_value_1');
+  });
+
+  it("an error's details from the service mask secret fields", async () => {
+    const { describeServiceDetails } = await import('../../src/api/errors.js');
+    const lines = describeServiceDetails({ subscription: { url: 'x', secret: 'shh-its-a-secret' } }).join(
+      '\n',
+    );
+    expect(lines).toContain('"secret": "[redacted]"');
+    expect(lines).not.toContain('shh-its-a-secret');
+    expect(describeServiceDetails('{"token": "tok_abcdef"').join('\n')).not.toContain('tok_abcdef');
+  });
+});
