@@ -8,7 +8,7 @@ import { sandboxOptions } from '../../src/commands/sandbox/sandbox.js';
 import { formatDuration, parseDuration } from '../../src/config/duration.js';
 import { runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
-import { startListen, waitFor } from '../webhooks/support.js';
+import { startListen } from '../webhooks/support.js';
 
 const KEY = 'whk_duration_test_0123456789';
 const sandbox = useSandbox();
