@@ -334,7 +334,7 @@ export class ApiClient {
     for (const [name, value] of Object.entries(this.options.redactor.redactHeaders(headers))) {
       this.trace(`> ${name}: ${String(value)}`);
     }
-    if (body !== undefined) this.trace(`> ${clip(body.toString())}`);
+    if (body !== undefined) this.trace(`> ${clip(this.options.redactor.redactBody(body.toString()))}`);
   }
 
   private traceResponse(response: RawResponse, ms: number): void {
@@ -343,7 +343,7 @@ export class ApiClient {
     for (const [name, value] of Object.entries(this.options.redactor.redactHeaders(response.headers))) {
       this.trace(`< ${name}: ${String(value)}`);
     }
-    if (response.text !== '') this.trace(`< ${clip(response.text)}`);
+    if (response.text !== '') this.trace(`< ${clip(this.options.redactor.redactBody(response.text))}`);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { CliError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
+import { redactSecretFields, redactSecretFieldsInText } from './redact.js';
 
 /** The request an error is about, without credentials. */
 export interface RequestInfo {
@@ -130,10 +131,15 @@ export class ConnectionError extends CliError {
 /** No answer within `--timeout`. */
 export class TimeoutError extends ConnectionError {}
 
-/** Lines describing an error body of any shape: problem+json, `{errors: [...]}`, `{message}`, text. */
-export function describeServiceDetails(body: unknown): string[] {
-  if (body === undefined || body === null || body === '')
+/**
+ * Lines describing an error body of any shape: problem+json, `{errors: [...]}`, `{message}`, text;
+ * secret-named fields (a key, a token) masked.
+ */
+export function describeServiceDetails(answer: unknown): string[] {
+  if (answer === undefined || answer === null || answer === '')
     return ['The service sent no details (empty body).'];
+  const body =
+    typeof answer === 'string' ? redactSecretFieldsInText(answer) : redactSecretFields(answer).value;
   if (typeof body === 'string') {
     const lines = body.trim().split(/\r?\n/).slice(0, 20);
     return ['The service said:', ...lines.map((line) => `  ${truncate(line, 300)}`)];

@@ -63,7 +63,10 @@ export function buildProgram(ctx: Context): Command {
     .option('--no-color', 'plain text without colour (also NO_COLOR, or when stdout is not a terminal)')
     .option('--verbose', 'trace each HTTP exchange on stderr, secrets redacted (env ORDERCLI_DEBUG=1)')
     .addOption(
-      new Option('--timeout <ms>', 'per-request timeout in ms (env ORDERCLI_TIMEOUT, default 30000)'),
+      new Option(
+        '--timeout <duration>',
+        'per-request timeout: 30s, 500ms; a bare number is ms (env ORDERCLI_TIMEOUT, default 30000)',
+      ),
     )
     .addOption(new Option('--retries <n>', 'retries of a failed request (env ORDERCLI_RETRIES, default 3)'))
     .option('-y, --yes', 'never prompt (implied when stdin is not a terminal or CI is set)')

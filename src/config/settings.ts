@@ -2,6 +2,7 @@
  * The effective settings of one run: flag > environment > profile in the config file > default.
  */
 import { UsageError } from '../cli/errors.js';
+import { parseDuration } from './duration.js';
 import { type ConfigFile, configPath, DEFAULT_PROFILE, type Profile } from './profiles.js';
 
 /** Global flags as commander parses them (all optional). */
@@ -64,6 +65,13 @@ function wholeNumber(value: string, what: string, min: number): number {
   return n;
 }
 
+/** Where the timeout came from, as the user wrote it. */
+function timeoutName(source: 'flag' | 'env' | 'profile' | undefined): string {
+  if (source === 'env') return 'ORDERCLI_TIMEOUT';
+  if (source === 'profile') return 'the timeout of the profile';
+  return '--timeout';
+}
+
 /** Resolves the settings of this run from flags, environment and config file. */
 export function resolveSettings(
   flags: GlobalFlags,
@@ -103,7 +111,10 @@ export function resolveSettings(
     token: token?.trim(),
     authHeader,
     webhookKey,
-    timeoutMs: timeout === undefined ? DEFAULT_TIMEOUT_MS : wholeNumber(timeout, '--timeout (ms)', 1),
+    timeoutMs:
+      timeout === undefined
+        ? DEFAULT_TIMEOUT_MS
+        : parseDuration(timeout, { name: timeoutName(timeoutSource), bare: 'ms', minMs: 1 }),
     retries: retries === undefined ? DEFAULT_RETRIES : wholeNumber(retries, '--retries', 0),
     allowInsecureHttp:
       Boolean(flags.allowInsecureHttp) ||

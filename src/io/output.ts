@@ -3,9 +3,11 @@
  * `--json` (records exactly as the service returned them), `--csv` (the table's rows, RFC 4180).
  * A list whose records the table cannot show is printed as JSON, never dropped.
  */
+
 import type { Command } from 'commander';
 import type { ListAnswer } from '../api/references.js';
 import { UsageError } from '../cli/errors.js';
+import { answerToShow } from './service-answer.js';
 import type { IOStreams } from './streams.js';
 
 /** One column of a list: its key (for `--columns`), header and how to render a record. */
@@ -218,8 +220,11 @@ export interface RecordListSpec<T> {
   preferredKeys?: string[];
 }
 
+/** How a list or record command's user sees the secret fields it masks. */
+const SHOW_WITH_API = 'ordercli api GET <path> --show-secrets';
+
 /**
- * Writes the records of a list answer in the chosen format. A body that is not a list, or records
+ * Writes the records of a list answer in the chosen format (secret-named fields masked). A body that is not a list, or records
  * the table cannot show (not objects), are printed as JSON with a note on stderr; `--json` prints
  * the records as received, and says so when the service wrapped them with other fields.
  */
@@ -235,7 +240,7 @@ export async function writeListAnswer<T>(
     io.err(
       `note: the service answered the ${spec.what} in a shape that is not a list; it is printed as JSON.\n`,
     );
-    writeJson(io, answer.body);
+    writeJson(io, answerToShow(io, answer.body, { showWith: SHOW_WITH_API }));
     return;
   }
   if (answer.wrapper !== undefined && answer.otherKeys.length > 0 && format === 'json') {
@@ -243,7 +248,8 @@ export async function writeListAnswer<T>(
       `note: the service wrapped the records in "${answer.wrapper}" beside ${answer.otherKeys.map((k) => `"${k}"`).join(', ')}; --json prints the records only (ordercli api GET shows the whole answer).\n`,
     );
   }
-  const records = options.filter ? options.filter(answer.records) : answer.records;
+  const filtered = options.filter ? options.filter(answer.records) : answer.records;
+  const records = answerToShow(io, filtered, { showWith: SHOW_WITH_API });
   if (format === 'json') {
     await writeList(io, records, [], listOptions);
     return;
@@ -274,6 +280,7 @@ export async function writeRecord(
   record: unknown,
   options: { json?: boolean } = {},
 ): Promise<void> {
+  record = answerToShow(io, record, { showWith: SHOW_WITH_API });
   if (options.json || !isPlainObject(record)) {
     writeJson(io, record);
     return;

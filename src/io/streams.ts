@@ -32,6 +32,11 @@ export interface IOStreams {
    * between the two.
    */
   outAsync(text: string): Promise<void>;
+  /**
+   * Writes to stdout without masking secrets: only for what the user asked to see with
+   * `--show-secrets`. Everything else goes through `out()`.
+   */
+  outUnredacted(text: string): void;
   /** Writes progress, warnings and errors to stderr. */
   err(text: string): void;
   /** Whether an interactive prompt can be shown. */
@@ -64,6 +69,10 @@ export class StreamsIO implements IOStreams {
 
   out(text: string): void {
     this.stdout.write(this.redactor.redact(text));
+  }
+
+  outUnredacted(text: string): void {
+    this.stdout.write(text);
   }
 
   err(text: string): void {

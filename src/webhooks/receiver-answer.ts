@@ -1,11 +1,15 @@
 /** How a receiver's answer is shown by trigger, replay and listen's forwarding: status and first lines. */
 import { statusLine } from '../api/errors.js';
+import { redactSecretFieldsInText } from '../api/redact.js';
 
 export const PREVIEW_LINES = 5;
 
-/** The first lines of a text, indented, each cut to a sensible width; empty text gives nothing. */
+/**
+ * The first lines of a text, indented, each cut to a sensible width, secret-named JSON fields
+ * masked; empty text gives nothing.
+ */
 export function previewLines(text: string, indent: string, maxLines = PREVIEW_LINES): string {
-  const lines = text.replace(/\s+$/, '').split(/\r?\n/);
+  const lines = redactSecretFieldsInText(text).replace(/\s+$/, '').split(/\r?\n/);
   if (lines.length === 1 && lines[0] === '') return '';
   let out = '';
   for (const line of lines.slice(0, maxLines))

@@ -4,7 +4,8 @@
  *
  *   1. method   — anything but POST: 405 (with `Allow: POST`)
  *   2. path     — not the served path: 404 (the query string is ignored)
- *   3. key      — `X-WEBHOOK-KEY` missing, repeated, or not the key: 401 with the exact reason
+ *   3. key      — `X-WEBHOOK-KEY` missing, repeated, or not the key: 401 naming only the header
+ *                 (missing or wrong); the exact reason goes to `onRejected`, the operator's console
  *   4. size     — a body over 1 MiB: 413 (from `Content-Length` before reading, or while reading)
  *   5. body     — empty or not JSON: 400
  *   6. record   — the accepted event is made durable (`persist`: log, forwarding queue); if that
@@ -90,6 +91,7 @@ class ReceivedEvent implements AcceptedEvent {
 export interface Rejection {
   receivedAt: string;
   status: number;
+  /** For the operator: as precise as it gets (for a 401, more than the caller is told). */
   reason: string;
   method?: string;
   path?: string;
@@ -165,6 +167,8 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     status: number,
     reason: string,
     extraHeaders: Record<string, string> = {},
+    /** What the operator's console is told instead of `reason` (a refused key's diagnosis). */
+    diagnosis?: string,
   ): void => {
     count(status);
     const payload = JSON.stringify({ status, error: reason });
@@ -181,7 +185,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     onRejected?.({
       receivedAt: new Date().toISOString(),
       status,
-      reason,
+      reason: diagnosis ?? reason,
       method: req.method,
       path: pathOf(req.url),
       event: headerValue(req, WEBHOOK_EVENT_HEADER),
@@ -263,7 +267,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     if (verifier !== 'off') {
       const verdict = verifier.verify(req.rawHeaders);
       if (!verdict.ok) {
-        reject(req, res, 401, verdict.message);
+        reject(req, res, 401, verdict.message, {}, verdict.diagnosis);
         return;
       }
     }

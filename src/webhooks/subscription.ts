@@ -5,13 +5,17 @@
  * by `[redacted]` in anything shown.
  */
 import type { ApiClient } from '../api/client.js';
-import { REDACTED, type Redactor } from '../api/redact.js';
+import { REDACTED, type Redactor, redactSecretFields } from '../api/redact.js';
 import { InputError } from '../cli/errors.js';
 import { validateWebhookSubscription } from '../schemas/webhook.js';
 
 export interface SubscriptionAnswer {
-  /** The service's answer with the key redacted. */
+  /** The service's answer with the key (and any other secret-named field) redacted. */
   shown: unknown;
+  /** The service's answer as received, for --show-secrets. */
+  body: unknown;
+  /** Every secret field masked in `shown` (`key`, `data.secret`...). */
+  redactedFields: string[];
   /** The key the answer carries, if any. */
   key: string | undefined;
   /** Where in the answer the key was (`key`, `subscription.secret`, ...). */
@@ -42,8 +46,11 @@ export async function subscribeWebhook(
   const response = await api.put('/api/v1/webhooks', subscription, { signal: options.signal });
   const found = findWebhookKey(response.body);
   options.redactor.addSecret(found?.value);
+  const masked = redactSecretFields(found ? redactAt(response.body, found.path) : response.body);
   return {
-    shown: found ? redactAt(response.body, found.path) : response.body,
+    shown: masked.value,
+    body: response.body,
+    redactedFields: found ? [found.path.join('.'), ...masked.fields] : masked.fields,
     key: found?.value,
     keyField: found?.path.join('.'),
     status: response.status,

@@ -5,11 +5,14 @@
  * shows in the time taken; only the received value's own length does, which its sender knows.
  * (Hashing both first would do too, at three times the cost per request: bench/listen.)
  *
- * When the key is refused, the reason is as precise as it can be without printing either key:
- * header missing, sent twice, empty, wrapped in white space or quotes, differs only in letter
- * case, holds the API token instead, or simply differs (with the lengths and fingerprints of both,
- * which a user can compare with `printf %s "$KEY" | sha256sum`). The diagnostic comparisons are made
- * on digests too, so a refused request learns nothing from timing either.
+ * A refused key gets two texts. `message` is all the caller learns: which header is at fault
+ * (`X-WEBHOOK-KEY header missing` or `... wrong`), nothing about the expected key. `diagnosis` is
+ * for the operator's console only, as precise as it can be without printing either key: sent
+ * twice, empty, wrapped in white space or quotes, differs only in letter case, holds the API token
+ * instead, or simply differs (with the lengths and fingerprints of both, which a user can compare
+ * with `printf %s "$KEY" | sha256sum`). Told to the caller, these would be an oracle for anyone who
+ * can reach the port. The diagnostic comparisons are made on digests, so a refused request learns
+ * nothing from timing either.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 
@@ -27,7 +30,24 @@ export type KeyRejectionReason =
   | 'api-token'
   | 'key-differs';
 
-export type KeyVerdict = { ok: true } | { ok: false; reason: KeyRejectionReason; message: string };
+export type KeyVerdict =
+  | { ok: true }
+  | {
+      ok: false;
+      reason: KeyRejectionReason;
+      /** What the HTTP answer says: the header at fault, nothing about the key. */
+      message: string;
+      /** Why, in words the operator acts on: for the console, never for the caller. */
+      diagnosis: string;
+    };
+
+const HEADER_MISSING = 'X-WEBHOOK-KEY header missing';
+const HEADER_WRONG = 'X-WEBHOOK-KEY header wrong';
+
+function refused(reason: KeyRejectionReason, diagnosis: string): KeyVerdict {
+  const message = reason === 'header-missing' ? HEADER_MISSING : HEADER_WRONG;
+  return { ok: false, reason, message, diagnosis };
+}
 
 function digest(value: string): Buffer {
   return hash('sha256', value, 'buffer');
@@ -83,10 +103,10 @@ export class WebhookKeyVerifier {
       }
     }
     if (count === 0 || value === undefined) {
-      return { ok: false, reason: 'header-missing', message: 'X-WEBHOOK-KEY header missing' };
+      return refused('header-missing', HEADER_MISSING);
     }
     if (count > 1) {
-      return { ok: false, reason: 'header-repeated', message: `X-WEBHOOK-KEY header sent ${count} times` };
+      return refused('header-repeated', `X-WEBHOOK-KEY header sent ${count} times`);
     }
     if (this.matches(value)) return { ok: true };
     return this.diagnose(value, digest(value));
@@ -101,45 +121,33 @@ export class WebhookKeyVerifier {
   }
 
   private diagnose(value: string, receivedDigest: Buffer): KeyVerdict {
-    if (value === '') return { ok: false, reason: 'header-empty', message: 'X-WEBHOOK-KEY header is empty' };
+    if (value === '') return refused('header-empty', 'X-WEBHOOK-KEY header is empty');
     // HTTP strips spaces and tabs around header values; what is left is Unicode white space
     // (a no-break space pasted from a web page, say).
     const trimmed = value.trim();
     if (trimmed !== value && sameSecret(trimmed, this.expectedDigest)) {
-      return {
-        ok: false,
-        reason: 'surrounding-whitespace',
-        message: 'X-WEBHOOK-KEY has surrounding white space (the key matches without it)',
-      };
+      return refused(
+        'surrounding-whitespace',
+        'X-WEBHOOK-KEY has surrounding white space (the key matches without it)',
+      );
     }
     const unquoted = /^(["'])(.*)\1$/s.exec(trimmed)?.[2];
     if (unquoted !== undefined && sameSecret(unquoted, this.expectedDigest)) {
-      return {
-        ok: false,
-        reason: 'quoted',
-        message: 'X-WEBHOOK-KEY is wrapped in quotes (the key matches without them)',
-      };
+      return refused('quoted', 'X-WEBHOOK-KEY is wrapped in quotes (the key matches without them)');
     }
     if (sameSecret(value.toLowerCase(), this.expectedLowerDigest)) {
-      return {
-        ok: false,
-        reason: 'case-differs',
-        message: 'X-WEBHOOK-KEY differs from the key only in letter case',
-      };
+      return refused('case-differs', 'X-WEBHOOK-KEY differs from the key only in letter case');
     }
     if (this.tokenDigest && timingSafeEqual(receivedDigest, this.tokenDigest)) {
-      return {
-        ok: false,
-        reason: 'api-token',
-        message: 'X-WEBHOOK-KEY holds the API token, not the webhook key of the subscription',
-      };
+      return refused(
+        'api-token',
+        'X-WEBHOOK-KEY holds the API token, not the webhook key of the subscription',
+      );
     }
-    return {
-      ok: false,
-      reason: 'key-differs',
-      message:
-        `X-WEBHOOK-KEY differs from the key (received ${value.length} characters, ${keyFingerprint(value)}; ` +
+    return refused(
+      'key-differs',
+      `X-WEBHOOK-KEY differs from the key (received ${value.length} characters, ${keyFingerprint(value)}; ` +
         `expected ${this.expectedLength} characters, ${this.fingerprint})`,
-    };
+    );
   }
 }

@@ -97,12 +97,14 @@ describe('settings precedence: flag > environment > profile > default', () => {
     }
   });
 
-  it('refuses a timeout that is not a number', async () => {
+  it('refuses a timeout that is not a duration, naming where it came from', async () => {
     const result = await runCli(['get', 'orders', '1'], {
       env: { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TIMEOUT: 'soon' },
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--timeout (ms) must be a whole number');
+    expect(result.stderr).toContain(
+      'ORDERCLI_TIMEOUT must be a duration such as 500ms, 30s, 2m or 1h (a bare number is milliseconds), not "soon".',
+    );
   });
 });
 

@@ -3,10 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { HttpMethod } from '../../api/client.js';
 import { statusLine } from '../../api/errors.js';
+import { redactSecretFieldsInText } from '../../api/redact.js';
 import type { Context } from '../../cli/context.js';
 import { InputError, UsageError } from '../../cli/errors.js';
 import { readStream } from '../../io/input.js';
-import { writeJson } from '../../io/output.js';
+import { writeAnswerJson } from '../../io/service-answer.js';
 
 export interface ApiOptions {
   method: string;
@@ -14,6 +15,8 @@ export interface ApiOptions {
   data?: string;
   header: string[];
   include?: boolean;
+  /** Print secret-named fields of the answer (webhook keys) as received. */
+  showSecrets?: boolean;
 }
 
 const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
@@ -42,9 +45,11 @@ export async function run(options: ApiOptions, ctx: Context): Promise<void> {
     ctx.io.out('\n');
   }
   if (response.body === null) return;
-  if (typeof response.body === 'string')
-    ctx.io.out(response.body.endsWith('\n') ? response.body : `${response.body}\n`);
-  else writeJson(ctx.io, response.body);
+  if (typeof response.body === 'string') {
+    const text = response.body.endsWith('\n') ? response.body : `${response.body}\n`;
+    if (options.showSecrets) ctx.io.outUnredacted(text);
+    else ctx.io.out(redactSecretFieldsInText(text));
+  } else writeAnswerJson(ctx.io, response.body, { showSecrets: options.showSecrets });
 }
 
 /** `/api/v1/x` and `/x` are taken as written; a bare `contacts` means `/api/v1/contacts`. */

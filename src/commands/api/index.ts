@@ -19,11 +19,15 @@ export function registerApi(program: Command, ctx: Context): void {
       .option('-d, --data <json|@file|->', 'JSON request body: literal, @file, or - for stdin')
       .option('-H, --header <name:value>', 'extra request header (repeatable)', collect, [])
       .option('-i, --include', 'print the status line and response headers before the body')
+      .option(
+        '--show-secrets',
+        'print secret fields of the answer (key, token, secret, password...) as received; by default they read [redacted]',
+      )
       .action(
         async (
           method: string,
           path: string,
-          opts: { data?: string; header: string[]; include?: boolean },
+          opts: { data?: string; header: string[]; include?: boolean; showSecrets?: boolean },
         ) => {
           const { run } = await import('./api.js');
           await run({ method, path, ...opts }, ctx);
@@ -33,6 +37,7 @@ export function registerApi(program: Command, ctx: Context): void {
       'ordercli api GET /api/v1/shipping_modes',
       'ordercli api POST /api/v1/contact_references --data @contact.json',
       'echo \'{"event":"sales_order_validated","url":"https://example.com/hook"}\' | ordercli api PUT webhooks -d -',
+      'ordercli api GET webhooks --show-secrets   # the subscriptions with their keys',
     ],
   );
 }

@@ -1,6 +1,7 @@
 /** `config list|get|set|path`: profile values; secrets are never printed. */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
+import { parseDuration } from '../../config/duration.js';
 import {
   configPath,
   isProfileKey,
@@ -65,7 +66,7 @@ export async function get(key: string, ctx: Context): Promise<void> {
   ctx.io.out(`${shown(profileKey, value)}\n`);
 }
 
-export async function set(key: string, value: string, ctx: Context): Promise<void> {
+export async function set(key: string, given: string | undefined, ctx: Context): Promise<void> {
   const profileKey = checkKey(key);
   const settings = await ctx.settings().catch((error) => {
     // Setting a value is how a new named profile is created.
@@ -73,6 +74,7 @@ export async function set(key: string, value: string, ctx: Context): Promise<voi
     throw error;
   });
   const profileName = settings?.profileName ?? ctx.globalFlags.profile ?? 'default';
+  const value = await valueToSet(profileKey, given, ctx);
   const trimmed = value.trim();
   if (trimmed !== '') validate(profileKey, trimmed);
   if (SECRET_KEYS.has(profileKey)) ctx.io.redactor.addSecret(trimmed);
@@ -85,17 +87,63 @@ export async function set(key: string, value: string, ctx: Context): Promise<voi
   );
 }
 
+/**
+ * The value of `config set`: as given, from stdin (`-`), or asked for without echo (a secret left
+ * out on a terminal). A secret given on the command line is accepted, with a warning: it is in
+ * the shell's history and the process list by now.
+ */
+async function valueToSet(key: ProfileKey, given: string | undefined, ctx: Context): Promise<string> {
+  const secret = SECRET_KEYS.has(key);
+  if (given === '-') {
+    if (ctx.io.stdinIsTTY) {
+      throw new UsageError(
+        secret
+          ? `config set ${key} - reads stdin, which is a terminal here (it would echo the value): pipe it in, or leave the value out to be asked for it without echo.`
+          : `config set ${key} - reads stdin, which is a terminal here: pipe the value in, or give it on the command line.`,
+      );
+    }
+    const read = (await import('../../io/input.js')).readStream;
+    const value = (await read(ctx.io.stdin)).trim();
+    if (secret) ctx.io.redactor.addSecret(value);
+    if (value === '') {
+      throw new UsageError(
+        `Nothing was read from stdin for ${key}: pipe the value in (to remove it, use config set ${key} "").`,
+      );
+    }
+    if (/[\r\n]/.test(value)) {
+      throw new UsageError(`The ${key} read from stdin holds several lines: give the value alone.`);
+    }
+    return value;
+  }
+  if (given !== undefined) {
+    if (secret && given.trim() !== '') {
+      ctx.io.err(
+        `warning: a ${key} given on the command line stays in your shell history and shows in the process list; next time use ordercli config set ${key} - (reads stdin) or leave the value out to be asked for it.\n`,
+      );
+    }
+    return given;
+  }
+  if (!secret) throw new UsageError(`config set ${key} needs a value (or - to read it from stdin).`);
+  if (!ctx.io.canPrompt()) {
+    throw new UsageError(
+      `config set ${key} needs the value: pipe it in with config set ${key} - (e.g. printenv ORDER_TOKEN | ordercli config set ${key} -), or run it on a terminal to be asked for it.`,
+    );
+  }
+  const { createPrompter } = await import('../../io/prompter.js');
+  const value = await createPrompter(ctx.io, ctx.signal).password(
+    `${key === 'token' ? 'API token' : 'Webhook key'} (not shown)`,
+    { validate: (text) => (text.trim() === '' ? 'Type the value, or press Ctrl-C to leave.' : true) },
+  );
+  return value;
+}
+
 export async function path(ctx: Context): Promise<void> {
   ctx.io.out(`${configPath(ctx.env)}\n`);
 }
 
 function validate(key: ProfileKey, value: string): void {
   if (key === 'base-url') checkBaseUrl(value, true);
-  if (key === 'timeout' && !(Number.isInteger(Number(value)) && Number(value) > 0)) {
-    throw new UsageError(
-      `timeout must be a whole number of milliseconds above zero, not ${JSON.stringify(value)}.`,
-    );
-  }
+  if (key === 'timeout') parseDuration(value, { name: 'timeout', bare: 'ms', minMs: 1 });
   if (key === 'allow-insecure-http' && !/^(true|false)$/.test(value)) {
     throw new UsageError('allow-insecure-http must be true or false.');
   }

@@ -26,11 +26,27 @@ export function registerConfig(program: Command, ctx: Context): void {
       .command('set')
       .description('set one value of the profile (an empty value removes it)')
       .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
-      .argument('<value>', 'the value')
-      .action(async (key: string, value: string) => (await import('./config.js')).set(key, value, ctx)),
+      .argument(
+        '[value]',
+        'the value; - reads it from stdin; for token and webhook-key, left out on a terminal: asked for, not echoed',
+      )
+      .action(async (key: string, value: string | undefined) =>
+        (await import('./config.js')).set(key, value, ctx),
+      )
+      .addHelpText(
+        'after',
+        `
+Secrets (token, webhook-key): a value typed on the command line stays in your shell history and
+is visible to other users in the process list. Give it on stdin (config set token -) or leave it
+out to be asked for it without echo. A value on the command line still works, for scripts, with a
+warning. The config file is kept with mode 0600.`,
+      ),
     [
       'ordercli config set base-url https://orders.example.com',
       'ordercli --profile staging config set timeout 60000',
+      'ordercli config set token            # asks for it, not echoed',
+      'printenv ORDER_TOKEN | ordercli config set token -',
+      'ordercli config set webhook-key - < .webhook-key',
     ],
   );
   config

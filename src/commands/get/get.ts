@@ -2,11 +2,12 @@
 import { pathFor } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
-import { writeJson } from '../../io/output.js';
+import { type SecretsChoice, writeAnswerJson } from '../../io/service-answer.js';
 
 export interface GetOptions {
   entity: string;
   id: string;
+  showSecrets?: boolean;
 }
 
 /** Entity kinds are path segments: lower-case words with underscores or dashes. */
@@ -20,13 +21,18 @@ export async function run(options: GetOptions, ctx: Context): Promise<void> {
     );
   }
   if (options.id.trim() === '') throw new UsageError('The id must not be empty.');
-  await fetchEntity(ctx, pathFor('/api/v1/{entity}/{id}', { entity, id: options.id.trim() }));
+  await fetchEntity(ctx, pathFor('/api/v1/{entity}/{id}', { entity, id: options.id.trim() }), {
+    showSecrets: options.showSecrets,
+  });
 }
 
-/** Fetches one entity and prints it as JSON, as the service returned it (also `orders get`). */
-export async function fetchEntity(ctx: Context, path: string): Promise<unknown> {
+/**
+ * Fetches one entity and prints it as JSON, as the service returned it but for its secret fields
+ * (masked unless `showSecrets`); also `orders get`.
+ */
+export async function fetchEntity(ctx: Context, path: string, secrets: SecretsChoice = {}): Promise<unknown> {
   const api = await ctx.api();
   const response = await api.get(path, { signal: ctx.signal });
-  writeJson(ctx.io, response.body);
+  writeAnswerJson(ctx.io, response.body, secrets);
   return response.body;
 }

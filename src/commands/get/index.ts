@@ -9,10 +9,18 @@ export function registerGet(program: Command, ctx: Context): void {
       .description('fetch any entity with GET /api/v1/<entity>/{id}')
       .argument('<entity>', 'entity kind as it appears in the path, e.g. orders, shipping_modes')
       .argument('<id>', 'the entity identifier')
-      .action(async (entity: string, id: string) => {
+      .option(
+        '--show-secrets',
+        'print secret fields (key, token, secret, password...) as received; by default they read [redacted]',
+      )
+      .action(async (entity: string, id: string, opts: { showSecrets?: boolean }) => {
         const { run } = await import('./get.js');
-        await run({ entity, id }, ctx);
+        await run({ entity, id, showSecrets: opts.showSecrets }, ctx);
       }),
-    ['ordercli get shipping_modes 4', 'ordercli get packaging_references 401 --json | jq .packaging.product'],
+    [
+      'ordercli get shipping_modes 4',
+      'ordercli get packaging_references 401 --json | jq .packaging.product',
+      'ordercli get webhooks 1 --show-secrets   # a subscription with its key',
+    ],
   );
 }

@@ -15,6 +15,8 @@ export interface ListenFlags {
   subscribe?: string;
   publicUrl?: string;
   once?: boolean;
+  /** With --once: how long to wait for the event (a duration; a bare number is seconds). */
+  wait?: string;
   event?: string;
   /** false with --no-verify */
   verify: boolean;
@@ -47,7 +49,11 @@ export function registerListen(program: Command, ctx: Context): void {
     .option('--exec <command>', 'run a shell command per event, the JSON body on its stdin')
     .option('--subscribe <event>', 'subscribe --public-url to this event (PUT /api/v1/webhooks) on start')
     .option('--public-url <url>', 'the address the service reaches this listener at (with --subscribe)')
-    .option('--once', 'exit 0 after the first accepted event (see --event, and --timeout below)')
+    .option('--once', 'exit 0 after the first accepted event (see --event and --wait)')
+    .option(
+      '--wait <duration>',
+      'with --once: exit 1 if no event came within this time (30s, 2m, 500ms; a bare number is seconds)',
+    )
     .option(
       '--event <name>',
       "only this event counts: shown, fetched, exec'd, ends --once (others are still accepted)",
@@ -59,14 +65,15 @@ export function registerListen(program: Command, ctx: Context): void {
   command.addHelpText(
     'after',
     `
-Answers: 200 accepted; 401 key missing, repeated or wrong (the reason is printed); 400 body not JSON;
-404 other path; 405 other method; 413 body over 1 MiB; 500 the event could not be logged or queued.
+Answers: 200 accepted; 401 key missing or wrong (the caller is told only which header; the exact
+reason is printed here, on stderr); 400 body not JSON; 404 other path; 405 other method; 413 body
+over 1 MiB; 500 the event could not be logged or queued.
 
 A script can wait for the line on stderr that starts with "Ready: listening on".
 
---timeout: with --once, the global --timeout is read as SECONDS to wait for the event (exit 1 if
-none came); --fetch then uses the default per-request timeout. Without --once it keeps its global
-meaning (per-request timeout of --fetch, in ms).
+--wait bounds --once: listen --once --wait 2m exits 1 when no event was accepted within two
+minutes. --timeout keeps its global meaning here too (per-request timeout of --fetch and
+--subscribe; a bare number is ms): it does not end the wait.
 
 --forward-to keeps a queue on disk (fsync'ed before the 200): events are forwarded in order with
 their original headers and body, the key added back; connection errors, 5xx, 408, 425 and 429 are
@@ -79,7 +86,7 @@ retried; re-send with ordercli webhooks replay). A restart resumes what was not 
   withExamples(command, [
     'ordercli listen --key "$KEY" --log events.ndjson',
     'ORDERCLI_WEBHOOK_KEY=$KEY ordercli listen --forward-to http://127.0.0.1:3000/webhooks',
-    'ordercli listen --once --event sales_order_validated --timeout 60 --json > event.json',
+    'ordercli listen --once --event sales_order_validated --wait 60s --json > event.json',
     "ordercli listen --fetch --exec 'jq .code'",
     'ordercli listen --subscribe sales_order_validated --public-url https://my-tunnel.example.com/',
   ]);

@@ -5,6 +5,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
 import { IncompleteError, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
+import { formatDuration, parseDuration } from '../../config/duration.js';
 import { configDir } from '../../config/profiles.js';
 import { isLoopbackHost } from '../../config/settings.js';
 import { EventLog } from '../../webhooks/event-log.js';
@@ -20,13 +21,13 @@ export interface ListenPlan {
   port: number;
   host: string;
   path: string;
-  /** Seconds to wait with --once (from the global --timeout); undefined waits for ever. */
-  onceTimeoutSeconds: number | undefined;
+  /** How long --once waits (--wait), in ms; undefined waits for ever. */
+  onceWaitMs: number | undefined;
   forwardTo: URL | undefined;
   publicUrl: URL | undefined;
 }
 
-/** Checks the flags; with --once, takes the global --timeout as seconds (and away from the API client). */
+/** Checks the flags, --wait among them (a duration; a bare number is seconds). */
 export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -45,23 +46,23 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
   if (flags.queueDir !== undefined && flags.forwardTo === undefined) {
     throw new UsageError('--queue-dir only matters with --forward-to.');
   }
-  let onceTimeoutSeconds: number | undefined;
-  const timeout = ctx.globalFlags.timeout;
-  if (flags.once && timeout !== undefined) {
-    onceTimeoutSeconds = Number(timeout);
-    if (!Number.isFinite(onceTimeoutSeconds) || onceTimeoutSeconds <= 0) {
-      throw new UsageError(
-        `--timeout (with --once: seconds to wait) must be a number above 0, not ${JSON.stringify(timeout)}.`,
-      );
+  let onceWaitMs: number | undefined;
+  if (flags.wait !== undefined) {
+    if (!flags.once) {
+      throw new UsageError('--wait only bounds --once: add --once, or leave --wait out.');
     }
-    // Not a per-request timeout in this run: the API client (--fetch) keeps its default.
-    ctx.useFlags({ ...ctx.globalFlags, timeout: undefined });
+    onceWaitMs = parseDuration(flags.wait, { name: '--wait', bare: 's', minMs: 1, maxMs: 7 * 86_400_000 });
+  } else if (flags.once && ctx.globalFlags.timeout !== undefined) {
+    // --timeout once meant "seconds to wait" here; it is the per-request timeout everywhere now.
+    ctx.io.err(
+      'note: --timeout is the per-request timeout (of --fetch and --subscribe), not how long --once waits: to stop waiting after a while, use --wait (e.g. --wait 30s). Waiting without a limit.\n',
+    );
   }
   return {
     port,
     host: flags.host,
     path: flags.path,
-    onceTimeoutSeconds,
+    onceWaitMs,
     forwardTo: flags.forwardTo === undefined ? undefined : httpUrl(flags.forwardTo, '--forward-to'),
     publicUrl: flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url'),
   };
@@ -288,7 +289,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     }
     if (flags.once) {
       const what = flags.event ?? 'notification';
-      const until = plan.onceTimeoutSeconds === undefined ? '' : ` (up to ${plan.onceTimeoutSeconds} s)`;
+      const until = plan.onceWaitMs === undefined ? '' : ` (up to ${formatDuration(plan.onceWaitMs)})`;
       io.err(`Waiting for one ${what}${until}.\n`);
     }
     const checked =
@@ -297,14 +298,10 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
         : 'X-WEBHOOK-KEY NOT checked (--no-verify)';
     io.err(`Ready: listening on ${receiver.url} - ${checked}. Press Ctrl-C to quit.\n`);
 
-    const outcome = await waitForEnd(
-      ctx.signal,
-      flags.once ? firstEvent : undefined,
-      plan.onceTimeoutSeconds,
-    );
+    const outcome = await waitForEnd(ctx.signal, flags.once ? firstEvent : undefined, plan.onceWaitMs);
     if (outcome === 'timeout') {
       throw new IncompleteError(
-        `No ${flags.event ?? 'notification'} was accepted within ${plan.onceTimeoutSeconds} s (listen --once --timeout).`,
+        `No ${flags.event ?? 'notification'} was accepted within ${formatDuration(plan.onceWaitMs!)} (listen --once --wait).`,
         ExitCode.Failure,
       );
     }
@@ -357,7 +354,7 @@ function persistWith(
 function waitForEnd(
   signal: AbortSignal,
   firstEvent: Promise<void> | undefined,
-  timeoutSeconds: number | undefined,
+  waitMs: number | undefined,
 ): Promise<'interrupted' | 'once' | 'timeout'> {
   return new Promise((resolvePromise) => {
     let timer: NodeJS.Timeout | undefined;
@@ -370,8 +367,7 @@ function waitForEnd(
     if (signal.aborted) return finish('interrupted');
     signal.addEventListener('abort', onAbort, { once: true });
     if (firstEvent) void firstEvent.then(() => finish('once'));
-    if (firstEvent && timeoutSeconds !== undefined)
-      timer = setTimeout(() => finish('timeout'), timeoutSeconds * 1000);
+    if (firstEvent && waitMs !== undefined) timer = setTimeout(() => finish('timeout'), waitMs);
   });
 }
 

@@ -16,6 +16,7 @@ import type { SourceOrder } from '../../import/types.js';
 import { prepareOrder } from '../../import/validate.js';
 import { readStream } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
+import { writeAnswerJson } from '../../io/service-answer.js';
 
 export interface CreateOptions {
   /** A path, or `-` for standard input. */
@@ -45,7 +46,8 @@ export async function run(options: CreateOptions, ctx: Context): Promise<void> {
   }
   const api = await ctx.api();
   const response = await api.post('/api/v1/orders', prepared.body, { signal: ctx.signal });
-  if (ctx.json) writeJson(ctx.io, response.body);
+  if (ctx.json)
+    writeAnswerJson(ctx.io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
   else ctx.io.out(`${summary(response.status, response.body)}\n`);
 }
 

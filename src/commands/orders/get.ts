@@ -6,5 +6,8 @@ import { fetchEntity } from '../get/get.js';
 
 export async function run(options: { id: string }, ctx: Context): Promise<void> {
   if (options.id.trim() === '') throw new UsageError('The order id must not be empty.');
-  await fetchEntity(ctx, pathFor('/api/v1/orders/{id}', { id: options.id.trim() }));
+  const id = options.id.trim();
+  await fetchEntity(ctx, pathFor('/api/v1/orders/{id}', { id }), {
+    showWith: `ordercli get orders ${id} --show-secrets`,
+  });
 }

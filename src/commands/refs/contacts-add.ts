@@ -5,7 +5,8 @@ import { addContactReference, type ContactReferenceBody } from '../../api/refere
 import type { Context } from '../../cli/context.js';
 import { InputError, UsageError } from '../../cli/errors.js';
 import { readStream } from '../../io/input.js';
-import { isPlainObject, writeJson, writeRecord } from '../../io/output.js';
+import { isPlainObject, writeRecord } from '../../io/output.js';
+import { writeAnswerJson } from '../../io/service-answer.js';
 import { validateContactReference } from '../../schemas/references.js';
 
 export interface ContactReferenceFlags {
@@ -57,7 +58,7 @@ export async function run(flags: ContactReferenceFlags, ctx: Context): Promise<v
   const api = await ctx.api();
   const created = await addContactReference(api, body as ContactReferenceBody, ctx.signal);
   if (ctx.json) {
-    writeJson(ctx.io, created.body);
+    writeAnswerJson(ctx.io, created.body, { showWith: 'ordercli api GET <path> --show-secrets' });
     return;
   }
   const id = isPlainObject(created.body) ? created.body.id : undefined;
@@ -65,7 +66,8 @@ export async function run(flags: ContactReferenceFlags, ctx: Context): Promise<v
     ctx.io.err(
       `The service accepted the contact reference (HTTP ${created.status}) without returning its id; find it with ordercli refs contacts list.\n`,
     );
-    if (created.body !== null && created.body !== '') writeJson(ctx.io, created.body);
+    if (created.body !== null && created.body !== '')
+      writeAnswerJson(ctx.io, created.body, { showWith: 'ordercli api GET <path> --show-secrets' });
     return;
   }
   await writeRecord(ctx.io, created.body);

@@ -25,8 +25,8 @@ export function registerSandbox(program: Command, ctx: Context): void {
       .option('--host <host>', 'address to bind; loopback unless you say otherwise', '127.0.0.1')
       .option('--data <dir>', 'keep state in this folder across restarts (default: in memory)')
       .option(
-        '--latency <ms>',
-        'every answer takes this long from the arrival of its request, processing included',
+        '--latency <duration>',
+        'every answer takes this long from the arrival of its request, processing included (20ms, 1s; a bare number is ms)',
       )
       .option('--fail-rate <0..1>', 'fraction of requests answered 500')
       .option('--throttle-rate <0..1>', 'fraction of requests answered 429 with Retry-After')
@@ -42,7 +42,10 @@ export function registerSandbox(program: Command, ctx: Context): void {
         '--packaging-references <n>',
         'generate this many extra packaging references (for volume tests)',
       )
-      .option('--validation-delay <ms>', 'time before a created order becomes validated (default 300)')
+      .option(
+        '--validation-delay <duration>',
+        'time before a created order becomes validated (default 300ms; a bare number is ms)',
+      )
       .option('-q, --quiet', 'do not print one line per request')
       .action(async (opts: SandboxFlags) => {
         const { run } = await import('./sandbox.js');

@@ -1,6 +1,7 @@
 /** `sandbox`: the local service, until Ctrl-C. */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
+import { parseDuration } from '../../config/duration.js';
 import { isLoopbackHost } from '../../config/settings.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
 import type { SandboxFlags } from './index.js';
@@ -14,6 +15,11 @@ function number(value: string | undefined, flag: string, min: number, max: numbe
   return n;
 }
 
+/** A duration option; a bare number is milliseconds, as it always was. */
+function duration(value: string | undefined, flag: string, maxMs: number): number | undefined {
+  return value === undefined ? undefined : parseDuration(value, { name: flag, bare: 'ms', maxMs });
+}
+
 /** Turns the flags into sandbox options, rejecting values out of range. */
 export function sandboxOptions(flags: SandboxFlags, env: NodeJS.ProcessEnv): SandboxOptions {
   const port = number(flags.port, '--port', 0, 65535);
@@ -22,13 +28,13 @@ export function sandboxOptions(flags: SandboxFlags, env: NodeJS.ProcessEnv): San
     port,
     host: flags.host,
     dataDir: flags.data,
-    latencyMs: number(flags.latency, '--latency', 0, 600_000),
+    latencyMs: duration(flags.latency, '--latency', 600_000),
     failRate: number(flags.failRate, '--fail-rate', 0, 1),
     throttleRate: number(flags.throttleRate, '--throttle-rate', 0, 1),
     resetRate: number(flags.resetRate, '--reset-rate', 0, 1),
     webhookKey: flags.webhookKey ?? (env.ORDERCLI_WEBHOOK_KEY || undefined),
     extraPackagingReferences: number(flags.packagingReferences, '--packaging-references', 0, 10_000_000),
-    validationDelayMs: number(flags.validationDelay, '--validation-delay', 0, 3_600_000),
+    validationDelayMs: duration(flags.validationDelay, '--validation-delay', 3_600_000),
   };
 }
 

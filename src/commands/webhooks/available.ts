@@ -13,6 +13,7 @@ import {
   writeJson,
   writeList,
 } from '../../io/output.js';
+import { answerToShow } from '../../io/service-answer.js';
 
 export interface EventRow {
   event: string;
@@ -21,7 +22,8 @@ export interface EventRow {
 
 /** Keys an events list may be wrapped under, tried before the usual list wrappers. */
 const EVENT_WRAPPER_KEYS = ['events', 'available', 'webhooks'];
-const NAME_KEYS = ['event', 'name', 'id', 'key', 'type', 'code'];
+/** Where an event's name is read from; `key` last, as it is more often a secret than a name. */
+const NAME_KEYS = ['event', 'name', 'id', 'type', 'code', 'key'];
 const DESCRIPTION_KEYS = ['description', 'label', 'title', 'summary', 'meaning'];
 
 /** The list inside the answer, as the service returned it, or undefined. */
@@ -74,14 +76,17 @@ export async function run(flags: ListFlags, ctx: Context): Promise<void> {
   listFormat(ctx.io, options); // refuses --json with --csv before anything is sent
   const api = await ctx.api();
   const response = await api.get(PATHS.webhooksAvailable, { signal: ctx.signal });
+  // The table shows event names and descriptions only; whatever is printed as JSON has its
+  // secret-named fields masked (an answer listing subscriptions would carry their keys).
+  const secrets = { showWith: `ordercli api GET ${PATHS.webhooksAvailable} --show-secrets` };
   if (ctx.json) {
-    writeJson(ctx.io, eventRecords(response.body) ?? response.body);
+    writeJson(ctx.io, answerToShow(ctx.io, eventRecords(response.body) ?? response.body, secrets));
     return;
   }
   const rows = eventRows(response.body);
   if (rows === undefined) {
     ctx.io.err('The answer has a shape the table cannot show; here it is as JSON:\n');
-    writeJson(ctx.io, response.body);
+    writeJson(ctx.io, answerToShow(ctx.io, response.body, secrets));
     return;
   }
   await writeList(ctx.io, rows, COLUMNS, {

@@ -8,6 +8,7 @@ export interface SubscribeFlags {
   url: string;
   saveKey?: boolean;
   keyFile?: string;
+  showSecrets?: boolean;
 }
 
 export interface TriggerFlags {
@@ -44,7 +45,7 @@ export function registerWebhooks(program: Command, ctx: Context): void {
     webhooks
       .command('subscribe')
       .description(
-        'subscribe a URL to an event (PUT /api/v1/webhooks); the key in the answer is never printed',
+        'subscribe a URL to an event (PUT /api/v1/webhooks); the key in the answer is printed only with --show-secrets',
       )
       .requiredOption('--event <name>', 'the event, e.g. sales_order_validated (see webhooks available)')
       .requiredOption('--url <url>', 'the address the service will POST notifications to')
@@ -56,6 +57,10 @@ export function registerWebhooks(program: Command, ctx: Context): void {
         '--key-file <path>',
         "write the subscription's key to this file (mode 0600) for your application",
       )
+      .option(
+        '--show-secrets',
+        "print the subscription's key on stdout once (it stays in your terminal's scrollback: prefer --save-key or --key-file)",
+      )
       .action(async (flags: SubscribeFlags) => {
         const { run } = await import('./subscribe.js');
         await run(flags, ctx);
@@ -63,6 +68,7 @@ export function registerWebhooks(program: Command, ctx: Context): void {
     [
       'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --save-key',
       'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --key-file .webhook-key',
+      'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --show-secrets --json | jq -r .key',
     ],
   );
 

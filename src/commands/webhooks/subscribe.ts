@@ -1,9 +1,10 @@
 /**
  * `webhooks subscribe --event --url`: `PUT /api/v1/webhooks`. The service's answer is printed,
- * except the subscription's key, which is never printed (not even with --json, where it reads
- * `[redacted]`): it is identified by its fingerprint, and --save-key / --key-file put it where
+ * except the subscription's key (and any other secret-named field), which reads `[redacted]`, even
+ * with --json: it is identified by its fingerprint, and --save-key / --key-file put it where
  * listen, trigger or the integrator's application can use it without it passing through a
- * terminal or a shell history.
+ * terminal or a shell history. --show-secrets prints the answer as received, key included, for a
+ * user who has no other way to hand the key on.
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -11,7 +12,6 @@ import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { ProfileStore } from '../../config/profiles.js';
 import { isLoopbackHost } from '../../config/settings.js';
-import { writeJson } from '../../io/output.js';
 import { subscribeWebhook } from '../../webhooks/subscription.js';
 import { keyFingerprint } from '../../webhooks/verify.js';
 import type { SubscribeFlags } from './index.js';
@@ -26,10 +26,14 @@ export async function run(flags: SubscribeFlags, ctx: Context): Promise<void> {
     { redactor: io.redactor, signal: ctx.signal },
   );
 
-  if (ctx.json) writeJson(io, answer.shown);
+  // With --show-secrets the answer is written as received: the key is registered with the
+  // redactor by now, so it must bypass it.
+  const shown = flags.showSecrets ? answer.body : answer.shown;
+  const write = (text: string) => (flags.showSecrets ? io.outUnredacted(text) : io.out(text));
+  if (ctx.json) write(`${JSON.stringify(shown, null, 2) ?? 'null'}\n`);
   else {
     io.out(`Subscribed ${flags.url} to ${flags.event}.\n`);
-    io.out(describeAnswer(answer.shown));
+    write(describeAnswer(shown));
   }
 
   warnIfUnreachable(flags.url, api.baseUrl, ctx);
@@ -45,7 +49,9 @@ export async function run(flags: SubscribeFlags, ctx: Context): Promise<void> {
   const fingerprint = keyFingerprint(answer.key);
   io.err(
     `The service returned the key of this subscription (field ${answer.keyField}, ${fingerprint}). ` +
-      'It is sent in X-WEBHOOK-KEY with every notification, and is not printed here.\n',
+      (flags.showSecrets
+        ? "It is sent in X-WEBHOOK-KEY with every notification; it is printed above as asked (--show-secrets) and stays in your terminal's scrollback.\n"
+        : 'It is sent in X-WEBHOOK-KEY with every notification, and is not printed here.\n'),
   );
   if (settings.webhookKey !== undefined && settings.webhookKey !== answer.key && !flags.saveKey) {
     io.err(
@@ -67,10 +73,10 @@ export async function run(flags: SubscribeFlags, ctx: Context): Promise<void> {
       `Wrote it to ${path} (mode 0600, no trailing newline): e.g. export ORDERCLI_WEBHOOK_KEY="$(cat ${flags.keyFile})".\n`,
     );
   }
-  if (!flags.saveKey && !flags.keyFile) {
+  if (!flags.saveKey && !flags.keyFile && !flags.showSecrets) {
     io.err(
-      'To use it, run this command again with --save-key (stores it in your profile, where listen and trigger find it) ' +
-        'or --key-file <path> (writes it, mode 0600, for your application). Subscribing again to the same event and URL is harmless.\n',
+      'To use it, run this command again with --save-key (stores it in your profile, where listen and trigger find it), ' +
+        '--key-file <path> (writes it, mode 0600, for your application) or --show-secrets (prints it). Subscribing again to the same event and URL is harmless.\n',
     );
   }
 }
