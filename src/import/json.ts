@@ -4,45 +4,102 @@
  * never sits in memory, and a broken order is a problem of that order, with its line. NDJSON is
  * read line by line; blank lines are skipped.
  */
-import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../cli/errors.js';
+import { quoteAny } from '../io/quote.js';
 import { parseJson } from './json-syntax.js';
+import { DEFAULT_LIMITS, type InputLimits, orderTextTooLarge } from './limits.js';
 import { readBytes } from './read.js';
 import { namesProduct } from './resolve-products.js';
 import type { SourceOrder } from './types.js';
 
 /** The text of one top-level element of a JSON array and where it stands in the file. */
 export interface JsonElement {
+  /** Its text; empty when it is `tooLarge`. */
   text: string;
+  /** The element is longer than the largest order: its text was not kept. */
+  tooLarge?: boolean;
   line: number;
   column: number;
   endLine: number;
 }
 
 /** Orders of a file holding a JSON array. */
-export async function* jsonArrayOrders(path: string, file: string): AsyncGenerator<SourceOrder> {
+export async function* jsonArrayOrders(
+  path: string,
+  file: string,
+  limits: InputLimits = DEFAULT_LIMITS,
+): AsyncGenerator<SourceOrder> {
   let index = 0;
-  for await (const element of splitJsonArray(textChunks(path), file)) {
+  for await (const element of splitJsonArray(textChunks(path, file), file, limits.maxOrderBytes)) {
+    if (element.tooLarge) {
+      const location = { file, line: element.line, endLine: element.endLine };
+      yield unreadable(index++, '', location, {
+        file,
+        line: element.line,
+        message: orderTextTooLarge(limits, 'this order'),
+      });
+      continue;
+    }
     yield orderFromText(element.text, index++, file, element);
   }
 }
 
-/** Orders of an NDJSON file: one JSON object per line. */
-export async function* ndjsonOrders(path: string, file: string): AsyncGenerator<SourceOrder> {
-  const bytes = readBytes(path);
-  const lines = createInterface({ input: bytes, crlfDelay: Number.POSITIVE_INFINITY });
+/**
+ * Orders of an NDJSON file: one JSON object per line. Lines are split from the bytes, and a line
+ * longer than the largest order is not kept (only counted to its end): a 50 MB line costs no
+ * more memory than a short one.
+ */
+export async function* ndjsonOrders(
+  path: string,
+  file: string,
+  limits: InputLimits = DEFAULT_LIMITS,
+): AsyncGenerator<SourceOrder> {
+  const bytes = readBytes(path, file, 'json');
   let line = 0;
   let index = 0;
-  try {
-    for await (const rawLine of lines) {
-      line++;
-      const text = line === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
-      if (text.trim() === '') continue;
-      yield orderFromText(text, index++, file, { line, column: 1, endLine: line });
+  // The start of the current line, from earlier chunks.
+  let pieces: Buffer[] = [];
+  let pending = 0;
+  const lineText = (tail: Buffer): string | undefined => {
+    const length = pending + tail.length;
+    const text =
+      length > limits.maxOrderBytes
+        ? undefined
+        : (pieces.length === 0 ? tail : Buffer.concat([...pieces, tail])).toString('utf8');
+    pieces = [];
+    pending = 0;
+    return text;
+  };
+  function* order(text: string | undefined): Generator<SourceOrder> {
+    line++;
+    const where = { file, line, column: 1, endLine: line };
+    if (text === undefined) {
+      yield unreadable(index++, '', where, { file, line, message: orderTextTooLarge(limits, 'this line') });
+      return;
     }
+    const start = line === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    const end = text.charCodeAt(text.length - 1) === 0x0d ? text.length - 1 : text.length;
+    if (start > 0 || end < text.length) text = text.slice(start, end);
+    if (text.trim() === '') return;
+    yield orderFromText(text, index++, file, where);
+  }
+  try {
+    for await (const chunk of bytes) {
+      const buffer = chunk as Buffer;
+      let start = 0;
+      for (let end = buffer.indexOf(0x0a); end !== -1; end = buffer.indexOf(0x0a, start)) {
+        yield* order(lineText(buffer.subarray(start, end)));
+        start = end + 1;
+      }
+      if (start < buffer.length) {
+        pending += buffer.length - start;
+        if (pending <= limits.maxOrderBytes) pieces.push(buffer.subarray(start));
+        else pieces = [];
+      }
+    }
+    if (pending > 0) yield* order(lineText(Buffer.alloc(0)));
   } finally {
-    lines.close();
     bytes.destroy();
   }
 }
@@ -69,7 +126,7 @@ export function orderFromText(
     return unreadable(index, text, location, {
       file,
       line: where.line,
-      message: `must be an order (a JSON object), not ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `${typeof value} ${JSON.stringify(value)}`}`,
+      message: `must be an order (a JSON object), not ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `${typeof value} ${quoteAny(value)}`}`,
     });
   }
   const order = value as Record<string, unknown>;
@@ -106,9 +163,9 @@ function unreadable(
   };
 }
 
-async function* textChunks(path: string): AsyncGenerator<string> {
+async function* textChunks(path: string, file: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
-  const bytes = readBytes(path);
+  const bytes = readBytes(path, file, 'json');
   try {
     for await (const chunk of bytes) yield decoder.write(chunk as Buffer);
     const rest = decoder.end();
@@ -143,6 +200,7 @@ type Phase = (typeof Phase)[keyof typeof Phase];
 export async function* splitJsonArray(
   chunks: AsyncIterable<string>,
   file: string,
+  maxElementChars = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<JsonElement> {
   let phase = Phase.Start as Phase;
   let line = 1;
@@ -157,6 +215,8 @@ export async function* splitJsonArray(
   let startColumn = 0;
   let lastEndLine = 0;
   let first = true;
+  // Characters of the element read in earlier chunks; past the limit its pieces are dropped.
+  let pending = 0;
 
   const fail = (message: string): never => {
     throw new InputError(`${file} is not a JSON array of orders from line ${line} on; nothing was sent.`, [
@@ -238,6 +298,7 @@ export async function* splitJsonArray(
             startLine = line;
             startColumn = column;
             pieces = [];
+            pending = 0;
             depth = code === 0x7b || code === 0x5b ? 1 : 0;
             inString = code === 0x22;
             escaped = false;
@@ -256,7 +317,11 @@ export async function* splitJsonArray(
           fail(`unexpected ${JSON.stringify(chunk[i])} after the closing ] of the array`);
       }
     }
-    if (phase === Phase.Element) pieces.push(chunk.slice(elementStart));
+    if (phase === Phase.Element) {
+      pending += chunk.length - elementStart;
+      if (pending <= maxElementChars) pieces.push(chunk.slice(elementStart));
+      else pieces = [];
+    }
   }
   if (phase === Phase.Element && scalar) {
     yield finishElement('', true);
@@ -272,12 +337,17 @@ export async function* splitJsonArray(
   }
 
   function finishElement(tail: string, endedBefore = false): JsonElement {
+    // Characters count no more than bytes in UTF-8: an element over the limit in characters is over it in bytes.
+    const tooLarge = pending + tail.length > maxElementChars;
     pieces.push(tail);
-    const text = pieces.join('');
+    const text = tooLarge ? '' : pieces.join('');
     pieces = [];
+    pending = 0;
     phase = Phase.AfterElement;
     lastEndLine = endedBefore && column === 0 ? line - 1 : line;
-    return { text, line: startLine, column: startColumn, endLine: lastEndLine };
+    const element: JsonElement = { text, line: startLine, column: startColumn, endLine: lastEndLine };
+    if (tooLarge) element.tooLarge = true;
+    return element;
   }
 }
 

@@ -1,5 +1,6 @@
 /** Field-level validation problems, as the CLI prints them and the sandbox returns them. */
 import { z } from 'zod';
+import { excerpt } from '../io/quote.js';
 
 /** One problem with one field: `field` is a dotted path such as `items[0].orderedQuantity`. */
 export interface ValidationProblem {
@@ -14,7 +15,8 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
+    // A key comes from the input: escaped and cut short like any value named in a message.
+    else out += out === '' ? excerpt(String(segment)) : `.${excerpt(String(segment))}`;
   }
   return out === '' ? '(body)' : out;
 }
