@@ -46,59 +46,58 @@ export async function* jsonArrayOrders(
 }
 
 /**
- * Orders of an NDJSON file: one JSON object per line. Lines are split from the bytes, and a line
- * longer than the largest order is not kept (only counted to its end): a 50 MB line costs no
- * more memory than a short one.
+ * Orders of an NDJSON file: one JSON object per line. A line longer than the largest order is
+ * not kept (only counted to its end): a 50 MB line costs no more memory than a short one.
  */
 export async function* ndjsonOrders(
   path: string,
   file: string,
   limits: InputLimits = DEFAULT_LIMITS,
 ): AsyncGenerator<SourceOrder> {
+  const decoder = new StringDecoder('utf8');
   const bytes = readBytes(path, file, 'json');
   let line = 0;
   let index = 0;
-  // The start of the current line, from earlier chunks.
-  let pieces: Buffer[] = [];
-  let pending = 0;
-  const lineText = (tail: Buffer): string | undefined => {
-    const length = pending + tail.length;
-    const text =
-      length > limits.maxOrderBytes
-        ? undefined
-        : (pieces.length === 0 ? tail : Buffer.concat([...pieces, tail])).toString('utf8');
-    pieces = [];
-    pending = 0;
-    return text;
-  };
-  function* order(text: string | undefined): Generator<SourceOrder> {
+  // The start of the current line, read from earlier chunks (dropped past the limit), and its length.
+  let carry = '';
+  let carried = 0;
+  /** The order of the line that ends at `end` of `text` (undefined for a blank line). */
+  const lineOrder = (text: string, start: number, end: number): SourceOrder | undefined => {
     line++;
+    const tooLarge = carried + (end - start) > limits.maxOrderBytes;
+    let lineText = tooLarge ? '' : carry === '' ? text.slice(start, end) : carry + text.slice(start, end);
+    carry = '';
+    carried = 0;
     const where = { file, line, column: 1, endLine: line };
-    if (text === undefined) {
-      yield unreadable(index++, '', where, { file, line, message: orderTextTooLarge(limits, 'this line') });
-      return;
+    if (tooLarge) {
+      return unreadable(index++, '', where, { file, line, message: orderTextTooLarge(limits, 'this line') });
     }
-    const start = line === 1 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
-    const end = text.charCodeAt(text.length - 1) === 0x0d ? text.length - 1 : text.length;
-    if (start > 0 || end < text.length) text = text.slice(start, end);
-    if (text.trim() === '') return;
-    yield orderFromText(text, index++, file, where);
-  }
+    if (line === 1 && lineText.charCodeAt(0) === 0xfeff) lineText = lineText.slice(1);
+    if (lineText.charCodeAt(lineText.length - 1) === 0x0d) lineText = lineText.slice(0, -1);
+    if (lineText.trim() === '') return undefined;
+    return orderFromText(lineText, index++, file, where);
+  };
+  const keepRest = (text: string, start: number): void => {
+    if (start >= text.length) return;
+    carried += text.length - start;
+    carry = carried <= limits.maxOrderBytes ? carry + text.slice(start) : '';
+  };
   try {
     for await (const chunk of bytes) {
-      const buffer = chunk as Buffer;
+      const text = decoder.write(chunk as Buffer);
       let start = 0;
-      for (let end = buffer.indexOf(0x0a); end !== -1; end = buffer.indexOf(0x0a, start)) {
-        yield* order(lineText(buffer.subarray(start, end)));
+      for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+        const order = lineOrder(text, start, end);
+        if (order) yield order;
         start = end + 1;
       }
-      if (start < buffer.length) {
-        pending += buffer.length - start;
-        if (pending <= limits.maxOrderBytes) pieces.push(buffer.subarray(start));
-        else pieces = [];
-      }
+      keepRest(text, start);
     }
-    if (pending > 0) yield* order(lineText(Buffer.alloc(0)));
+    keepRest(decoder.end(), 0);
+    if (carried > 0) {
+      const order = lineOrder('', 0, 0);
+      if (order) yield order;
+    }
   } finally {
     bytes.destroy();
   }

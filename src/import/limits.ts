@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../cli/errors.js';
 import { excerpt } from '../io/quote.js';
-import type { ValidationProblem } from '../schemas/problems.js';
+import { fieldPath, type ValidationProblem } from '../schemas/problems.js';
 
 export interface InputLimits {
   /** Largest order: its JSON body, and its text in the input (a JSON element, an NDJSON line, a CSV row). */
@@ -77,36 +77,40 @@ export function sizeProblems(body: Record<string, unknown>, limits: InputLimits)
   const problems: ValidationProblem[] = [];
   // Each character of a string takes at most 6 bytes in JSON (`\u001b`); other values are bounded below.
   let bound = 0;
-  const visit = (value: unknown, path: string): void => {
+  // The path of the value being visited; turned into a field name only for a problem.
+  const path: (string | number)[] = [];
+  const visit = (value: unknown): void => {
     if (typeof value === 'string') {
       bound += 6 * value.length + 2;
       if (value.length * 3 > limits.maxCellBytes) {
         const bytes = Buffer.byteLength(value);
         if (bytes > limits.maxCellBytes) {
           problems.push({
-            field: path === '' ? '(body)' : path,
+            field: fieldPath(path),
             message: `is ${formatSize(bytes)} long, over the ${formatSize(limits.maxCellBytes)} limit for one value: shorten it, or raise the limit with --max-cell-bytes`,
           });
         }
       }
     } else if (Array.isArray(value)) {
-      bound += 2;
-      value.forEach((element, i) => {
-        bound += 1;
-        visit(element, `${path}[${i}]`);
-      });
+      bound += 2 + value.length;
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        visit(value[i]);
+        path.pop();
+      }
     } else if (typeof value === 'object' && value !== null) {
       bound += 2;
-      for (const [key, element] of Object.entries(value)) {
+      for (const key of Object.keys(value)) {
         bound += 6 * key.length + 4;
-        const name = /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
-        visit(element, path === '' ? excerpt(name) : `${path}.${excerpt(name)}`);
+        path.push(key);
+        visit((value as Record<string, unknown>)[key]);
+        path.pop();
       }
     } else {
       bound += 32;
     }
   };
-  visit(body, '');
+  visit(body);
   if (bound > limits.maxOrderBytes) {
     const bytes = Buffer.byteLength(JSON.stringify(body));
     if (bytes > limits.maxOrderBytes) {
