@@ -43,7 +43,7 @@ describe('size limits', () => {
       'big-cell.csv',
       Buffer.concat([Buffer.from(csvWith('EXT-2,PO-2,301,"')), cell, Buffer.from('",401,1\n')]),
     );
-    const result = await runCli(orders('import', input));
+    const result = await runBin(orders('import', input));
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(
       `${input}:3: customer.name: is larger than 1 MiB, over the 64 KiB limit for one cell`,
