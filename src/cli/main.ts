@@ -3,6 +3,7 @@
  */
 import { CommanderError } from 'commander';
 import { ApiError } from '../api/errors.js';
+import { escapeControl, escapeControlKeepingLines } from '../io/quote.js';
 import { type IOStreams, processIO } from '../io/streams.js';
 import { Context } from './context.js';
 import { CancelledError, CliError } from './errors.js';
@@ -70,17 +71,19 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
     return ExitCode.Usage;
   }
   const paint = await painter(io);
+  // Messages quote inputs and the service's answers: no control character of theirs reaches the terminal.
   if (error instanceof CliError) {
-    io.err(`${paint.red('error:')} ${error.message}\n`);
-    for (const line of error.details) io.err(`  ${line}\n`);
-    if (error instanceof ApiError && error.hint) io.err(`${paint.yellow('hint:')} ${error.hint}\n`);
+    io.err(`${paint.red('error:')} ${escapeControlKeepingLines(error.message)}\n`);
+    for (const line of error.details) io.err(`  ${escapeControl(line)}\n`);
+    if (error instanceof ApiError && error.hint)
+      io.err(`${paint.yellow('hint:')} ${escapeControlKeepingLines(error.hint)}\n`);
     return error.exitCode;
   }
   if (isAbort(error) || ctx.signal.aborted) {
     io.err('Interrupted.\n');
     return ExitCode.Interrupted;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = escapeControlKeepingLines(error instanceof Error ? error.message : String(error));
   io.err(
     `${paint.red('error:')} ordercli failed unexpectedly: ${message}. Run it again with --verbose; if it persists, report it with that output.\n`,
   );

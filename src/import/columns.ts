@@ -5,7 +5,13 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError, type InputProblem, UsageError } from '../cli/errors.js';
+import { excerpt, quote, quoteAny } from '../io/quote.js';
 import { parseJson } from './json-syntax.js';
+
+/** Header problems listed one by one; a header of thousands of unknown columns says how many more. */
+const LISTED_HEADER_PROBLEMS = 20;
+/** Unknown headers named in the sentence of the error. */
+const NAMED_UNKNOWN = 5;
 
 /** Columns that belong to the order (the first row of an order carries them). */
 export const ORDER_COLUMNS = [
@@ -83,31 +89,40 @@ export function planColumns(
   const unknown: string[] = [];
   const columns: CsvColumn[] = [];
   const byPath = new Map<string, CsvColumn>();
+  let unlisted = 0;
+  const report = (problem: InputProblem) => {
+    if (problems.length < LISTED_HEADER_PROBLEMS) problems.push(problem);
+    else unlisted++;
+  };
   header.forEach((cell, index) => {
     const written = cell.trim();
     if (written === '') {
-      problems.push({ file, line: 1, message: `column ${index + 1} has no header` });
+      report({ file, line: 1, message: `column ${index + 1} has no header` });
       return;
     }
     const renamed = map?.[written] ?? map?.[cell] ?? written;
     const path = BY_LOWER_CASE.get(renamed.toLowerCase());
     if (path === undefined) {
       unknown.push(written);
-      const suggestion = suggestColumn(renamed);
-      problems.push({
+      // Only for the problems listed, and for names a person could have mistyped.
+      const suggestion =
+        renamed.length <= 100 && problems.length < LISTED_HEADER_PROBLEMS
+          ? suggestColumn(renamed)
+          : undefined;
+      report({
         file,
         line: 1,
-        field: written,
+        field: excerpt(written),
         message: `is not a column ordercli knows${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
       });
       return;
     }
     const previous = byPath.get(path);
     if (previous) {
-      problems.push({
+      report({
         file,
         line: 1,
-        field: written,
+        field: excerpt(written),
         message: `${describeHeader(cell, path)} and column ${previous.index + 1} (${describeHeader(previous.header, path)}) both fill ${path}`,
       });
       return;
@@ -125,11 +140,13 @@ export function planColumns(
     columns.push(column);
   });
   if (problems.length > 0) {
+    if (unlisted > 0)
+      problems.push({ file, line: 1, message: `… and ${unlisted} more problems with the header` });
     if (unknown.length > 0)
       problems.push({ file, line: 1, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
     const what =
       unknown.length > 0
-        ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${unknown.map((h) => JSON.stringify(h)).join(', ')}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map ${unknown.length === 1 ? 'it' : 'them'} with --map <file.json>; nothing was sent.`
+        ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${namedList(unknown)}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map ${unknown.length === 1 ? 'it' : 'them'} with --map <file.json>; nothing was sent.`
         : `The header of ${file} is not usable; nothing was sent.`;
     throw new InputError(what, problems);
   }
@@ -137,7 +154,14 @@ export function planColumns(
 }
 
 function describeHeader(header: string, path: string): string {
-  return header.trim() === path ? `"${path}"` : `"${header.trim()}"`;
+  return header.trim() === path ? `"${path}"` : quote(header.trim());
+}
+
+/** The first few headers, quoted, and how many more there are. */
+function namedList(headers: string[]): string {
+  const named = headers.slice(0, NAMED_UNKNOWN).map((header) => quote(header));
+  if (headers.length > NAMED_UNKNOWN) named.push(`and ${headers.length - NAMED_UNKNOWN} more`);
+  return named.join(', ');
 }
 
 /** A column the user probably meant: same last segment, or a near spelling. */
@@ -213,11 +237,12 @@ export async function readColumnMap(mapFile: string, cwd: string): Promise<Recor
   for (const [header, target] of Object.entries(value)) {
     const path = typeof target === 'string' ? BY_LOWER_CASE.get(target.trim().toLowerCase()) : undefined;
     if (path === undefined) {
-      const suggestion = typeof target === 'string' ? suggestColumn(target.trim()) : undefined;
+      const suggestion =
+        typeof target === 'string' && target.length <= 100 ? suggestColumn(target.trim()) : undefined;
       problems.push({
         file: mapFile,
-        field: header,
-        message: `maps to ${JSON.stringify(target)}, which is not a column ordercli knows${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
+        field: excerpt(header),
+        message: `maps to ${quoteAny(target)}, which is not a column ordercli knows${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
       });
       continue;
     }

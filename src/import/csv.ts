@@ -6,6 +6,8 @@
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { CsvError } from 'csv-parse';
 import { InputError, UsageError } from '../cli/errors.js';
+import { excerpt, quote } from '../io/quote.js';
+import { DEFAULT_LIMITS, formatSize, type InputLimits } from './limits.js';
 import { readBytes } from './read.js';
 import type { CsvLayout } from './types.js';
 
@@ -24,7 +26,7 @@ const MAX_HEADER_BYTES = 1024 * 1024;
 export function delimiterOption(value: string): string {
   if (value === 'tab' || value === '\\t' || value === '\t') return '\t';
   if ([...value].length !== 1 || value === '"' || value === '\r' || value === '\n') {
-    throw new UsageError(`--delimiter takes one character such as , ; or tab, not ${JSON.stringify(value)}.`);
+    throw new UsageError(`--delimiter takes one character such as , ; or tab, not ${quote(value)}.`);
   }
   return value;
 }
@@ -50,7 +52,19 @@ export function detectDelimiter(headerLine: string): string {
 
 /** Reads the header of a CSV file and decides its dialect. */
 export async function readCsvLayout(path: string, file: string, delimiter?: string): Promise<CsvLayout> {
-  const head = await readHead(path);
+  const head = await readHead(path, file);
+  if (head.length >= MAX_HEADER_BYTES && !head.includes(0x0a)) {
+    throw new InputError(
+      `The first line of ${file} is longer than ${formatSize(MAX_HEADER_BYTES)}, too long to be the header of a CSV file of orders; nothing was sent.`,
+      [
+        {
+          file,
+          line: 1,
+          message: `the first line must name the columns (externalId, contact.internalReferenceId, ...) and end within ${formatSize(MAX_HEADER_BYTES)}: is this the right file?`,
+        },
+      ],
+    );
+  }
   const bom = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
   const text = head.subarray(bom ? 3 : 0).toString('utf8');
   const headerText = text.slice(0, endOfFirstRecord(text));
@@ -97,9 +111,22 @@ function endOfFirstRecord(text: string): number {
   return text.length;
 }
 
+/** How the rows of a CSV file are read. */
+export interface CsvReadOptions {
+  /** A row larger than `maxOrderBytes` stops the read, before it is held in memory. */
+  limits?: InputLimits;
+  /** The name of the column at an index, for problems (its contract path, or its header). */
+  columnName?: (index: number) => string | undefined;
+}
+
 /** The data rows of a CSV file (the header skipped). */
-export function readCsvRows(path: string, file: string, layout: CsvLayout): AsyncGenerator<CsvRow> {
-  return readCsvRecords(path, file, layout.delimiter, true);
+export function readCsvRows(
+  path: string,
+  file: string,
+  layout: CsvLayout,
+  options: CsvReadOptions = {},
+): AsyncGenerator<CsvRow> {
+  return readCsvRecords(path, file, layout.delimiter, true, options);
 }
 
 async function* readCsvRecords(
@@ -107,7 +134,9 @@ async function* readCsvRecords(
   file: string,
   delimiter: string,
   skipHeader = false,
+  options: CsvReadOptions = {},
 ): AsyncGenerator<CsvRow> {
+  const limits = options.limits ?? DEFAULT_LIMITS;
   const { Parser, CsvError } = await import('csv-parse');
   /**
    * Tags each record with the parser's byte count when it is pushed (the end of the record).
@@ -130,7 +159,9 @@ async function* readCsvRecords(
 
     private queue(error: Error | null | undefined): null {
       if (error) {
-        super.push({ error, bytes: this.info.bytes });
+        // csv-parse's state, for a row too large: how much of it its finished cells hold.
+        const state = (this as unknown as { state?: { record_length?: number } }).state;
+        super.push({ error, bytes: this.info.bytes, finishedCells: state?.record_length ?? 0 });
         super.push(null);
       }
       return null;
@@ -146,8 +177,11 @@ async function* readCsvRecords(
     // A row with the wrong number of cells is reported as a problem of its order, with the other
     // problems, instead of stopping the whole read at the first one.
     relax_column_count: true,
+    // A cell of 50 MiB is refused after its first megabyte instead of being held whole.
+    max_record_size: limits.maxOrderBytes,
   });
-  const bytes = readBytes(path);
+  const bytes = readBytes(path, file, 'csv');
+  // A read that fails (an encoding the file is not in) fails the parser, which the loop below throws.
   pipeline(bytes, lines.tap(), parser, () => undefined);
   let lastEndLine = 0;
   let skip = skipHeader;
@@ -155,9 +189,14 @@ async function* readCsvRecords(
     for await (const record of parser as AsyncIterable<ParsedRecord>) {
       if ('error' in record) {
         const { error } = record;
-        throw error instanceof CsvError
-          ? csvSyntaxError(error, file, lastEndLine, lines.lineEndingAt(record.bytes))
-          : error;
+        const errorLine = lines.lineEndingAt(record.bytes);
+        if (error instanceof CsvError && error.code === 'CSV_MAX_RECORD_SIZE') {
+          throw rowTooLarge(error, file, Math.max(errorLine, lastEndLine + 1), record.finishedCells, {
+            limits,
+            columnName: options.columnName,
+          });
+        }
+        throw error instanceof CsvError ? csvSyntaxError(error, file, lastEndLine, errorLine) : error;
       }
       const endLine = lines.lineEndingAt(record.bytes);
       lastEndLine = endLine;
@@ -175,7 +214,42 @@ async function* readCsvRecords(
   }
 }
 
-type ParsedRecord = { cells: string[]; bytes: number } | { error: Error; bytes: number };
+type ParsedRecord =
+  | { cells: string[]; bytes: number }
+  | { error: Error; bytes: number; finishedCells: number };
+
+/**
+ * A row larger than an order may be stops the read where csv-parse stopped buffering it: the
+ * cell it stopped in is too large when the row's earlier cells leave it more than a cell's limit.
+ */
+function rowTooLarge(
+  error: CsvError,
+  file: string,
+  line: number,
+  finishedCells: number,
+  options: { limits: InputLimits; columnName?: (index: number) => string | undefined },
+): InputError {
+  const { limits } = options;
+  const index = typeof error.column === 'number' ? error.column : undefined;
+  const field = index === undefined ? undefined : (options.columnName?.(index) ?? `column ${index + 1}`);
+  const cellTooLarge = limits.maxOrderBytes - finishedCells > limits.maxCellBytes;
+  const problem = cellTooLarge
+    ? {
+        file,
+        line,
+        field,
+        message: `is larger than ${formatSize(limits.maxOrderBytes)}, over the ${formatSize(limits.maxCellBytes)} limit for one cell: shorten it, or raise the limits with --max-cell-bytes and --max-order-bytes`,
+      }
+    : {
+        file,
+        line,
+        message: `the row is larger than ${formatSize(limits.maxOrderBytes)}, the largest order ordercli sends: split the order, or raise the limit with --max-order-bytes`,
+      };
+  return new InputError(
+    `${file} has a ${cellTooLarge ? 'cell' : 'row'} too large to send on line ${line}; nothing was sent.`,
+    [problem],
+  );
+}
 
 function countNewlines(text: string): number {
   let count = 0;
@@ -211,7 +285,7 @@ function csvSyntaxError(
         'a quote inside a cell that is not quoted: put the whole cell in quotes and double the quote ("")';
       break;
     default:
-      message = error.message.replace(/\s+at line \d+.*$/, '');
+      message = excerpt(error.message.replace(/\s+at line \d+.*$/, ''), 200);
   }
   return new InputError(`${file} is not valid CSV from line ${line} on; nothing was sent.`, [
     { file, line, message },
@@ -219,10 +293,10 @@ function csvSyntaxError(
 }
 
 /** Readers of a non-existent file fail before this point (read.ts); this only guards the header. */
-async function readHead(path: string): Promise<Buffer> {
+async function readHead(path: string, file: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let length = 0;
-  for await (const chunk of readBytes(path)) {
+  for await (const chunk of readBytes(path, file, 'csv')) {
     const buffer = chunk as Buffer;
     chunks.push(buffer);
     length += buffer.length;

@@ -5,6 +5,7 @@
  * Only the rows of the order being built are held in memory.
  */
 import type { InputProblem } from '../cli/errors.js';
+import { quote } from '../io/quote.js';
 import { CSV_COLUMNS, type CsvColumn } from './columns.js';
 import type { CsvRow } from './csv.js';
 import type { SourceOrder } from './types.js';
@@ -20,7 +21,7 @@ export function convertCell(cell: string, column: Pick<CsvColumn, 'kind'>): Conv
   const trimmed = cell.trim();
   if (WHOLE_NUMBER.test(trimmed) && Number.isSafeInteger(Number(trimmed))) return { value: Number(trimmed) };
   if (column.kind === 'integerOrText') return { value: cell };
-  return { problem: `must be a whole number above zero, not ${JSON.stringify(cell)}` };
+  return { problem: `must be a whole number above zero, not ${quote(cell)}` };
 }
 
 /** A column with where its value goes: `parent.key` of the order or the item (`parent` absent at top level). */
@@ -127,8 +128,8 @@ class OrderInProgress {
         field: target.path,
         message:
           first === undefined
-            ? `${JSON.stringify(cell)} is given here but the order's first row (line ${firstLine}) leaves it empty: put order-level cells on the first row of the order`
-            : `${JSON.stringify(cell)} differs from ${JSON.stringify(first)} on line ${firstLine}, the order's first row: leave it empty on the other rows of the order, or repeat it exactly`,
+            ? `${quote(cell)} is given here but the order's first row (line ${firstLine}) leaves it empty: put order-level cells on the first row of the order`
+            : `${quote(cell)} differs from ${quote(first)} on line ${firstLine}, the order's first row: leave it empty on the other rows of the order, or repeat it exactly`,
       });
     }
     this.addCommon(row);
@@ -180,12 +181,8 @@ class OrderInProgress {
 
   /** Converts a cell and sets it at its place, or records why it does not convert. */
   private set(object: Record<string, unknown>, target: Target, cell: string, line: number): void {
-    const converted = cell.includes('\uFFFD')
-      ? {
-          problem:
-            'is not UTF-8 text: save the file as "CSV UTF-8" (or convert it to UTF-8) and import it again',
-        }
-      : convertCell(cell, target);
+    // The reader has refused a file that is not UTF-8 (src/import/encoding.ts).
+    const converted = convertCell(cell, target);
     if ('problem' in converted) {
       this.problems.push({ file: this.shape.file, line, field: target.path, message: converted.problem });
       return;

@@ -4,45 +4,101 @@
  * never sits in memory, and a broken order is a problem of that order, with its line. NDJSON is
  * read line by line; blank lines are skipped.
  */
-import { createInterface } from 'node:readline';
 import { StringDecoder } from 'node:string_decoder';
 import { InputError } from '../cli/errors.js';
+import { quoteAny } from '../io/quote.js';
 import { parseJson } from './json-syntax.js';
+import { DEFAULT_LIMITS, type InputLimits, orderTextTooLarge } from './limits.js';
 import { readBytes } from './read.js';
 import { namesProduct } from './resolve-products.js';
 import type { SourceOrder } from './types.js';
 
 /** The text of one top-level element of a JSON array and where it stands in the file. */
 export interface JsonElement {
+  /** Its text; empty when it is `tooLarge`. */
   text: string;
+  /** The element is longer than the largest order: its text was not kept. */
+  tooLarge?: boolean;
   line: number;
   column: number;
   endLine: number;
 }
 
 /** Orders of a file holding a JSON array. */
-export async function* jsonArrayOrders(path: string, file: string): AsyncGenerator<SourceOrder> {
+export async function* jsonArrayOrders(
+  path: string,
+  file: string,
+  limits: InputLimits = DEFAULT_LIMITS,
+): AsyncGenerator<SourceOrder> {
   let index = 0;
-  for await (const element of splitJsonArray(textChunks(path), file)) {
+  for await (const element of splitJsonArray(textChunks(path, file), file, limits.maxOrderBytes)) {
+    if (element.tooLarge) {
+      const location = { file, line: element.line, endLine: element.endLine };
+      yield unreadable(index++, '', location, {
+        file,
+        line: element.line,
+        message: orderTextTooLarge(limits, 'this order'),
+      });
+      continue;
+    }
     yield orderFromText(element.text, index++, file, element);
   }
 }
 
-/** Orders of an NDJSON file: one JSON object per line. */
-export async function* ndjsonOrders(path: string, file: string): AsyncGenerator<SourceOrder> {
-  const bytes = readBytes(path);
-  const lines = createInterface({ input: bytes, crlfDelay: Number.POSITIVE_INFINITY });
+/**
+ * Orders of an NDJSON file: one JSON object per line. A line longer than the largest order is
+ * not kept (only counted to its end): a 50 MB line costs no more memory than a short one.
+ */
+export async function* ndjsonOrders(
+  path: string,
+  file: string,
+  limits: InputLimits = DEFAULT_LIMITS,
+): AsyncGenerator<SourceOrder> {
+  const decoder = new StringDecoder('utf8');
+  const bytes = readBytes(path, file, 'json');
   let line = 0;
   let index = 0;
+  // The start of the current line, read from earlier chunks (dropped past the limit), and its length.
+  let carry = '';
+  let carried = 0;
+  /** The order of the line that ends at `end` of `text` (undefined for a blank line). */
+  const lineOrder = (text: string, start: number, end: number): SourceOrder | undefined => {
+    line++;
+    const tooLarge = carried + (end - start) > limits.maxOrderBytes;
+    let lineText = tooLarge ? '' : carry === '' ? text.slice(start, end) : carry + text.slice(start, end);
+    carry = '';
+    carried = 0;
+    const where = { file, line, column: 1, endLine: line };
+    if (tooLarge) {
+      return unreadable(index++, '', where, { file, line, message: orderTextTooLarge(limits, 'this line') });
+    }
+    if (line === 1 && lineText.charCodeAt(0) === 0xfeff) lineText = lineText.slice(1);
+    if (lineText.charCodeAt(lineText.length - 1) === 0x0d) lineText = lineText.slice(0, -1);
+    if (lineText.trim() === '') return undefined;
+    return orderFromText(lineText, index++, file, where);
+  };
+  const keepRest = (text: string, start: number): void => {
+    if (start >= text.length) return;
+    carried += text.length - start;
+    carry = carried <= limits.maxOrderBytes ? carry + text.slice(start) : '';
+  };
   try {
-    for await (const rawLine of lines) {
-      line++;
-      const text = line === 1 && rawLine.charCodeAt(0) === 0xfeff ? rawLine.slice(1) : rawLine;
-      if (text.trim() === '') continue;
-      yield orderFromText(text, index++, file, { line, column: 1, endLine: line });
+    for await (const chunk of bytes) {
+      const text = decoder.write(chunk as Buffer);
+      let start = 0;
+      for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+        const order = lineOrder(text, start, end);
+        if (order) yield order;
+        start = end + 1;
+      }
+      keepRest(text, start);
+    }
+    keepRest(decoder.end(), 0);
+    if (carried > 0) {
+      const order = lineOrder('', 0, 0);
+      if (order) yield order;
     }
   } finally {
-    lines.close();
     bytes.destroy();
   }
 }
@@ -69,7 +125,7 @@ export function orderFromText(
     return unreadable(index, text, location, {
       file,
       line: where.line,
-      message: `must be an order (a JSON object), not ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `${typeof value} ${JSON.stringify(value)}`}`,
+      message: `must be an order (a JSON object), not ${Array.isArray(value) ? 'a list' : value === null ? 'null' : `${typeof value} ${quoteAny(value)}`}`,
     });
   }
   const order = value as Record<string, unknown>;
@@ -106,9 +162,9 @@ function unreadable(
   };
 }
 
-async function* textChunks(path: string): AsyncGenerator<string> {
+async function* textChunks(path: string, file: string): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
-  const bytes = readBytes(path);
+  const bytes = readBytes(path, file, 'json');
   try {
     for await (const chunk of bytes) yield decoder.write(chunk as Buffer);
     const rest = decoder.end();
@@ -143,6 +199,7 @@ type Phase = (typeof Phase)[keyof typeof Phase];
 export async function* splitJsonArray(
   chunks: AsyncIterable<string>,
   file: string,
+  maxElementChars = Number.POSITIVE_INFINITY,
 ): AsyncGenerator<JsonElement> {
   let phase = Phase.Start as Phase;
   let line = 1;
@@ -157,6 +214,8 @@ export async function* splitJsonArray(
   let startColumn = 0;
   let lastEndLine = 0;
   let first = true;
+  // Characters of the element read in earlier chunks; past the limit its pieces are dropped.
+  let pending = 0;
 
   const fail = (message: string): never => {
     throw new InputError(`${file} is not a JSON array of orders from line ${line} on; nothing was sent.`, [
@@ -238,6 +297,7 @@ export async function* splitJsonArray(
             startLine = line;
             startColumn = column;
             pieces = [];
+            pending = 0;
             depth = code === 0x7b || code === 0x5b ? 1 : 0;
             inString = code === 0x22;
             escaped = false;
@@ -256,7 +316,11 @@ export async function* splitJsonArray(
           fail(`unexpected ${JSON.stringify(chunk[i])} after the closing ] of the array`);
       }
     }
-    if (phase === Phase.Element) pieces.push(chunk.slice(elementStart));
+    if (phase === Phase.Element) {
+      pending += chunk.length - elementStart;
+      if (pending <= maxElementChars) pieces.push(chunk.slice(elementStart));
+      else pieces = [];
+    }
   }
   if (phase === Phase.Element && scalar) {
     yield finishElement('', true);
@@ -272,12 +336,17 @@ export async function* splitJsonArray(
   }
 
   function finishElement(tail: string, endedBefore = false): JsonElement {
+    // Characters count no more than bytes in UTF-8: an element over the limit in characters is over it in bytes.
+    const tooLarge = pending + tail.length > maxElementChars;
     pieces.push(tail);
-    const text = pieces.join('');
+    const text = tooLarge ? '' : pieces.join('');
     pieces = [];
+    pending = 0;
     phase = Phase.AfterElement;
     lastEndLine = endedBefore && column === 0 ? line - 1 : line;
-    return { text, line: startLine, column: startColumn, endLine: lastEndLine };
+    const element: JsonElement = { text, line: startLine, column: startColumn, endLine: lastEndLine };
+    if (tooLarge) element.tooLarge = true;
+    return element;
   }
 }
 

@@ -4,12 +4,14 @@
  * then send) and a pipe can be read only once.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { UsageError } from '../cli/errors.js';
+import { InputError, UsageError } from '../cli/errors.js';
+import { decodeUtf8, encodingError, type InputKind, Utf8Check } from './encoding.js';
+import { formatSize, type InputLimits, orderTextTooLarge } from './limits.js';
 import type { InputFormat, SourceContext } from './types.js';
 
 /** The name problems give to standard input. */
@@ -97,7 +99,85 @@ async function copyStdin(ctx: SourceContext): Promise<InputFile> {
   return { file: STDIN_NAME, path, remove };
 }
 
-/** The bytes of a file as a stream of chunks (64 KiB: large enough to be fast, small enough to stay lean). */
-export function readBytes(path: string): Readable {
-  return createReadStream(path, { highWaterMark: 64 * 1024 });
+/** Bytes of a file read at a time (64 KiB: large enough to be fast, small enough to stay lean). */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The bytes of a text input as a stream of chunks, each checked to be UTF-8 before it is passed
+ * on: an input in another encoding fails the stream with an InputError naming `file` and the line.
+ */
+export function readBytes(path: string, file: string, kind: InputKind): Readable {
+  return Readable.from(checkedChunks(path, file, kind), { objectMode: false });
+}
+
+async function* checkedChunks(path: string, file: string, kind: InputKind): AsyncGenerator<Buffer> {
+  const stream = createReadStream(path, { highWaterMark: CHUNK_BYTES });
+  const check = new Utf8Check();
+  try {
+    for await (const chunk of stream) {
+      const problem = check.push(chunk as Buffer);
+      if (problem) throw encodingError(problem, file, await lineAt(path, problem.offset), kind);
+      yield chunk as Buffer;
+    }
+    const problem = check.end();
+    if (problem) throw encodingError(problem, file, await lineAt(path, problem.offset), kind);
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** The 1-based line of a byte offset of a file (read again from its start: only for an error). */
+async function lineAt(path: string, offset: number): Promise<number> {
+  let line = 1;
+  if (offset === 0) return line;
+  for await (const chunk of createReadStream(path, { highWaterMark: CHUNK_BYTES, end: offset - 1 })) {
+    const bytes = chunk as Buffer;
+    for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) line++;
+  }
+  return line;
+}
+
+/**
+ * The whole text of an input that holds one order (`orders create --file`): a file or standard
+ * input, refused without reading it all when it is larger than an order may be, and refused when
+ * it is not UTF-8.
+ */
+export async function readOrderText(
+  input: string,
+  ctx: SourceContext,
+  limits: InputLimits,
+): Promise<{ file: string; text: string }> {
+  const file = input === '-' ? STDIN_NAME : input;
+  const tooLarge = () =>
+    new InputError(`${file} is larger than ${formatSize(limits.maxOrderBytes)}; nothing was sent.`, [
+      { file, message: orderTextTooLarge(limits, 'the file') },
+    ]);
+  let bytes: Buffer;
+  if (input === '-') {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for await (const chunk of ctx.io.stdin) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+      length += buffer.length;
+      if (length > limits.maxOrderBytes) {
+        ctx.io.stdin.destroy();
+        throw tooLarge();
+      }
+      chunks.push(buffer);
+    }
+    bytes = Buffer.concat(chunks);
+  } else {
+    const path = resolve(ctx.cwd, input);
+    try {
+      if ((await stat(path)).size > limits.maxOrderBytes) throw tooLarge();
+      bytes = await readFile(path);
+    } catch (error) {
+      if (error instanceof InputError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new UsageError(
+        `Cannot read ${input}: ${code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? (error as Error).message)}.`,
+      );
+    }
+  }
+  return { file, text: decodeUtf8(bytes, file, 'json') };
 }

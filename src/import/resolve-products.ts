@@ -4,6 +4,7 @@
  * the order sent carries the id instead of the code and name.
  */
 
+import { excerpt, quoteAny } from '../io/quote.js';
 import { ITEM_IDENTIFIERS } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import type { PackagingReference } from '../schemas/references.js';
@@ -76,13 +77,13 @@ function malformed(item: Record<string, unknown>, field: string): ItemOutcome | 
   if (typeof productCode !== 'string' || productCode.trim() === '') {
     return problem(
       `${field}.productCode`,
-      `must be a product code such as "CRF-30", not ${JSON.stringify(productCode)}`,
+      `must be a product code such as "CRF-30", not ${quoteAny(productCode)}`,
     );
   }
   if (packagingName !== undefined && (typeof packagingName !== 'string' || packagingName.trim() === '')) {
     return problem(
       `${field}.packagingName`,
-      `must be the name of a packaging such as "Pot 20 cl", not ${JSON.stringify(packagingName)}`,
+      `must be the name of a packaging such as "Pot 20 cl", not ${quoteAny(packagingName)}`,
     );
   }
   const others = ITEM_IDENTIFIERS.filter((key) => item[key] !== undefined);
@@ -107,7 +108,7 @@ function resolveItem(
   if (ofProduct.length === 0) {
     return problem(
       `${field}.productCode`,
-      `no packaging reference has the product code ${JSON.stringify(productCode)} (see ordercli refs packagings list --search ${JSON.stringify(productCode)})`,
+      `no packaging reference has the product code ${quoteAny(productCode)} (see ordercli refs packagings list --search ${quoteAny(productCode)})`,
     );
   }
   const named =
@@ -117,7 +118,7 @@ function resolveItem(
   if (named.length === 0) {
     return problem(
       `${field}.packagingName`,
-      `product ${productCode} has no packaging named ${JSON.stringify(packagingName)}; candidates: ${candidates(ofProduct)}`,
+      `product ${excerpt(productCode)} has no packaging named ${quoteAny(packagingName)}; candidates: ${candidates(ofProduct)}`,
     );
   }
   const active = named.filter(isActive);
@@ -125,12 +126,12 @@ function resolveItem(
   if (active.length === 0) {
     return problem(
       packagingName === undefined ? `${field}.productCode` : `${field}.packagingName`,
-      `no active packaging reference matches product ${productCode}${packagingName === undefined ? '' : ` and packaging ${JSON.stringify(packagingName)}`}; candidates: ${candidates(named)}`,
+      `no active packaging reference matches product ${excerpt(productCode)}${packagingName === undefined ? '' : ` and packaging ${quoteAny(packagingName)}`}; candidates: ${candidates(named)}`,
     );
   }
   return problem(
     `${field}.productCode`,
-    `product ${productCode} has ${active.length} active packagings${packagingName === undefined ? '' : ` named ${JSON.stringify(packagingName)}`}: name one with packagingName; candidates: ${candidates(active)}`,
+    `product ${excerpt(productCode)} has ${active.length} active packagings${packagingName === undefined ? '' : ` named ${quoteAny(packagingName)}`}: name one with packagingName; candidates: ${candidates(active)}`,
   );
 }
 

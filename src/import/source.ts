@@ -3,7 +3,8 @@
  *
  *   openOrderSource(input, { format, delimiter, map, mapFile }, ctx) -> OrderSource
  *       input is a path or '-' (stdin, copied to a temp file); every problem in the header or the
- *       --map file is thrown as InputError/UsageError here, before any order is read.
+ *       --map file is thrown as InputError/UsageError here, before any order is read. `limits`
+ *       (default 1 MiB per order, 64 KiB per value) bound what the readers buffer.
  *   source.orders(): AsyncIterable<SourceOrder>   re-reads the file on every call (pass 1, pass 2)
  *   validateImport(source, { references, checkRefs, requireExternalId = true }) -> ImportValidation
  *   invalidInputError(source, validation) -> InputError (exit 2, every problem listed)
@@ -17,6 +18,7 @@ import { planColumns, readColumnMap } from './columns.js';
 import { delimiterOption, readCsvLayout, readCsvRows } from './csv.js';
 import { groupRows } from './group.js';
 import { jsonArrayOrders, ndjsonOrders } from './json.js';
+import { DEFAULT_LIMITS } from './limits.js';
 import { detectFormat, openInputFile } from './read.js';
 import type { OrderSource, SourceContext, SourceOptions } from './types.js';
 
@@ -44,29 +46,35 @@ export async function openOrderSource(
     options.mapFile === undefined
       ? options.map
       : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd)) };
+  const limits = options.limits ?? DEFAULT_LIMITS;
   const inputFile = await openInputFile(input, ctx);
   const { file, path } = inputFile;
   try {
     if (format === 'csv') {
       const csv = await readCsvLayout(path, file, delimiter);
       const columns = planColumns(csv.header, map, file);
+      const columnName = (index: number) => columns.find((column) => column.index === index)?.path;
       return {
         format,
         csv,
         file,
         path,
-        orders: () => groupRows(readCsvRows(path, file, csv), columns, csv.header, file),
+        orders: () =>
+          groupRows(readCsvRows(path, file, csv, { limits, columnName }), columns, csv.header, file),
         close: inputFile.remove,
         signal: ctx.signal,
+        limits,
       };
     }
     return {
       format,
       file,
       path,
-      orders: () => (format === 'json' ? jsonArrayOrders(path, file) : ndjsonOrders(path, file)),
+      orders: () =>
+        format === 'json' ? jsonArrayOrders(path, file, limits) : ndjsonOrders(path, file, limits),
       close: inputFile.remove,
       signal: ctx.signal,
+      limits,
     };
   } catch (error) {
     await inputFile.remove();

@@ -43,6 +43,8 @@ export interface ReadOptions {
   delimiter?: string;
   /** The file's own headers renamed to the contract's dotted paths (`--map`). */
   map?: Record<string, string>;
+  /** Largest order and value (`--max-order-bytes`, `--max-cell-bytes`); default 1 MiB and 64 KiB. */
+  limits?: import('./limits.js').InputLimits;
 }
 
 /** The outcome of one order, as journaled and reported. */
@@ -106,6 +108,8 @@ export interface OrderSource extends SourceLayout {
   close(): Promise<void>;
   /** The command's signal (Ctrl-C): `validateImport` stops reading when it aborts. */
   signal?: AbortSignal;
+  /** The size limits its readers keep to, and that validation checks the orders against. */
+  limits?: import('./limits.js').InputLimits;
 }
 
 /** One order made ready to send: the body (product codes resolved), or why it cannot be sent. */
@@ -133,6 +137,8 @@ export interface ValidateImportOptions {
    * and the sending pass reads the input again: memory stays bounded whatever the file's size.
    */
   keepItems?: number;
+  /** Size limits (default: the source's own, else 1 MiB per order and 64 KiB per value). */
+  limits?: import('./limits.js').InputLimits;
 }
 
 /** One order of the input as the sending pass takes it: the body to POST, or why it cannot be sent. */

@@ -7,10 +7,12 @@
  * orders, never every order.
  */
 import { InputError, type InputProblem } from '../cli/errors.js';
+import { quote } from '../io/quote.js';
 import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS, validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { checkReferences } from './check-refs.js';
 import { ExternalIdIndex } from './external-ids.js';
+import { DEFAULT_LIMITS, type InputLimits, sizeProblems } from './limits.js';
 import type { ReferenceCatalog } from './references.js';
 import { resolveProductCodes } from './resolve-products.js';
 import type {
@@ -30,6 +32,8 @@ export interface PrepareOptions {
   requireExternalId?: boolean;
   /** Check every `internalReferenceId` against the reference lists (`--check-refs`). */
   checkRefs?: boolean;
+  /** Largest body and value (`--max-order-bytes`, `--max-cell-bytes`); default 1 MiB and 64 KiB. */
+  limits?: InputLimits;
 }
 
 /**
@@ -45,6 +49,8 @@ export async function prepareOrder(
   // A problem without a field means the order could not be read at all (not JSON, a broken row).
   if (problems.some((problem) => problem.field === undefined)) return { body: source.order, problems };
 
+  // First, so that a value too large is reported as such rather than by a rule it also breaks.
+  addNew(problems, sizeProblems(source.order, options.limits ?? DEFAULT_LIMITS), source);
   let body = source.order;
   let unresolved = new Set<number>();
   if (source.needsProductResolution) {
@@ -131,12 +137,13 @@ export function place(source: SourceOrder, problem: ValidationProblem): InputPro
  * they are read; only the externalIds seen, the invalid orders and their problems are kept.
  */
 export async function validateImport(
-  source: Pick<OrderSource, 'orders' | 'format' | 'signal'>,
+  source: Pick<OrderSource, 'orders' | 'format' | 'signal'> & { limits?: InputLimits },
   options: ValidateImportOptions = {},
 ): Promise<ImportValidation> {
   const prepareOptions: PrepareOptions = {
     requireExternalId: options.requireExternalId ?? true,
     checkRefs: options.checkRefs,
+    limits: options.limits ?? source.limits,
   };
   const seen = new ExternalIdIndex();
   const invalid: SourceOrder[] = [];
@@ -196,7 +203,7 @@ function itemCount(body: Record<string, unknown>): number {
 }
 
 function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): InputProblem {
-  const id = JSON.stringify(order.externalId);
+  const id = quote(order.externalId ?? '');
   return {
     file: order.location.file,
     line: order.location.line,

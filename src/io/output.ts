@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import type { ListAnswer } from '../api/references.js';
 import { UsageError } from '../cli/errors.js';
+import { escapeControl } from './quote.js';
 import { answerToShow } from './service-answer.js';
 import type { IOStreams } from './streams.js';
 
@@ -130,9 +131,9 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/** Tab-separated output stays one row per line, without control characters (escapes included). */
+/** Tab-separated output stays one row per line: control characters (tabs, escapes) are escaped. */
 function tsvField(value: string): string {
-  return value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ');
+  return escapeControl(value);
 }
 
 const ROWS_PER_CHUNK = 1000;

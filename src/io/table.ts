@@ -3,6 +3,7 @@
  * took minutes for 50,000 rows (it measures and pads every cell through several layers); the
  * look is the same box-drawing frame, without a rule between rows.
  */
+import { escapeControl } from './quote.js';
 
 /** Border and padding cost per column: `│ ` + ` `, plus one for the closing `│`. */
 const COLUMN_OVERHEAD = 3;
@@ -40,13 +41,14 @@ export interface TableLayout {
 }
 
 const ASCII_PRINTABLE = /^[\x20-\x7e]*$/;
-// C0 and C1 controls, escape included: data from the service must never drive the terminal.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
 
-/** A cell as it may be shown: one line, no control characters, accents composed (NFC). */
+/**
+ * A cell as it may be shown: one line, control characters escaped (`\u001b`, `\t`: data from the
+ * service must never drive the terminal), accents composed (NFC).
+ */
 export function cleanCell(text: string): string {
   if (ASCII_PRINTABLE.test(text)) return text;
-  return text.replace(CONTROL, ' ').normalize('NFC');
+  return escapeControl(text).normalize('NFC');
 }
 
 function isZeroWidth(code: number): boolean {

@@ -1,5 +1,6 @@
 /** Field-level validation problems, as the CLI prints them and the sandbox returns them. */
 import { z } from 'zod';
+import { excerpt, quote, quoteAny } from '../io/quote.js';
 
 /** One problem with one field: `field` is a dotted path such as `items[0].orderedQuantity`. */
 export interface ValidationProblem {
@@ -14,7 +15,8 @@ export function fieldPath(path: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
+    // A key comes from the input: escaped and cut short like any value named in a message.
+    else out += out === '' ? excerpt(String(segment)) : `.${excerpt(String(segment))}`;
   }
   return out === '' ? '(body)' : out;
 }
@@ -42,9 +44,8 @@ function describeType(expected: string): string {
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'string')
-    return `the text ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
-  return `${typeof value} ${JSON.stringify(value)}`;
+  if (typeof value === 'string') return `the text ${quote(value, 40)}`;
+  return `${typeof value} ${quoteAny(value)}`;
 }
 
 /** Plain-English messages for zod's built-in checks; custom messages are kept as written. */
@@ -54,7 +55,7 @@ export const validationErrorMap: z.core.$ZodErrorMap = (issue) => {
     return `must be ${describeType(issue.expected)}, not ${describeValue(issue.input)}`;
   }
   if (issue.code === 'too_small' && issue.origin === 'number') {
-    return `must be a whole number above zero, not ${JSON.stringify(issue.input)}`;
+    return `must be a whole number above zero, not ${quoteAny(issue.input)}`;
   }
   if (issue.code === 'invalid_union') return `must be a positive whole number or a non-empty text`;
   return undefined;

@@ -153,15 +153,17 @@ describe('CSV dialects', () => {
     ]);
   });
 
-  it('flags cells that are not UTF-8 (a spreadsheet saved as Windows-1252)', async () => {
+  it('refuses a file that is not UTF-8 (a spreadsheet saved as Windows-1252), naming the line', async () => {
     const latin1 = Buffer.concat([
       Buffer.from(`${HEADER.join(';')}\nL-1;301;`),
       Buffer.from([0x42, 0xe2, 0x74]), // "Bât" in Windows-1252
       Buffer.from(';401;1\n'),
     ]);
-    const validation = await validateImport(await sourceOf('latin1.csv', latin1));
-    expect(lines(validation.problems)).toEqual([
-      'latin1.csv:2: deliveryAddress.street: is not UTF-8 text: save the file as "CSV UTF-8" (or convert it to UTF-8) and import it again',
+    const error = await rejection(sourceOf('latin1.csv', latin1));
+    expect(error).toBeInstanceOf(InputError);
+    expect(error.message).toContain('latin1.csv is not UTF-8 text (line 2');
+    expect(lines(error.problems!)).toEqual([
+      'latin1.csv:2: byte 0xE2 ("â" in Windows-1252) is not UTF-8: the file is in another encoding',
     ]);
   });
 });

@@ -110,7 +110,7 @@ describe('a body that is not a list', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).not.toContain('\u001b');
-    expect(tableLines(result.stdout)[3]).toContain('│ Sirop [2J [31m rouge vif │');
+    expect(tableLines(result.stdout)[3]).toContain('│ Sirop\\u001b[2J\\u001b[31m rouge\\tvif │');
     const piped = await runCli(['refs', 'packagings', 'list'], {
       env: { ORDERCLI_BASE_URL: other.url, ORDERCLI_TOKEN: 'token-x' },
     });

@@ -3,18 +3,16 @@
  * an import (nothing is sent when it is invalid), `item.productCode` resolved from the packaging
  * references, then `POST /api/v1/orders`. `--dry-run` prints the body that would be sent.
  */
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { statusLine } from '../../api/errors.js';
 import type { Context } from '../../cli/context.js';
-import { InputError, UsageError } from '../../cli/errors.js';
+import { InputError } from '../../cli/errors.js';
 import { parseJson } from '../../import/json-syntax.js';
-import { STDIN_NAME } from '../../import/read.js';
+import { inputLimits } from '../../import/limits.js';
+import { readOrderText } from '../../import/read.js';
 import { ReferenceCatalog } from '../../import/references.js';
 import { namesProduct } from '../../import/resolve-products.js';
 import type { SourceOrder } from '../../import/types.js';
 import { prepareOrder } from '../../import/validate.js';
-import { readStream } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 
@@ -22,13 +20,17 @@ export interface CreateOptions {
   /** A path, or `-` for standard input. */
   file: string;
   dryRun?: boolean;
+  /** `--max-order-bytes`, `--max-cell-bytes`: sizes such as `2MiB` (default 1 MiB and 64 KiB). */
+  maxOrderBytes?: string;
+  maxCellBytes?: string;
 }
 
 export async function run(options: CreateOptions, ctx: Context): Promise<void> {
-  const { file, text } = await readOrderFile(options.file, ctx);
+  const limits = inputLimits(options);
+  const { file, text } = await readOrderText(options.file, ctx, limits);
   const order = parseOrder(text, file);
   const references = new ReferenceCatalog(() => ctx.api(), ctx.signal);
-  const prepared = await prepareOrder(order, references);
+  const prepared = await prepareOrder(order, references, { limits });
   if (prepared.problems.length > 0) {
     const count = prepared.problems.length;
     throw new InputError(
@@ -49,18 +51,6 @@ export async function run(options: CreateOptions, ctx: Context): Promise<void> {
   if (ctx.json)
     writeAnswerJson(ctx.io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
   else ctx.io.out(`${summary(response.status, response.body)}\n`);
-}
-
-async function readOrderFile(path: string, ctx: Context): Promise<{ file: string; text: string }> {
-  if (path === '-') return { file: STDIN_NAME, text: await readStream(ctx.io.stdin) };
-  try {
-    return { file: path, text: await readFile(resolve(ctx.cwd, path), 'utf8') };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `Cannot read ${path}: ${code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? (error as Error).message)}.`,
-    );
-  }
 }
 
 /** The one order of a JSON text, placed at its file for problems. */

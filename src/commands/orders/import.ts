@@ -10,6 +10,7 @@ import { CancelledError, type InputProblem, UsageError } from '../../cli/errors.
 import { ExitCode } from '../../cli/exit-codes.js';
 import { OrderJournal } from '../../import/journal.js';
 import { journalOfInput } from '../../import/journal-location.js';
+import { inputLimits } from '../../import/limits.js';
 import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
 import {
   countResult,
@@ -32,6 +33,7 @@ import {
 } from '../../import/source.js';
 import { type SubmitItem, type SubmitStop, submitOrders } from '../../import/submit.js';
 import type { ImportValidation, InputFormat, OrderSource, SourceOrder } from '../../import/types.js';
+import { escapeControl, excerpt } from '../../io/quote.js';
 
 export interface ImportOptions {
   input: string;
@@ -46,6 +48,9 @@ export interface ImportOptions {
   retryUnknown?: boolean;
   report?: string;
   rejects?: string;
+  /** `--max-order-bytes`, `--max-cell-bytes`: sizes such as `2MiB` (default 1 MiB and 64 KiB). */
+  maxOrderBytes?: string;
+  maxCellBytes?: string;
 }
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -62,6 +67,7 @@ const LISTED_PROBLEMS = 10;
 export async function run(options: ImportOptions, ctx: Context): Promise<void> {
   const concurrency = parseConcurrency(options.concurrency);
   const keep = keepItems(ctx.env);
+  const limits = inputLimits(options);
   if (options.report !== undefined) reportFormatFor(options.report);
   if (options.input === '-' && !options.dryRun && options.journal === undefined) {
     throw new UsageError(
@@ -72,7 +78,12 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
   const references = new ReferenceCatalog(() => ctx.api(), ctx.signal);
   const source = await openOrderSource(
     options.input,
-    { format: options.format as InputFormat | undefined, delimiter: options.delimiter, mapFile: options.map },
+    {
+      format: options.format as InputFormat | undefined,
+      delimiter: options.delimiter,
+      mapFile: options.map,
+      limits,
+    },
     ctx,
   );
   try {
@@ -242,7 +253,7 @@ async function importOrders(
         yield { source: order, body: order.order, problems: [] };
         continue;
       }
-      const prepared = await prepareOrder(order, references);
+      const prepared = await prepareOrder(order, references, { limits: source.limits });
       yield prepared.problems.length > 0
         ? { source: order, body: undefined, problems: prepared.problems }
         : { source: order, body: prepared.body, problems: [] };
@@ -354,7 +365,7 @@ function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResul
   if (listed.length === 0) return;
   const lines = listed.map(
     (result) =>
-      `  ${result.location.file}:${result.location.line} ${result.externalId ?? '(no externalId)'} ${result.status}: ${result.message ?? ''}`,
+      `  ${escapeControl(`${result.location.file}:${result.location.line} ${excerpt(result.externalId ?? '(no externalId)')} ${result.status}: ${result.message ?? ''}`)}`,
   );
   if (problems > listed.length) lines.push(`  … and ${fmt(problems - listed.length)} more (see --report)`);
   ctx.io.err(`Orders not created:\n${lines.join('\n')}\n`);

@@ -11,7 +11,9 @@ export function registerOrders(program: Command, ctx: Context): void {
       .description('create one order from JSON with POST /api/v1/orders, validated locally first')
       .requiredOption('--file <path|->', 'the order as a JSON object, or - for standard input')
       .option('--dry-run', 'validate and print the body that would be sent; nothing is sent')
-      .action(async (opts: { file: string; dryRun?: boolean }) => {
+      .option('--max-order-bytes <size>', 'largest order accepted, e.g. 2MiB (default: 1MiB)')
+      .option('--max-cell-bytes <size>', 'largest string value accepted, e.g. 256KiB (default: 64KiB)')
+      .action(async (opts: import('./create.js').CreateOptions) => {
         const { run } = await import('./create.js');
         await run(opts, ctx);
       }),
@@ -43,6 +45,14 @@ export function registerOrders(program: Command, ctx: Context): void {
         'send the valid orders and report the invalid ones (exit 4) instead of sending nothing (exit 2)',
       )
       .option('--check-refs', 'check before sending that every internalReferenceId exists and is active')
+      .option(
+        '--max-order-bytes <size>',
+        'largest order accepted (row, line or body), e.g. 2MiB (default: 1MiB)',
+      )
+      .option(
+        '--max-cell-bytes <size>',
+        'largest cell or string value accepted, e.g. 256KiB (default: 64KiB)',
+      )
       .option(
         '--journal <file>',
         'the journal of what was sent (default: <input>.journal.ndjson beside the input)',
