@@ -70,10 +70,13 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
     return ExitCode.Usage;
   }
   const paint = await painter(io);
+  // Long messages wrap at word boundaries on a terminal; piped, each stays one line.
+  const { wrapForStderr } = await import('../io/wrap.js');
   if (error instanceof CliError) {
-    io.err(`${paint.red('error:')} ${error.message}\n`);
-    for (const line of error.details) io.err(`  ${line}\n`);
-    if (error instanceof ApiError && error.hint) io.err(`${paint.yellow('hint:')} ${error.hint}\n`);
+    let text = `${paint.red('error:')} ${error.message}\n`;
+    for (const line of error.details) text += `  ${line}\n`;
+    if (error instanceof ApiError && error.hint) text += `${paint.yellow('hint:')} ${error.hint}\n`;
+    io.err(wrapForStderr(io, text));
     return error.exitCode;
   }
   if (isAbort(error) || ctx.signal.aborted) {
@@ -82,7 +85,10 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
   }
   const message = error instanceof Error ? error.message : String(error);
   io.err(
-    `${paint.red('error:')} ordercli failed unexpectedly: ${message}. Run it again with --verbose; if it persists, report it with that output.\n`,
+    wrapForStderr(
+      io,
+      `${paint.red('error:')} ordercli failed unexpectedly: ${message}. Run it again with --verbose; if it persists, report it with that output.\n`,
+    ),
   );
   if (ctx.env.ORDERCLI_DEBUG && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
   return ExitCode.Failure;

@@ -8,6 +8,11 @@ export function registerConfig(program: Command, ctx: Context): void {
     .description(
       'show and change profile values (base-url, token, auth-header, timeout, allow-insecure-http, webhook-key)',
     );
+  withExamples(config, [
+    'ordercli config list',
+    'ordercli config set base-url https://orders.example.com',
+    'ordercli --profile staging config get base-url',
+  ]);
 
   withExamples(
     config
@@ -16,11 +21,14 @@ export function registerConfig(program: Command, ctx: Context): void {
       .action(async () => (await import('./config.js')).list(ctx)),
     ['ordercli config list', 'ordercli config list --profile staging --json'],
   );
-  config
-    .command('get')
-    .description('one value of the profile (secrets are shown redacted)')
-    .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
-    .action(async (key: string) => (await import('./config.js')).get(key, ctx));
+  withExamples(
+    config
+      .command('get')
+      .description('one value of the profile (secrets are shown redacted)')
+      .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
+      .action(async (key: string) => (await import('./config.js')).get(key, ctx)),
+    ['ordercli config get base-url', 'ordercli --profile staging config get timeout'],
+  );
   withExamples(
     config
       .command('set')
@@ -33,8 +41,11 @@ export function registerConfig(program: Command, ctx: Context): void {
       'ordercli --profile staging config set timeout 60000',
     ],
   );
-  config
-    .command('path')
-    .description('the path of the config file')
-    .action(async () => (await import('./config.js')).path(ctx));
+  withExamples(
+    config
+      .command('path')
+      .description('the path of the config file')
+      .action(async () => (await import('./config.js')).path(ctx)),
+    ['ordercli config path', 'cat "$(ordercli config path)"'],
+  );
 }

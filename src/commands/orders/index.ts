@@ -4,6 +4,11 @@ import { withExamples } from '../../cli/program.js';
 
 export function registerOrders(program: Command, ctx: Context): void {
   const orders = program.command('orders').description('create, import and fetch sales orders');
+  withExamples(orders, [
+    'ordercli orders import orders.csv --dry-run',
+    'ordercli orders create --file order.json',
+    'ordercli orders get 1001',
+  ]);
 
   withExamples(
     orders
