@@ -143,3 +143,14 @@ describe('--json with --columns', () => {
     }
   });
 });
+
+describe('--json with --columns where records may be bare names', () => {
+  it('webhooks available refuses the combination (exit 2, nothing sent)', async () => {
+    const before = sandbox.requests.length;
+    const result = await runCli(['--json', 'webhooks', 'available', '--columns', 'event'], { env: full });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('drop --columns');
+    expect(sandbox.requests.length).toBe(before);
+  });
+});
