@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../cli/context.js';
-import { withExamples } from '../../cli/program.js';
+import { completeWith, withExamples } from '../../cli/program.js';
+import { PROFILE_KEYS } from '../../config/profiles.js';
 
 export function registerConfig(program: Command, ctx: Context): void {
   const config = program
@@ -29,6 +30,7 @@ export function registerConfig(program: Command, ctx: Context): void {
       .action(async (key: string) => (await import('./config.js')).get(key, ctx)),
     ['ordercli config get base-url', 'ordercli --profile staging config get timeout'],
   );
+  completeWith(config.commands.at(-1) as Command, 'key', PROFILE_KEYS);
   withExamples(
     config
       .command('set')
