@@ -11,16 +11,25 @@ import type { IOStreams } from './streams.js';
 /** Continuation lines are indented two more cells than the line they continue. */
 const HANGING_INDENT = '  ';
 
+export interface WrapOptions {
+  /**
+   * Ends every line but the last of a wrapped line: `' \\'` keeps a shell command runnable when
+   * it is copied (the width counts it).
+   */
+  continuation?: string;
+}
+
 /** Wraps each line of `text` to at most `width` cells (longer words excepted). */
-export function wrapText(text: string, width: number): string {
+export function wrapText(text: string, width: number, options: WrapOptions = {}): string {
   return text
     .split('\n')
-    .map((line) => wrapLine(line, width))
+    .map((line) => wrapLine(line, width, options.continuation ?? ''))
     .join('\n');
 }
 
-function wrapLine(line: string, width: number): string {
+function wrapLine(line: string, width: number, continuation: string): string {
   if (width <= 0 || stringWidth(line) <= width) return line;
+  const room = width - stringWidth(continuation);
   const indent = /^[ \t]*/.exec(line)?.[0] ?? '';
   // A deep indentation would leave too little room: continuation lines then keep the line's own.
   const hang = stringWidth(indent) + HANGING_INDENT.length <= width / 2 ? indent + HANGING_INDENT : indent;
@@ -39,8 +48,8 @@ function wrapLine(line: string, width: number): string {
     }
     const partWidth = stringWidth(part);
     const spaceWidth = hasWord ? stringWidth(space) : 0;
-    if (hasWord && currentWidth + spaceWidth + partWidth > width) {
-      lines.push(current);
+    if (hasWord && currentWidth + spaceWidth + partWidth > room) {
+      lines.push(current + continuation);
       current = hang + part;
       currentWidth = hangWidth + partWidth;
     } else {
@@ -60,8 +69,8 @@ export function wrapForStderr(io: IOStreams, text: string): string {
 }
 
 /** `text` as it should be written to stdout: wrapped to the terminal's width when stdout is one. */
-export function wrapForStdout(io: IOStreams, text: string): string {
-  return io.stdoutIsTTY ? wrapText(text, io.columns) : text;
+export function wrapForStdout(io: IOStreams, text: string, options: WrapOptions = {}): string {
+  return io.stdoutIsTTY ? wrapText(text, io.columns, options) : text;
 }
 
 /** Writes a note (or any message) on stderr, wrapped to the terminal's width. */

@@ -31,6 +31,8 @@ import {
 } from '../../import/source.js';
 import { type SubmitItem, type SubmitStop, submitOrders } from '../../import/submit.js';
 import type { ImportValidation, InputFormat, OrderSource, SourceOrder } from '../../import/types.js';
+import type { IOStreams } from '../../io/streams.js';
+import { wrapForStderr, writeNote } from '../../io/wrap.js';
 
 export interface ImportOptions {
   input: string;
@@ -153,7 +155,7 @@ async function reportDryRun(
       `The journal ${journalNote.path} records ${fmt(journalNote.created)} orders already created at ${settings.baseUrl} (a real run skips them) and ${fmt(journalNote.unknown)} with an unknown outcome.`,
     );
   }
-  io.err(`${lines.join('\n')}\n`);
+  io.err(wrapForStderr(io, `${lines.join('\n')}\n`));
   if (ctx.json) {
     ctx.io.out(
       `${JSON.stringify(
@@ -277,7 +279,7 @@ async function importOrders(
   const durationMs = performance.now() - started;
   const stopped = stopLabel(outcome.stopped);
   io.err(
-    renderSummary({
+    summaryForStderr(io, {
       counts,
       durationMs,
       input: source.file,
@@ -356,10 +358,16 @@ function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResul
       `  ${result.location.file}:${result.location.line} ${result.externalId ?? '(no externalId)'} ${result.status}: ${result.message ?? ''}`,
   );
   if (problems > listed.length) lines.push(`  … and ${fmt(problems - listed.length)} more (see --report)`);
-  ctx.io.err(`Orders not created:\n${lines.join('\n')}\n`);
+  ctx.io.err(wrapForStderr(ctx.io, `Orders not created:\n${lines.join('\n')}\n`));
   if (counts.unknown > 0) {
-    ctx.io.err(
+    writeNote(
+      ctx.io,
       `${fmt(counts.unknown)} orders have an unknown outcome: they may exist at the service. Check, then run again with --retry-unknown to send them.\n`,
     );
   }
+}
+
+/** The summary of a run, wrapped to the terminal (a long input path or base URL). */
+function summaryForStderr(io: IOStreams, info: Parameters<typeof renderSummary>[0]): string {
+  return wrapForStderr(io, renderSummary(info));
 }
