@@ -306,7 +306,7 @@ export async function writeListAnswer<T>(
   }
   const records = options.filter ? options.filter(answer.records) : answer.records;
   if (format === 'json') {
-    const picking = options.columns !== undefined && options.columns.length > 0 && records.length > 0;
+    const picking = options.columns !== undefined && options.columns.length > 0;
     if (picking && !records.every(isPlainObject)) {
       await note(
         io,
@@ -315,6 +315,7 @@ export async function writeListAnswer<T>(
       writeJsonArray(io, records);
       return;
     }
+    // An empty list still checks the names in --columns against the known columns.
     const columns = picking ? columnsOf(records as Record<string, unknown>[], spec) : [];
     await writeList(io, records, columns as Column<unknown>[], listOptions);
     return;

@@ -119,6 +119,28 @@ describe('--json with --columns', () => {
     expect(result.stderr).toContain('Unknown column "price" in --columns: choose among id, active, name');
   });
 
+  it('checks the column names against an empty list too', async () => {
+    const result = await runCli(
+      ['refs', 'packagings', 'list', '--json', '--columns', 'id,price', '--search', 'caviar'],
+      { env: partner },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Unknown column "price"');
+  });
+
+  it('prints records that are not objects whole, saying --columns does not apply', async () => {
+    const server = await startShapeServer({ '/api/v1/contact_references': ['PART-C-0001', 'PART-C-0002'] });
+    try {
+      const env = { ORDERCLI_BASE_URL: server.url, ORDERCLI_TOKEN: 'any-token' };
+      const result = await runCli(['refs', 'contacts', 'list', '--json', '--columns', 'id'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual(['PART-C-0001', 'PART-C-0002']);
+      expect(result.stderr).toContain('--columns does not apply, they are printed whole');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('picks nested fields of undocumented records by their dotted path', async () => {
     const server = await startShapeServer({
       '/api/v1/contacts': [
