@@ -204,7 +204,8 @@ async function importOrders(
   const report =
     options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   if (journal.replay.tornTail) {
-    io.err(
+    writeNote(
+      io,
       `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,
     );
   }
@@ -293,7 +294,8 @@ async function importOrders(
     }),
   );
   if (retries > 0) {
-    io.err(
+    writeNote(
+      io,
       `  retried  ${fmt(retries)} requests${throttled > 0 ? ` (${fmt(throttled)} after 429 Too Many Requests)` : ''}\n`,
     );
   }

@@ -6,6 +6,7 @@ import type { Context } from '../../cli/context.js';
 import { InputError, UsageError } from '../../cli/errors.js';
 import { readStream } from '../../io/input.js';
 import { isPlainObject, writeJson, writeRecord } from '../../io/output.js';
+import { writeNote } from '../../io/wrap.js';
 import { validateContactReference } from '../../schemas/references.js';
 
 export interface ContactReferenceFlags {
@@ -62,7 +63,8 @@ export async function run(flags: ContactReferenceFlags, ctx: Context): Promise<v
   }
   const id = isPlainObject(created.body) ? created.body.id : undefined;
   if (id === undefined || id === null) {
-    ctx.io.err(
+    writeNote(
+      ctx.io,
       `The service accepted the contact reference (HTTP ${created.status}) without returning its id; find it with ordercli refs contacts list.\n`,
     );
     if (created.body !== null && created.body !== '') writeJson(ctx.io, created.body);
