@@ -123,7 +123,7 @@ Exit codes: 0 success, 1 service or network failure, 2 bad usage or invalid inpu
 const GLOBAL_OPTIONS_LINE = 'Global options (--json, --profile, --verbose, ...): see ordercli --help.';
 
 /** The full name of a command, as typed: `ordercli refs contacts`. */
-export function commandPath(command: Command): string {
+function commandPath(command: Command): string {
   const names: string[] = [];
   for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
   return names.join(' ');
@@ -146,7 +146,7 @@ function unknownCommand(group: Command, typed: string): never {
 }
 
 /** The name closest to a mistyped word: a few letters off (swaps count as one), or a prefix of it. */
-export function closestName(typed: string, names: string[]): string | undefined {
+function closestName(typed: string, names: string[]): string | undefined {
   const word = typed.toLowerCase();
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
