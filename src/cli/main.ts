@@ -72,11 +72,14 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
   }
   const paint = await painter(io);
   // Messages quote inputs and the service's answers: no control character of theirs reaches the terminal.
+  // Long messages wrap at word boundaries on a terminal; piped, each stays one line.
+  const { wrapForStderr } = await import('../io/wrap.js');
   if (error instanceof CliError) {
-    io.err(`${paint.red('error:')} ${escapeControlKeepingLines(error.message)}\n`);
-    for (const line of error.details) io.err(`  ${escapeControl(line)}\n`);
+    let text = `${paint.red('error:')} ${escapeControlKeepingLines(error.message)}\n`;
+    for (const line of error.details) text += `  ${escapeControl(line)}\n`;
     if (error instanceof ApiError && error.hint)
-      io.err(`${paint.yellow('hint:')} ${escapeControlKeepingLines(error.hint)}\n`);
+      text += `${paint.yellow('hint:')} ${escapeControlKeepingLines(error.hint)}\n`;
+    io.err(wrapForStderr(io, text));
     return error.exitCode;
   }
   if (isAbort(error) || ctx.signal.aborted) {
@@ -85,7 +88,10 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
   }
   const message = escapeControlKeepingLines(error instanceof Error ? error.message : String(error));
   io.err(
-    `${paint.red('error:')} ordercli failed unexpectedly: ${message}. Run it again with --verbose; if it persists, report it with that output.\n`,
+    wrapForStderr(
+      io,
+      `${paint.red('error:')} ordercli failed unexpectedly: ${message}. Run it again with --verbose; if it persists, report it with that output.\n`,
+    ),
   );
   if (ctx.env.ORDERCLI_DEBUG && error instanceof Error && error.stack) io.err(`${error.stack}\n`);
   return ExitCode.Failure;

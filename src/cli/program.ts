@@ -2,7 +2,7 @@
  * The root command: global options of the contract and the registry of command groups. Only
  * commander and the groups' metadata load here; each verb's module is imported by its action.
  */
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { registerApi } from '../commands/api/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
 import { registerConfig } from '../commands/config/index.js';
@@ -18,6 +18,7 @@ import { registerSandbox } from '../commands/sandbox/index.js';
 import { registerWebhooks } from '../commands/webhooks/index.js';
 import { VERSION } from '../version.js';
 import type { Context } from './context.js';
+import { UsageError } from './errors.js';
 
 /** Each group adds its commands to the program; order here is the order in `--help`. */
 const GROUPS: ((program: Command, ctx: Context) => void)[] = [
@@ -74,8 +75,13 @@ export function buildProgram(ctx: Context): Command {
     .showSuggestionAfterError(true)
     .configureHelp({
       helpWidth: Math.min(ctx.io.columns, 120),
-      showGlobalOptions: true,
+      // The global options are listed once, in `ordercli --help`; every other page points there.
+      showGlobalOptions: false,
       sortSubcommands: false,
+      formatHelp: (command, helper) => {
+        const text = Help.prototype.formatHelp.call(helper, command, helper);
+        return command.parent ? `${text}\n${GLOBAL_OPTIONS_LINE}\n` : text;
+      },
     })
     .configureOutput({
       writeOut: (text) => ctx.io.out(text),
@@ -109,9 +115,86 @@ Exit codes: 0 success, 1 service or network failure, 2 bad usage or invalid inpu
       sub.showSuggestionAfterError(true);
       configure(sub);
     }
+    if (command.commands.length > 0) {
+      command.on('command:*', (operands: string[]) => unknownCommand(command, operands[0] ?? ''));
+    }
   };
   configure(program);
   return program;
+}
+
+const GLOBAL_OPTIONS_LINE = 'Global options (--json, --profile, --verbose, ...): see ordercli --help.';
+
+/** The full name of a command, as typed: `ordercli refs contacts`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/**
+ * A word that is none of a group's commands: names the group's commands and the closest one, and
+ * exits 2 (a usage error, nothing done).
+ */
+function unknownCommand(group: Command, typed: string): never {
+  const names = group.commands
+    .filter((c) => !(c as Command & { _hidden?: boolean })._hidden)
+    .map((c) => c.name());
+  const path = commandPath(group);
+  const closest = closestName(typed, names);
+  const suggestion = closest ? `: did you mean ${closest}?` : '.';
+  throw new UsageError(
+    `Unknown command '${typed}' for ${path}${suggestion} The commands of ${path} are ${names.join(', ')} (see ${path} --help).`,
+  );
+}
+
+/** The name closest to a mistyped word: a few letters off (swaps count as one), or a prefix of it. */
+function closestName(typed: string, names: string[]): string | undefined {
+  const word = typed.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const name of names) {
+    const distance = name.startsWith(word) && word.length >= 2 ? 0.5 : editDistance(word, name);
+    if (distance <= Math.max(1, Math.floor(name.length * 0.4)) && distance < bestDistance) {
+      best = name;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+/** Edits (insert, delete, replace, swap of neighbours) that turn one word into the other. */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = value;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * Values the shell completion offers for an option or argument that accepts others too (aliases,
+ * any case, names the service may add), so that commander does not restrict them as `.choices()`
+ * would. Read by `ordercli completion`.
+ */
+export const completionValues = new WeakMap<object, readonly string[]>();
+
+/** Declares the values completion offers for `flag` (`--format`) or the argument named `flag`. */
+export function completeWith(command: Command, flag: string, values: readonly string[]): Command {
+  const target =
+    command.options.find((option) => option.long === flag || option.short === flag) ??
+    command.registeredArguments.find((argument) => argument.name() === flag);
+  if (!target) throw new Error(`completeWith: ${command.name()} has no ${flag}`);
+  completionValues.set(target, values);
+  return command;
 }
 
 /** Appends an Examples section to a command's help. */

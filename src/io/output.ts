@@ -22,6 +22,13 @@ export interface Column<T = unknown> {
   /** On a narrow terminal: the narrowest width worth showing, and which columns go first (lowest priority). */
   minWidth?: number;
   priority?: number;
+  /**
+   * An identifier (an id, a code, a reference): never cut with `…`, since a cut one cannot be
+   * copied into an order; on a narrow terminal other columns shrink or are left out instead.
+   */
+  identifier?: boolean;
+  /** The record's fields this column shows, as dotted paths: what `--json --columns` keeps (default: the key). */
+  paths?: string[];
 }
 
 export type ListFormat = 'table' | 'tsv' | 'json' | 'csv';
@@ -162,7 +169,12 @@ export async function writeList<T>(
 ): Promise<void> {
   const format = listFormat(io, options);
   if (format === 'json') {
-    writeJsonArray(io, records);
+    // Columns of no list (a list of unknown shape with no records) leave nothing to pick from.
+    const chosen =
+      options.columns && options.columns.length > 0 && allColumns.length > 0
+        ? selectColumns(allColumns, options.columns)
+        : undefined;
+    writeJsonArray(io, chosen ? records.map((record) => pickFields(record, chosen)) : records);
     if (records.length === 0) io.err(`${emptyNote(options)}\n`);
     return;
   }
@@ -189,7 +201,7 @@ export async function writeList<T>(
   );
   // Columns chosen with --columns keep their order of importance: the first ones stay longest.
   const fits = columns.map((c, i) => ({
-    minWidth: c.minWidth,
+    minWidth: c.identifier ? Number.POSITIVE_INFINITY : c.minWidth,
     priority: options.columns ? -i : (c.priority ?? -i),
   }));
   const layout = layoutGrid(grid, io.columns, fits);
@@ -197,12 +209,59 @@ export async function writeList<T>(
   for (const chunk of renderGridChunks(grid, layout, { width: io.columns, color: io.colorEnabled, align })) {
     io.out(chunk);
   }
-  if (layout.shown.length < columns.length) {
-    const left = columns.filter((_, i) => !layout.shown.includes(i)).map((c) => c.key);
-    io.err(
-      `note: ${left.join(', ')} left out to fit ${io.columns} columns; pick columns with --columns, or use --csv or --json.\n`,
+  const left = columns.filter((_, i) => !layout.shown.includes(i)).map((c) => c.key);
+  const widest = columns.map(() => 0);
+  for (let j = 0; j < grid.widths.length; j++) {
+    const i = j % columns.length;
+    if ((grid.widths[j] ?? 0) > (widest[i] ?? 0)) widest[i] = grid.widths[j] ?? 0;
+  }
+  const cut = layout.shown
+    .filter((i, k) => (layout.widths[k] ?? 0) < (widest[i] ?? 0))
+    .map((i) => columns[i]?.key ?? '');
+  const fitted = [
+    ...(left.length > 0 ? [`${left.join(', ')} left out`] : []),
+    ...(cut.length > 0 ? [`long values of ${cut.join(', ')} cut short with …`] : []),
+  ];
+  if (fitted.length > 0) {
+    await note(
+      io,
+      `note: ${fitted.join(' and ')} to fit ${io.columns} columns; pick columns with --columns, or use --csv or --json for whole values.\n`,
     );
   }
+}
+
+/** Writes a note on stderr, wrapped on a terminal (the wrapping helper loads only when a note is written). */
+async function note(io: IOStreams, text: string): Promise<void> {
+  const { writeNote } = await import('./wrap.js');
+  writeNote(io, text);
+}
+
+/**
+ * The fields of a record that the chosen columns show (`--json --columns`), nested as in the
+ * record: `packaging.product.code` keeps `{"packaging": {"product": {"code": …}}}`. Fields the
+ * record lacks stay absent; a record that is not an object is kept whole.
+ */
+export function pickFields(record: unknown, columns: Column<never>[]): unknown {
+  if (!isPlainObject(record)) return record;
+  const out: Record<string, unknown> = {};
+  for (const column of columns) {
+    for (const path of column.paths ?? [column.key]) copyPath(record, out, path.split('.'));
+  }
+  return out;
+}
+
+function copyPath(from: Record<string, unknown>, to: Record<string, unknown>, path: string[]): void {
+  const [head, ...rest] = path;
+  if (head === undefined || !Object.hasOwn(from, head)) return;
+  const value = from[head];
+  if (rest.length === 0) {
+    to[head] = value;
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  const inner = isPlainObject(to[head]) ? (to[head] as Record<string, unknown>) : {};
+  copyPath(value, inner, rest);
+  if (Object.keys(inner).length > 0) to[head] = inner;
 }
 
 function emptyNote(options: ListOptions): string {
@@ -238,41 +297,64 @@ export async function writeListAnswer<T>(
   const format = listFormat(io, options);
   const listOptions = { what: spec.what, ...options };
   if (answer.records === undefined) {
-    io.err(
+    await note(
+      io,
       `note: the service answered the ${spec.what} in a shape that is not a list; it is printed as JSON.\n`,
     );
     writeJson(io, answerToShow(io, answer.body, { showWith: SHOW_WITH_API }));
     return;
   }
   if (answer.wrapper !== undefined && answer.otherKeys.length > 0 && format === 'json') {
-    io.err(
+    await note(
+      io,
       `note: the service wrapped the records in "${answer.wrapper}" beside ${answer.otherKeys.map((k) => `"${k}"`).join(', ')}; --json prints the records only (ordercli api GET shows the whole answer).\n`,
     );
   }
   const filtered = options.filter ? options.filter(answer.records) : answer.records;
   const records = answerToShow(io, filtered, { showWith: SHOW_WITH_API });
   if (format === 'json') {
-    await writeList(io, records, [], listOptions);
+    const picking = options.columns !== undefined && options.columns.length > 0;
+    if (picking && !records.every(isPlainObject)) {
+      await note(
+        io,
+        `note: the ${spec.what} are not records: --columns does not apply, they are printed whole.\n`,
+      );
+      writeJsonArray(io, records);
+      return;
+    }
+    // An empty list still checks the names in --columns against the known columns.
+    const columns = picking ? columnsOf(records as Record<string, unknown>[], spec) : [];
+    await writeList(io, records, columns as Column<unknown>[], listOptions);
     return;
   }
   if (!records.every(isPlainObject)) {
-    io.err(`note: the ${spec.what} are not records a table can show; they are printed as JSON.\n`);
+    await note(io, `note: the ${spec.what} are not records a table can show; they are printed as JSON.\n`);
     writeJsonArray(io, records);
     return;
   }
   const objects = records as Record<string, unknown>[];
-  const expected = spec.expected;
-  if (objects.length === 0 || (expected && objects.every(expected))) {
+  if (hasExpectedShape(objects, spec)) {
     await writeList(io, objects as T[], spec.columns, listOptions);
     return;
   }
   const derived = deriveColumns(objects, spec.preferredKeys ?? []);
   if (derived.length === 0) {
-    io.err(`note: the ${spec.what} have no fields a table can show; they are printed as JSON.\n`);
+    await note(io, `note: the ${spec.what} have no fields a table can show; they are printed as JSON.\n`);
     writeJsonArray(io, records);
     return;
   }
   await writeList(io, objects, derived, listOptions);
+}
+
+function hasExpectedShape<T>(objects: Record<string, unknown>[], spec: RecordListSpec<T>): boolean {
+  return objects.length === 0 || (spec.expected !== undefined && objects.every(spec.expected));
+}
+
+/** The columns a list of records is shown with: the spec's for the expected shape, else from their keys. */
+function columnsOf<T>(objects: Record<string, unknown>[], spec: RecordListSpec<T>): Column<never>[] {
+  return hasExpectedShape(objects, spec)
+    ? (spec.columns as Column<never>[])
+    : (deriveColumns(objects, spec.preferredKeys ?? []) as Column<never>[]);
 }
 
 /** Writes one record: a field/value table on a TTY, `field<TAB>value` lines when piped, `--json` as received. */
@@ -345,8 +427,9 @@ export function flattenRecord(
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
-    return String(value);
+  // Tables say yes and no, as people do; --json keeps the service's true and false.
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) {
     return value
       .map((item) => {
@@ -381,10 +464,27 @@ export function deriveColumns(
   const keys = [...first, ...[...seen].filter((key) => !first.includes(key))];
   return keys.map((key) => ({
     key,
-    header: key,
+    header: readableHeader(key),
     value: (record: Record<string, unknown>) => flatOf(record)[key] ?? '',
     align: key === 'id' ? ('right' as const) : ('left' as const),
     // On a narrow terminal the last keys are left out rather than squeezed to a few letters.
     minWidth: 10,
+    identifier: isIdentifierKey(key),
   }));
+}
+
+/** A header as the reference tables write them: `unit_factor`, `customer.firstName` → `UNIT FACTOR`, `CUSTOMER FIRST NAME`. */
+export function readableHeader(key: string): string {
+  return key
+    .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/[._\-\s]+/g, ' ')
+    .trim()
+    .toUpperCase();
+}
+
+/** Keys whose values are identifiers (never cut in a table): `id`, `customerId`, `product_code`, `ean`, `externalReference`. */
+function isIdentifierKey(key: string): boolean {
+  const last = key.split('.').at(-1) ?? key;
+  return /^(id|ean|gtin|sku|code|reference|ref)$|(Id|_id|Code|_code|Reference|_reference)$/.test(last);
 }

@@ -14,7 +14,7 @@ export interface IOStreams {
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
-  /** Terminal width of stdout (80 when unknown). */
+  /** Terminal width of stdout (of stderr when only stderr is a terminal; 80 when unknown). */
   readonly columns: number;
   /** Masks tokens and webhook keys in everything written. */
   readonly redactor: Redactor;
@@ -136,7 +136,7 @@ export function processIO(): IOStreams {
     Boolean(process.stdin.isTTY),
     Boolean(process.stdout.isTTY),
     Boolean(process.stderr.isTTY),
-    () => process.stdout.columns || 80,
+    () => process.stdout.columns || process.stderr.columns || 80,
     // A terminal keeps Node's own writes (its descriptor may be non-blocking).
     process.stdout.isTTY ? undefined : process.stdout.fd,
   );

@@ -1,12 +1,14 @@
 // `completion bash|zsh|fish`: scripts generated from the program tree. The bash one is run in a
 // real bash; zsh and fish are not installed here, so their scripts are checked for every command.
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { Context } from '../../src/cli/context.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createTestIO } from '../../src/io/memory.js';
-import { runCli } from '../support/cli.js';
+import { runCli, tempDir } from '../support/cli.js';
 
 const hasBash = !spawnSync('bash', ['--version']).error;
 
@@ -14,11 +16,11 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** What bash completes for the words typed so far (the last one is being completed). */
-function complete(script: string, words: string[]): string[] {
+/** What bash completes for the words typed so far (the last one is being completed), in `cwd`. */
+function complete(script: string, words: string[], cwd?: string): string[] {
   const array = words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const program = `${script}\nCOMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _ordercli; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8' });
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8', cwd });
   expect(result.stderr).toBe('');
   return result.stdout.split('\n').filter((line) => line !== '');
 }
@@ -78,7 +80,7 @@ describe('completion', () => {
     expect(zsh).toContain("'--search:only references whose label");
     const fish = (await runCli(['completion', 'fish'])).stdout;
     expect(fish).toContain(
-      "complete -c ordercli -n '__ordercli_at \\'ordercli refs packagings list\\'' -l 'search' -r -F",
+      "complete -c ordercli -n '__ordercli_at \\'ordercli refs packagings list\\'' -l 'search' -x -d",
     );
   });
 
@@ -92,5 +94,74 @@ describe('completion', () => {
     const result = await runCli(['completion', 'powershell']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Allowed choices are bash, zsh, fish');
+  });
+});
+
+describe('completion of option values', () => {
+  /** A folder holding one file and one folder, to see what is offered as a file name. */
+  function folder(): string {
+    const dir = tempDir('ordercli-completion-');
+    writeFileSync(join(dir, 'report.csv'), '');
+    mkdirSync(join(dir, 'queue'));
+    return dir;
+  }
+
+  it.runIf(hasBash)('offers the formats, not file names, after orders import --format (bash)', async () => {
+    const { stdout } = await runCli(['completion', 'bash']);
+    const dir = folder();
+    const words = ['ordercli', 'orders', 'import', 'orders.csv', '--format'];
+    expect(complete(stdout, [...words, ''], dir)).toEqual(['csv', 'json', 'ndjson']);
+    expect(complete(stdout, [...words, 'nd'], dir)).toEqual(['ndjson']);
+  });
+
+  it.runIf(hasBash)(
+    'offers files for a file, folders for a folder, nothing for a number or a text (bash)',
+    async () => {
+      const { stdout } = await runCli(['completion', 'bash']);
+      const dir = folder();
+      const importing = ['ordercli', 'orders', 'import', 'orders.csv'];
+      expect(complete(stdout, [...importing, '--report', 'rep'], dir)).toEqual(['report.csv']);
+      expect(complete(stdout, [...importing, '--concurrency', ''], dir)).toEqual([]);
+      expect(complete(stdout, ['ordercli', 'refs', 'packagings', 'list', '--search', ''], dir)).toEqual([]);
+      expect(complete(stdout, ['ordercli', '--base-url', ''], dir)).toEqual([]);
+      expect(complete(stdout, ['ordercli', 'listen', '--queue-dir', ''], dir)).toEqual(['queue']);
+      expect(complete(stdout, ['ordercli', 'config', 'get', ''], dir)).toEqual([
+        'base-url',
+        'token',
+        'auth-header',
+        'timeout',
+        'allow-insecure-http',
+        'webhook-key',
+      ]);
+      expect(complete(stdout, ['ordercli', 'completion', ''], dir)).toEqual(['bash', 'zsh', 'fish']);
+    },
+  );
+
+  it('writes the same value completions into the zsh and fish scripts', async () => {
+    const zsh = (await runCli(['completion', 'zsh'])).stdout;
+    expect(zsh).toContain("'ordercli orders import --format') echo 'csv json ndjson' ;;");
+    expect(zsh).toContain("'ordercli orders import --report') echo '@files' ;;");
+    expect(zsh).toContain("'ordercli listen --queue-dir') echo '@dirs' ;;");
+    expect(zsh).not.toContain("'ordercli orders import --concurrency')");
+    expect(zsh).toContain(`compadd -- \${=values}`);
+    const fish = (await runCli(['completion', 'fish'])).stdout;
+    const at = (path: string) => `complete -c ordercli -n '__ordercli_at \\'${path}\\''`;
+    expect(fish).toContain(`${at('ordercli orders import')} -l 'format' -x -a 'csv json ndjson' -d`);
+    expect(fish).toContain(`${at('ordercli orders import')} -l 'report' -r -F -d`);
+    expect(fish).toContain(`${at('ordercli orders import')} -l 'concurrency' -x -d`);
+    expect(fish).toContain(
+      `${at('ordercli listen')} -l 'queue-dir' -x -a '(__fish_complete_directories)' -d`,
+    );
+    expect(fish).toContain("complete -c ordercli -l 'base-url' -x -d");
+  });
+
+  it('keeps accepting the format aliases that completion does not offer', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, 'orders.txt'), '{"externalId":"x"}\n');
+    const result = await runCli(['orders', 'import', 'orders.txt', '--format', 'JSONL', '--dry-run'], {
+      cwd: dir,
+    });
+    expect(result.stderr).not.toContain('Allowed choices');
+    expect(result.stderr).not.toContain('Unknown format');
   });
 });

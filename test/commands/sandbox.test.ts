@@ -80,3 +80,27 @@ describe('ordercli sandbox', () => {
     expect(result.stderr).toContain('--fail-rate must be a number from 0 to 1');
   });
 });
+
+describe('ordercli sandbox banner', () => {
+  it('wraps to a narrow terminal, its commands continued with \\ so that they still run when copied', async () => {
+    const io = createTestIO({ tty: true, columns: 60 });
+    const controller = new AbortController();
+    const done = main(['sandbox', '--port', '0', '--quiet'], {
+      io,
+      env: testEnv(),
+      signal: controller.signal,
+    });
+    for (let i = 0; i < 200 && !io.stdoutText().includes('Press Ctrl-C'); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    expect(await done).toBe(0);
+    const text = io.stdoutText();
+    const lines = text.trimEnd().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+    const url = /Sandbox listening on (\S+)/.exec(text)?.[1];
+    expect(text.replace(/ \\\n\s+/g, ' ')).toContain(
+      `  ordercli --base-url ${url} --token sandbox-partner-token refs packagings list\n`,
+    );
+    expect(text.replace(/\s+/g, ' ')).toContain('sandbox-full-token (CRM and catalog access)');
+  });
+});

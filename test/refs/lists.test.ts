@@ -79,7 +79,9 @@ describe('refs packagings list', () => {
     expect(new Set(lines.map(widthOf)).size).toBe(1);
     expect(lines[1]).not.toContain('TAXES');
     expect(result.stdout).toContain('…');
-    expect(result.stderr).toContain('taxes left out to fit 80 columns');
+    expect(result.stderr.replace(/\s+/g, ' ')).toContain(
+      'note: taxes left out and long values of label, packaging, unit cut short with … to fit 80 columns; pick columns with --columns, or use --csv or --json for whole values.',
+    );
   });
 
   it('prints tab-separated rows without decoration when piped', async () => {
@@ -222,12 +224,14 @@ describe('refs contacts list', () => {
 });
 
 describe('contacts and packagings (CRM and catalog access)', () => {
-  it('lists the contacts with columns taken from their keys, on a TTY, piped, --json and --csv', async () => {
+  it('lists the contacts with columns taken from their keys, headed as the reference tables, on a TTY, piped, --json and --csv', async () => {
     const tty = await runCli(['contacts', 'list'], { tty: true, columns: 200, env: full });
     expect(tty.code, tty.stderr).toBe(0);
     const lines = tableLines(tty.stdout);
     expect(lines).toHaveLength(contacts.length + 4);
-    expect(lines[1]).toMatch(/^│\s+id │ firstName │ lastName\s+│ email\s+│ company\s+│ city\s+│ phone/);
+    expect(lines[1]).toMatch(
+      /^│\s+ID │ FIRST NAME │ LAST NAME\s+│ EMAIL\s+│ COMPANY\s+│ CITY\s+│ PHONE\s+│ JOB TITLE\s+│ CUSTOMER ID │$/,
+    );
     expect(lines.find((line) => line.includes(' 103 '))).toContain('Fromagerie Garçon & Fils');
 
     const piped = await runCli(['contacts', 'list', '--columns', 'id,email'], { env: full });
@@ -239,15 +243,17 @@ describe('contacts and packagings (CRM and catalog access)', () => {
     const csv = await runCli(['contacts', 'list', '--csv', '--columns', 'lastName,customerId'], {
       env: full,
     });
-    expect(csv.stdout.split('\r\n').slice(0, 2)).toEqual(['lastName,customerId', 'Lefèvre,501']);
+    expect(csv.stdout.split('\r\n').slice(0, 2)).toEqual(['LAST NAME,CUSTOMER ID', 'Lefèvre,501']);
   });
 
   it('lists the packagings the same way', async () => {
     const tty = await runCli(['packagings', 'list'], { tty: true, columns: 200, env: full });
     expect(tty.code, tty.stderr).toBe(0);
-    expect(tableLines(tty.stdout)[1]).toMatch(
-      /^│\s+id │ active │ name\s+│ unit\s+│ unit_factor │ productCode/,
-    );
+    const lines = tableLines(tty.stdout);
+    expect(lines[1]).toMatch(/^│\s+ID │ ACTIVE │ NAME\s+│ UNIT\s+│ UNIT FACTOR │ PRODUCT CODE/);
+    // yes and no, as in the reference tables (the service sends true and false).
+    expect(lines.find((line) => line.includes(' 1101 '))).toMatch(/^│\s+1101 │ yes\s+│ Pot 20 cl/);
+    expect(lines.find((line) => line.includes(' 1117 '))).toMatch(/^│\s+1117 │ no\s+│/);
     const piped = await runCli(['packagings', 'list', '--columns', 'id,name,ean'], { env: full });
     expect(piped.stdout.split('\n')[0]).toBe('1101\tPot 20 cl\t3760000007917');
     const json = await runCli(['packagings', 'list', '--json'], { env: full });
@@ -256,7 +262,7 @@ describe('contacts and packagings (CRM and catalog access)', () => {
       env: full,
     });
     expect(csv.stdout.split('\r\n').slice(0, 3)).toEqual([
-      'productLabel,unit_factor',
+      'PRODUCT LABEL,UNIT FACTOR',
       'Crème fraîche épaisse 30 % MG,1',
       'Crème fraîche épaisse 30 % MG,12',
     ]);

@@ -2,16 +2,24 @@
  * `completion bash|zsh|fish`: a completion script generated from the commander program tree, so
  * that it always knows every command, option and argument choice of this version.
  */
-import type { Command, Option } from 'commander';
+import type { Argument, Command, Option } from 'commander';
 import type { Context } from '../../cli/context.js';
+import { completionValues } from '../../cli/program.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
+
+/**
+ * What completes the value of an option: fixed words (`csv json ndjson`), file names, folder
+ * names, or nothing at all (a number, a URL, a search text: file names would only mislead).
+ */
+export type ValueCompletion = readonly string[] | 'files' | 'dirs' | 'none';
 
 interface OptionSpec {
   /** `--base-url`, `-y`. */
   names: string[];
   description: string;
   takesValue: boolean;
+  values: ValueCompletion;
 }
 
 /** What can follow one command path (`ordercli refs packagings list`). */
@@ -30,6 +38,7 @@ const HELP: OptionSpec = {
   names: ['-h', '--help'],
   description: 'show help for a command',
   takesValue: false,
+  values: 'none',
 };
 
 function optionSpec(option: Option): OptionSpec {
@@ -37,7 +46,29 @@ function optionSpec(option: Option): OptionSpec {
     names: [option.short, option.long].filter((name): name is string => typeof name === 'string'),
     description: option.description,
     takesValue: Boolean(option.required || option.optional),
+    values: valueCompletion(option),
   };
+}
+
+/**
+ * The completion of an option's value, from its declaration: its choices, else file or folder
+ * names when its name or value placeholder says it is one (`--report <file>`, `--queue-dir <dir>`),
+ * else nothing (`--concurrency <n>`, `--url <url>`, `--search <text>`).
+ */
+export function valueCompletion(option: Option): ValueCompletion {
+  const choices = completionValues.get(option) ?? option.argChoices;
+  if (choices && choices.length > 0) return choices;
+  const placeholder = /<([^>]*)>|\[([^\]]*)\]/.exec(option.flags);
+  const value = (placeholder?.[1] ?? placeholder?.[2] ?? '').toLowerCase();
+  const name = (option.long ?? '').replace(/^--/, '').toLowerCase();
+  if (/\bdir\b/.test(value)) return 'dirs';
+  // `<file>`, `<file.json>`, `<path|->` (a file or standard input), `--key-file`, `--log`.
+  if (/file|\.[a-z]+$|\|-$/.test(value) || /(^|-)(file|log)$/.test(name)) return 'files';
+  return 'none';
+}
+
+function argumentChoices(argument: Argument): readonly string[] {
+  return completionValues.get(argument) ?? argument.argChoices ?? [];
 }
 
 /** Walks `program.commands` depth-first: one node per command path. */
@@ -54,8 +85,8 @@ export function commandTree(program: Command): CommandNode[] {
         description: sub.description(),
       })),
       options: [...own, ...globals, HELP],
-      choices: command.registeredArguments.flatMap((argument) => argument.argChoices ?? []),
-      freeArguments: command.registeredArguments.some((argument) => !argument.argChoices),
+      choices: command.registeredArguments.flatMap((argument) => [...argumentChoices(argument)]),
+      freeArguments: command.registeredArguments.some((argument) => argumentChoices(argument).length === 0),
     });
     for (const sub of visible) visit(sub, `${path} ${sub.name()}`, false);
   };
@@ -109,6 +140,30 @@ function wordsFunction(nodes: CommandNode[]): string {
   return `_ordercli_words() {\n  case "$2:$1" in\n${cases.join('\n')}\n  esac\n}\n`;
 }
 
+/** How an option's value is completed, as a word of the scripts: `@files`, `@dirs`, or the choices. */
+function valueWords(values: ValueCompletion): string {
+  if (values === 'files') return '@files';
+  if (values === 'dirs') return '@dirs';
+  if (values === 'none') return '';
+  return values.join(' ');
+}
+
+/**
+ * `_ordercli_values <path> <option>`: what completes the option's value there (bash and zsh);
+ * nothing printed for a value that no list or file name can complete.
+ */
+function valuesFunction(nodes: CommandNode[]): string {
+  const cases: string[] = [];
+  for (const node of nodes) {
+    for (const option of node.options) {
+      const words = valueWords(option.values);
+      if (!option.takesValue || words === '') continue;
+      for (const name of option.names) cases.push(`    ${sq(`${node.path} ${name}`)}) echo ${sq(words)} ;;`);
+    }
+  }
+  return `_ordercli_values() {\n  case "$1 $2" in\n${cases.join('\n')}\n  esac\n}\n`;
+}
+
 /** The loop shared by bash and zsh: the command path of the words before the cursor. */
 const PATH_LOOP = `    if (( skip )); then skip=0; continue; fi
     case "$word" in
@@ -122,8 +177,9 @@ export function bashScript(nodes: CommandNode[]): string {
 # Load it now:     source <(ordercli completion bash)
 # Load it always:  ordercli completion bash > ~/.local/share/bash-completion/completions/ordercli
 ${wordsFunction(nodes)}
+${valuesFunction(nodes)}
 _ordercli() {
-  local cur prev word cmdpath=ordercli skip=0 i
+  local cur prev word cmdpath=ordercli skip=0 i values
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
   for (( i = 1; i < COMP_CWORD; i++ )); do
@@ -131,7 +187,15 @@ _ordercli() {
 ${PATH_LOOP}
   done
   if [[ "$prev" == -* && " $(_ordercli_words "$cmdpath" value-options) " == *" $prev "* ]]; then
-    COMPREPLY=( $(compgen -f -- "$cur") )
+    values="$(_ordercli_values "$cmdpath" "$prev")"
+    case "$values" in
+      @files) COMPREPLY=( $(compgen -f -- "$cur") ) ;;
+      @dirs) COMPREPLY=( $(compgen -d -- "$cur") ) ;;
+      *)
+        # Not file names, even when nothing matches.
+        compopt +o default 2>/dev/null
+        COMPREPLY=( $(compgen -W "$values" -- "$cur") ) ;;
+    esac
     return
   fi
   if [[ "$cur" == -* ]]; then
@@ -168,6 +232,7 @@ export function zshScript(nodes: CommandNode[]): string {
 # Load it now:     source <(ordercli completion zsh)    (after compinit)
 # Load it always:  ordercli completion zsh > "\${fpath[1]}/_ordercli"
 ${wordsFunction(nodes)}
+${valuesFunction(nodes)}
 _ordercli_described() {
   case "$2:$1" in
 ${described.join('\n')}
@@ -175,7 +240,7 @@ ${described.join('\n')}
 }
 
 _ordercli() {
-  local cmdpath=ordercli word prev skip=0 i
+  local cmdpath=ordercli word prev skip=0 i values
   local -a entries
   for (( i = 2; i < CURRENT; i++ )); do
     word="\${words[i]}"
@@ -183,7 +248,13 @@ ${PATH_LOOP}
   done
   prev="\${words[CURRENT-1]}"
   if [[ "$prev" == -* && " $(_ordercli_words "$cmdpath" value-options) " == *" $prev "* ]]; then
-    _files
+    values="$(_ordercli_values "$cmdpath" "$prev")"
+    case "$values" in
+      @files) _files ;;
+      @dirs) _files -/ ;;
+      '') _message 'a value' ;;
+      *) compadd -- \${=values} ;;
+    esac
     return
   fi
   if [[ "\${words[CURRENT]}" == -* ]]; then
@@ -204,6 +275,14 @@ else
   compdef _ordercli ordercli
 fi
 `;
+}
+
+/** fish: `-r` (the option takes a value) and what completes it; `-x` is `-r` without file names. */
+function fishValue(values: ValueCompletion): string {
+  if (values === 'files') return ' -r -F';
+  if (values === 'dirs') return " -x -a '(__fish_complete_directories)'";
+  if (values === 'none') return ' -x';
+  return ` -x -a ${fishQuote(values.join(' '))}`;
 }
 
 export function fishScript(nodes: CommandNode[]): string {
@@ -239,7 +318,7 @@ export function fishScript(nodes: CommandNode[]): string {
         .join(' ');
       const condition = node.path === 'ordercli' ? '' : `${at} `;
       completes.push(
-        `complete -c ordercli ${condition}${flags}${option.takesValue ? ' -r -F' : ''} -d ${fishQuote(oneLine(option.description))}`,
+        `complete -c ordercli ${condition}${flags}${option.takesValue ? fishValue(option.values) : ''} -d ${fishQuote(oneLine(option.description))}`,
       );
     }
   }

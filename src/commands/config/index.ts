@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../cli/context.js';
-import { withExamples } from '../../cli/program.js';
+import { completeWith, withExamples } from '../../cli/program.js';
+import { PROFILE_KEYS } from '../../config/profiles.js';
 
 export function registerConfig(program: Command, ctx: Context): void {
   const config = program
@@ -8,6 +9,11 @@ export function registerConfig(program: Command, ctx: Context): void {
     .description(
       'show and change profile values (base-url, token, auth-header, timeout, allow-insecure-http, webhook-key)',
     );
+  withExamples(config, [
+    'ordercli config list',
+    'ordercli config set base-url https://orders.example.com',
+    'ordercli --profile staging config get base-url',
+  ]);
 
   withExamples(
     config
@@ -16,11 +22,15 @@ export function registerConfig(program: Command, ctx: Context): void {
       .action(async () => (await import('./config.js')).list(ctx)),
     ['ordercli config list', 'ordercli config list --profile staging --json'],
   );
-  config
-    .command('get')
-    .description('one value of the profile (secrets are shown redacted)')
-    .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
-    .action(async (key: string) => (await import('./config.js')).get(key, ctx));
+  withExamples(
+    config
+      .command('get')
+      .description('one value of the profile (secrets are shown redacted)')
+      .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
+      .action(async (key: string) => (await import('./config.js')).get(key, ctx)),
+    ['ordercli config get base-url', 'ordercli --profile staging config get timeout'],
+  );
+  completeWith(config.commands.at(-1) as Command, 'key', PROFILE_KEYS);
   withExamples(
     config
       .command('set')
@@ -49,8 +59,11 @@ warning. The config file is kept with mode 0600.`,
       'ordercli config set webhook-key - < .webhook-key',
     ],
   );
-  config
-    .command('path')
-    .description('the path of the config file')
-    .action(async () => (await import('./config.js')).path(ctx));
+  withExamples(
+    config
+      .command('path')
+      .description('the path of the config file')
+      .action(async () => (await import('./config.js')).path(ctx)),
+    ['ordercli config path', 'cat "$(ordercli config path)"'],
+  );
 }

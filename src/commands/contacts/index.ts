@@ -7,6 +7,7 @@ export function registerContacts(program: Command, ctx: Context): void {
   const contacts = program
     .command('contacts')
     .description('CRM contacts (needs CRM access; partner applications use refs contacts)');
+  withExamples(contacts, ['ordercli contacts list', 'ordercli contacts get 101']);
 
   withExamples(
     withListOptions(

@@ -8,6 +8,7 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { formatDuration, parseDuration } from '../../config/duration.js';
 import { configDir } from '../../config/profiles.js';
 import { isLoopbackHost } from '../../config/settings.js';
+import { writeNote } from '../../io/wrap.js';
 import { EventLog } from '../../webhooks/event-log.js';
 import { ForwardQueue } from '../../webhooks/forward-queue.js';
 import { type AcceptedEvent, startWebhookReceiver, type WebhookReceiver } from '../../webhooks/receiver.js';
@@ -311,7 +312,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     await queue?.close();
     await log?.close();
     await out.drain();
-    if (receiver) io.err(`${summary(receiver, shown, queue)}\n`);
+    if (receiver) writeNote(io, `${summary(receiver, shown, queue)}\n`);
   }
 }
 

@@ -34,6 +34,8 @@ import {
 import { type SubmitItem, type SubmitStop, submitOrders } from '../../import/submit.js';
 import type { ImportValidation, InputFormat, OrderSource, SourceOrder } from '../../import/types.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
+import type { IOStreams } from '../../io/streams.js';
+import { wrapForStderr, writeNote } from '../../io/wrap.js';
 
 export interface ImportOptions {
   input: string;
@@ -159,7 +161,7 @@ async function reportDryRun(
       `The journal ${journalNote.path} records ${fmt(journalNote.created)} orders already created at ${settings.baseUrl} (a real run skips them) and ${fmt(journalNote.unknown)} with an unknown outcome.`,
     );
   }
-  io.err(`${lines.join('\n')}\n`);
+  io.err(wrapForStderr(io, `${lines.join('\n')}\n`));
   if (ctx.json) {
     ctx.io.out(
       `${JSON.stringify(
@@ -208,7 +210,8 @@ async function importOrders(
   const report =
     options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   if (journal.replay.tornTail) {
-    io.err(
+    writeNote(
+      io,
       `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,
     );
   }
@@ -283,7 +286,7 @@ async function importOrders(
   const durationMs = performance.now() - started;
   const stopped = stopLabel(outcome.stopped);
   io.err(
-    renderSummary({
+    summaryForStderr(io, {
       counts,
       durationMs,
       input: source.file,
@@ -297,7 +300,8 @@ async function importOrders(
     }),
   );
   if (retries > 0) {
-    io.err(
+    writeNote(
+      io,
       `  retried  ${fmt(retries)} requests${throttled > 0 ? ` (${fmt(throttled)} after 429 Too Many Requests)` : ''}\n`,
     );
   }
@@ -368,7 +372,7 @@ function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResul
       `  ${escapeControl(`${result.location.file}:${result.location.line} ${excerpt(result.externalId ?? '(no externalId)')} ${result.status}: ${result.message ?? ''}`)}`,
   );
   if (problems > listed.length) lines.push(`  … and ${fmt(problems - listed.length)} more (see --report)`);
-  ctx.io.err(`Orders not created:\n${lines.join('\n')}\n`);
+  ctx.io.err(wrapForStderr(ctx.io, `Orders not created:\n${lines.join('\n')}\n`));
   if (counts.unknown > 0) {
     ctx.io.err(
       `${fmt(counts.unknown)} orders have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
@@ -379,4 +383,9 @@ function writeProblemList(ctx: Context, counts: ImportCounts, listed: OrderResul
         `  (--retry-unknown sends every unknown order again without asking: only when you know none exists.)\n`,
     );
   }
+}
+
+/** The summary of a run, wrapped to the terminal (a long input path or base URL). */
+function summaryForStderr(io: IOStreams, info: Parameters<typeof renderSummary>[0]): string {
+  return wrapForStderr(io, renderSummary(info));
 }

@@ -1,9 +1,14 @@
 import type { Command } from 'commander';
 import type { Context } from '../../cli/context.js';
-import { withExamples } from '../../cli/program.js';
+import { completeWith, withExamples } from '../../cli/program.js';
 
 export function registerOrders(program: Command, ctx: Context): void {
   const orders = program.command('orders').description('create, import and fetch sales orders');
+  withExamples(orders, [
+    'ordercli orders import orders.csv --dry-run',
+    'ordercli orders create --file order.json',
+    'ordercli orders get 1001',
+  ]);
 
   withExamples(
     orders
@@ -149,4 +154,8 @@ export function registerOrders(program: Command, ctx: Context): void {
       }),
     ['ordercli orders get 1001', 'ordercli orders get 1001 --json | jq .status'],
   );
+
+  // The shell completion offers the contract's three formats (the aliases stay accepted).
+  const importCommand = orders.commands.find((command) => command.name() === 'import');
+  if (importCommand) completeWith(importCommand, '--format', ['csv', 'json', 'ndjson']);
 }

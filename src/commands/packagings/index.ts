@@ -7,6 +7,7 @@ export function registerPackagings(program: Command, ctx: Context): void {
   const packagings = program
     .command('packagings')
     .description('catalog packagings (needs catalog access; partner applications use refs packagings)');
+  withExamples(packagings, ['ordercli packagings list', 'ordercli packagings get 1101']);
 
   withExamples(
     withListOptions(

@@ -9,6 +9,7 @@ import { UsageError } from '../../cli/errors.js';
 import { asRecord, isPlainObject, writeRecord } from '../../io/output.js';
 import { type ChoiceItem, createPrompter, PromptEscape, type Prompter } from '../../io/prompter.js';
 import { cleanCell, displayWidth, truncate } from '../../io/table.js';
+import { writeNote } from '../../io/wrap.js';
 import { formatTaxes, unitTimesFactor } from './format.js';
 import {
   contactReferenceSearchText,
@@ -174,7 +175,8 @@ export async function run(ctx: Context): Promise<void> {
 function toEntries(kind: Kind, answer: ListAnswer, ctx: Context): Entry[] | undefined {
   const spec = KINDS[kind];
   if (answer.records === undefined || !answer.records.every(isPlainObject)) {
-    ctx.io.err(
+    writeNote(
+      ctx.io,
       `The service answered the ${spec.what} in a shape ordercli cannot browse; see it with ${spec.listCommand.split(' --')[0]} --json.\n`,
     );
     return undefined;

@@ -7,6 +7,7 @@ import { InputError, UsageError } from '../../cli/errors.js';
 import { readStream } from '../../io/input.js';
 import { isPlainObject, writeRecord } from '../../io/output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
+import { writeNote } from '../../io/wrap.js';
 import { validateContactReference } from '../../schemas/references.js';
 
 export interface ContactReferenceFlags {
@@ -63,7 +64,8 @@ export async function run(flags: ContactReferenceFlags, ctx: Context): Promise<v
   }
   const id = isPlainObject(created.body) ? created.body.id : undefined;
   if (id === undefined || id === null) {
-    ctx.io.err(
+    writeNote(
+      ctx.io,
       `The service accepted the contact reference (HTTP ${created.status}) without returning its id; find it with ordercli refs contacts list.\n`,
     );
     if (created.body !== null && created.body !== '')

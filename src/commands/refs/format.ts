@@ -92,7 +92,7 @@ export function yesNo(value: unknown): string {
  * On a narrow terminal the taxes go first, then the unit: the label and packaging name say most.
  */
 export const PACKAGING_REFERENCE_COLUMNS: Column<LooseRecord>[] = [
-  { key: 'id', header: 'ID', value: (r) => text(r.id), align: 'right', priority: 100 },
+  { key: 'id', header: 'ID', value: (r) => text(r.id), align: 'right', priority: 100, identifier: true },
   { key: 'active', header: 'ACTIVE', value: (r) => yesNo(r.active), priority: 60 },
   { key: 'label', header: 'LABEL', value: (r) => text(r.label), minWidth: 18, priority: 90 },
   {
@@ -101,11 +101,39 @@ export const PACKAGING_REFERENCE_COLUMNS: Column<LooseRecord>[] = [
     value: (r) => text(packagingOf(r).name),
     minWidth: 14,
     priority: 80,
+    paths: ['packaging.name'],
   },
-  { key: 'unit', header: 'UNIT × FACTOR', value: unitTimesFactor, minWidth: 8, priority: 50 },
-  { key: 'product', header: 'PRODUCT', value: (r) => text(productOf(r).code), minWidth: 8, priority: 70 },
-  { key: 'taxes', header: 'TAXES', value: (r) => formatTaxes(productOf(r).taxes), minWidth: 9, priority: 40 },
-  { key: 'product-label', header: 'PRODUCT LABEL', value: (r) => text(productOf(r).label), optional: true },
+  {
+    key: 'unit',
+    header: 'UNIT × FACTOR',
+    value: unitTimesFactor,
+    minWidth: 8,
+    priority: 50,
+    paths: ['packaging.unit', 'packaging.unit_factor'],
+  },
+  {
+    key: 'product',
+    header: 'PRODUCT',
+    value: (r) => text(productOf(r).code),
+    priority: 70,
+    identifier: true,
+    paths: ['packaging.product.code'],
+  },
+  {
+    key: 'taxes',
+    header: 'TAXES',
+    value: (r) => formatTaxes(productOf(r).taxes),
+    minWidth: 9,
+    priority: 40,
+    paths: ['packaging.product.taxes'],
+  },
+  {
+    key: 'product-label',
+    header: 'PRODUCT LABEL',
+    value: (r) => text(productOf(r).label),
+    optional: true,
+    paths: ['packaging.product.label'],
+  },
 ];
 
 /** A packaging reference as the interface shows it: an id and a packaging object (or none). */
@@ -122,22 +150,44 @@ function contactOf(reference: LooseRecord): Record<string, unknown> {
 }
 
 export const CONTACT_REFERENCE_COLUMNS: Column<LooseRecord>[] = [
-  { key: 'id', header: 'ID', value: (r) => text(r.id), align: 'right', priority: 100 },
+  { key: 'id', header: 'ID', value: (r) => text(r.id), align: 'right', priority: 100, identifier: true },
   {
     key: 'external-reference',
     header: 'REFERENCE',
     value: (r) => text(contactOf(r).externalReference),
     priority: 60,
+    identifier: true,
+    paths: ['contact.externalReference'],
   },
-  { key: 'first-name', header: 'FIRST NAME', value: (r) => text(contactOf(r).firstName), priority: 80 },
-  { key: 'last-name', header: 'LAST NAME', value: (r) => text(contactOf(r).lastName), priority: 90 },
-  { key: 'email', header: 'EMAIL', value: (r) => text(contactOf(r).email), minWidth: 16, priority: 50 },
+  {
+    key: 'first-name',
+    header: 'FIRST NAME',
+    value: (r) => text(contactOf(r).firstName),
+    priority: 80,
+    paths: ['contact.firstName'],
+  },
+  {
+    key: 'last-name',
+    header: 'LAST NAME',
+    value: (r) => text(contactOf(r).lastName),
+    priority: 90,
+    paths: ['contact.lastName'],
+  },
+  {
+    key: 'email',
+    header: 'EMAIL',
+    value: (r) => text(contactOf(r).email),
+    minWidth: 16,
+    priority: 50,
+    paths: ['contact.email'],
+  },
   {
     key: 'customer',
     header: 'CUSTOMER',
     value: (r) => text(asRecord(r.customer).name),
     minWidth: 12,
     priority: 70,
+    paths: ['customer.name'],
   },
 ];
 

@@ -14,10 +14,19 @@ export function registerRefs(program: Command, ctx: Context): void {
   const refs = program
     .command('refs')
     .description('reference lists of partner applications: the ids to put in orders as internalReferenceId');
+  withExamples(refs, [
+    'ordercli refs packagings list --active',
+    'ordercli refs contacts list',
+    'ordercli refs browse',
+  ]);
 
   const contacts = refs
     .command('contacts')
     .description('contact references (GET/POST /api/v1/contact_references)');
+  withExamples(contacts, [
+    'ordercli refs contacts list',
+    'ordercli refs contacts add --external-reference PART-C-0042 --first-name Jeanne --last-name Roux --email jeanne.roux@example.fr --customer "Épicerie Roux"',
+  ]);
   withExamples(
     withListOptions(
       contacts
@@ -56,6 +65,10 @@ export function registerRefs(program: Command, ctx: Context): void {
   const packagings = refs
     .command('packagings')
     .description('packaging references (GET /api/v1/packaging_references)');
+  withExamples(packagings, [
+    'ordercli refs packagings list --active',
+    'ordercli refs packagings list --search "creme fraiche" --columns id,label,packaging',
+  ]);
   withExamples(
     withListOptions(
       packagings

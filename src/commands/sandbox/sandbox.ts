@@ -3,6 +3,7 @@ import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
 import { parseDuration } from '../../config/duration.js';
 import { isLoopbackHost } from '../../config/settings.js';
+import { wrapForStderr, wrapForStdout } from '../../io/wrap.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
 import type { SandboxFlags } from './index.js';
 
@@ -63,10 +64,13 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
 
   if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
     io.err(
-      `warning: the sandbox listens on ${options.host}, reachable from other machines; it is a development tool.\n`,
+      wrapForStderr(
+        io,
+        `warning: the sandbox listens on ${options.host}, reachable from other machines; it is a development tool.\n`,
+      ),
     );
   }
-  const lines = [
+  const banner = [
     `Sandbox listening on ${sandbox.url}`,
     `  base URL        ${sandbox.url}`,
     `  full token      ${sandbox.tokens.full}   (CRM and catalog access)`,
@@ -74,17 +78,22 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
     `  webhook key     ${sandbox.webhookKey}`,
     '',
     'Try:',
+  ];
+  const commands = [
     `  ordercli --base-url ${sandbox.url} --token ${sandbox.tokens.partner} refs packagings list`,
     `  export ORDERCLI_BASE_URL=${sandbox.url} ORDERCLI_TOKEN=${sandbox.tokens.full}`,
-    '',
-    'Press Ctrl-C to stop.',
   ];
   if (ctx.json) {
     io.out(
       `${JSON.stringify({ url: sandbox.url, tokens: sandbox.tokens, webhookKey: sandbox.webhookKey })}\n`,
     );
   } else {
-    io.out(`${lines.join('\n')}\n`);
+    // On a narrow terminal the commands wrap with a trailing \ so that they still run when copied.
+    io.out(
+      wrapForStdout(io, `${banner.join('\n')}\n`) +
+        wrapForStdout(io, `${commands.join('\n')}\n`, { continuation: ' \\' }) +
+        '\nPress Ctrl-C to stop.\n',
+    );
   }
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();

@@ -5,6 +5,7 @@
  */
 import { PATHS, unwrapList } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../cli/errors.js';
 import {
   type Column,
   type ListFlags,
@@ -74,6 +75,12 @@ const COLUMNS: Column<EventRow>[] = [
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
   const options = listOptions(flags, ctx.json);
   listFormat(ctx.io, options); // refuses --json with --csv before anything is sent
+  if (options.json && options.columns !== undefined && options.columns.length > 0) {
+    // The events may be bare names: there are no fields to pick, so the combination is refused.
+    throw new UsageError(
+      'webhooks available --json prints the events as the service returned them, which may be bare names: drop --columns (it chooses the columns of the table, TSV and CSV).',
+    );
+  }
   const api = await ctx.api();
   const response = await api.get(PATHS.webhooksAvailable, { signal: ctx.signal });
   // The table shows event names and descriptions only; whatever is printed as JSON has its

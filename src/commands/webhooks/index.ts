@@ -27,6 +27,11 @@ export function registerWebhooks(program: Command, ctx: Context): void {
   const webhooks = program
     .command('webhooks')
     .description('list events, subscribe a URL, and send test notifications (trigger, replay)');
+  withExamples(webhooks, [
+    'ordercli webhooks available',
+    'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --save-key',
+    'ordercli webhooks trigger sales_order_validated --url http://127.0.0.1:8787/',
+  ]);
 
   withExamples(
     withListOptions(

@@ -1,0 +1,153 @@
+// Help that guides: every group and verb shows runnable examples, the global options are listed
+// once (in ordercli --help), and an unknown verb names the group's verbs and the closest one.
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { Context } from '../../src/cli/context.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { createTestIO } from '../../src/io/memory.js';
+import { runBin, runCli } from '../support/cli.js';
+
+interface CommandInfo {
+  path: string[];
+  /** Long and short names of the command's own options. */
+  options: string[];
+}
+
+function program(): Command {
+  return buildProgram(new Context({ io: createTestIO(), env: {}, signal: new AbortController().signal }));
+}
+
+/** Every command of the program (groups and verbs), with its own options. */
+function allCommands(): { commands: CommandInfo[]; globals: string[] } {
+  const root = program();
+  const names = (command: Command) =>
+    command.options.flatMap((o) => [o.long, o.short]).filter((n): n is string => typeof n === 'string');
+  const commands: CommandInfo[] = [];
+  const walk = (command: Command, path: string[]) => {
+    for (const sub of command.commands) {
+      const subPath = [...path, sub.name()];
+      commands.push({ path: subPath, options: names(sub) });
+      walk(sub, subPath);
+    }
+  };
+  walk(root, []);
+  return { commands, globals: names(root) };
+}
+
+const GLOBAL_WITH_VALUE = /\s--(base-url|token|auth-header|profile|timeout|retries)\s+\S+/g;
+const GLOBAL_FLAG = /\s(--json|--no-color|--verbose|--yes|-y|--allow-insecure-http)(?=\s|$)/g;
+
+/** The example lines of a help text (`  $ ...`). */
+function examplesOf(help: string): string[] {
+  const lines = help.split('\n');
+  const start = lines.indexOf('Examples:');
+  if (start === -1) return [];
+  const examples: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    const match = /^ {2}\$ (.*)$/.exec(line);
+    if (!match) break;
+    examples.push(match[1] ?? '');
+  }
+  return examples;
+}
+
+describe('help pages', () => {
+  const { commands, globals } = allCommands();
+
+  it('finds the commands to check', () => {
+    expect(commands.map((c) => c.path.join(' '))).toEqual(
+      expect.arrayContaining(['orders', 'refs contacts', 'refs packagings list', 'config path', 'webhooks']),
+    );
+    expect(commands.length).toBeGreaterThan(30);
+  });
+
+  it('gives every group and verb at least one example that runs that command with its own options', async () => {
+    const optionsOf = new Map(commands.map((c) => [c.path.join(' '), c.options]));
+    const missing: string[] = [];
+    for (const { path } of commands) {
+      const { code, stdout } = await runCli([...path, '--help']);
+      expect(code, path.join(' ')).toBe(0);
+      let runnable = 0;
+      for (const example of examplesOf(stdout)) {
+        const bare = ` ${example}`.replace(GLOBAL_WITH_VALUE, '').replace(GLOBAL_FLAG, '');
+        const at = bare.indexOf(`ordercli ${path.join(' ')}`);
+        if (at === -1) continue;
+        runnable++;
+        // The command the example really runs (a group's example runs one of its verbs), and
+        // every option it uses is one of that command's or a global one: no stale flags.
+        const words = (bare.slice(at).split(/[|>;)]/)[0] ?? '').trim().split(/\s+/).slice(1);
+        const run: string[] = [];
+        for (const word of words) {
+          if (optionsOf.has([...run, word].join(' '))) run.push(word);
+          else break;
+        }
+        for (const flag of words.filter((word) => /^--?[a-z]/.test(word))) {
+          expect([...(optionsOf.get(run.join(' ')) ?? []), ...globals, '--help'], example).toContain(flag);
+        }
+      }
+      if (runnable === 0) missing.push(path.join(' '));
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('lists the global options once, in ordercli --help, and points there from every other page', async () => {
+    const root = await runCli(['--help']);
+    expect(root.stdout).toContain('--base-url <url>');
+    expect(root.stdout).toContain('--allow-insecure-http');
+    for (const { path } of commands) {
+      const { stdout } = await runCli([...path, '--help']);
+      expect(stdout, path.join(' ')).not.toContain('Global Options:');
+      expect(stdout, path.join(' ')).not.toContain('--allow-insecure-http');
+      expect(stdout, path.join(' ')).toContain(
+        'Global options (--json, --profile, --verbose, ...): see ordercli --help.',
+      );
+    }
+  });
+
+  it('keeps the help of a verb short in the built binary', async () => {
+    const result = await runBin(['refs', 'contacts', 'list', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  $ ordercli refs contacts list\n');
+    expect(result.stdout).toContain('see ordercli --help');
+    expect(result.stdout).not.toContain('--base-url');
+    expect(result.stdout.trimEnd().split('\n').length).toBeLessThan(25);
+    const group = await runBin(['orders', '--help']);
+    expect(group.stdout).toContain('Examples:\n  $ ordercli orders ');
+  });
+});
+
+describe('unknown commands', () => {
+  it('names the verbs of the group when a verb is unknown, exit 2', async () => {
+    const result = await runCli(['orders', 'list']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      "error: Unknown command 'list' for ordercli orders. The commands of ordercli orders are create, import, get (see ordercli orders --help).\n",
+    );
+  });
+
+  it('suggests the closest verb of a nested group, and wraps the message on a terminal', async () => {
+    const piped = await runCli(['refs', 'packagings', 'lsit']);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toContain(
+      "Unknown command 'lsit' for ordercli refs packagings: did you mean list? The commands of ordercli refs packagings are list",
+    );
+    const tty = await runCli(['refs', 'packagings', 'lsit'], { tty: true, columns: 60 });
+    expect(tty.code).toBe(2);
+    const lines = tty.stderr
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .trimEnd()
+      .split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines.join(' ').replace(/\s+/g, ' ')).toContain('did you mean list?');
+  });
+
+  it('still suggests a command for a typo at the top level, listing the commands (built binary)', async () => {
+    const result = await runBin(['ordrs']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown command 'ordrs' for ordercli: did you mean orders?");
+    expect(result.stderr).toContain('orders, refs, contacts');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
