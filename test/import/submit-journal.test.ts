@@ -94,7 +94,7 @@ describe('OrderJournal', () => {
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
-  it('refuses a journal in use by a live process, and takes over the lock of a dead one', async () => {
+  it('refuses a journal in use by a live process, and takes over the lock file of an older ordercli that died', async () => {
     const path = join(tempDir(), 'j.ndjson');
     const held = await OrderJournal.open(path, { baseUrl: BASE });
     await expect(OrderJournal.open(path, { baseUrl: BASE })).rejects.toThrow(/already in use/);
@@ -113,8 +113,11 @@ describe('OrderJournal', () => {
     ]).stdout.toString();
     writeFileSync(`${path}.lock`, `${dead}\n`);
     const taken = await OrderJournal.open(path, { baseUrl: BASE });
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    // The lock of an older ordercli (a file) was replaced by this version's lock folder.
+    const owner = JSON.parse(readFileSync(`${path}.lock/owner-1.json`, 'utf8')) as { pid: number };
+    expect(owner.pid).toBe(process.pid);
     await taken.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
   it('inspect() reads without locking and treats a missing file as empty', async () => {

@@ -7,6 +7,7 @@ import { IncompleteError, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { configDir } from '../../config/profiles.js';
 import { isLoopbackHost } from '../../config/settings.js';
+import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { EventLog } from '../../webhooks/event-log.js';
 import { ForwardQueue } from '../../webhooks/forward-queue.js';
 import { type AcceptedEvent, startWebhookReceiver, type WebhookReceiver } from '../../webhooks/receiver.js';
@@ -205,6 +206,9 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
         target: plan.forwardTo.href,
         key: keyChoice.key,
         onAttempt: (attempt) => out.forward(attempt, plan.forwardTo!.href),
+        lockWaitMs: lockWaitFromEnv(ctx.env),
+        onLockWait: (message) => ctx.io.err(`${message}\n`),
+        signal: ctx.signal,
       }).catch(fileError(`the forwarding queue ${file}`, '--queue-dir'));
     }
     const persist = persistWith(log, queue);
