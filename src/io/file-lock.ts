@@ -431,7 +431,11 @@ function lockIoError(path: string, what: string, error: unknown): UsageError {
   const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   return new UsageError(
     `Cannot take the lock ${path} of ${what} (${code}: ${describeCode(code)}); nothing was done.`,
-    ['The lock is a folder created beside the file: make that folder writable, or choose another location.'],
+    [
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? 'The folder of the file does not exist: create it, or choose another location.'
+        : 'The lock is a folder created beside the file: make that folder writable, or choose another location.',
+    ],
   );
 }
 
