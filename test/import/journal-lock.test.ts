@@ -2,7 +2,7 @@
 // raced by four imports, an import from another PID namespace, owners provably dead, another base
 // URL, journals that cannot be written. Needs `npm run build` first.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
@@ -13,6 +13,9 @@ import { createdCounts, orders, writeNdjson } from './submit-support.js';
 const sandbox = useSandbox({ latencyMs: 20, validationDelayMs: 10 });
 
 const IS_ROOT = process.getuid?.() === 0;
+const RACE_ROUNDS = Number(process.env.LOCK_RACE_ROUNDS ?? 12);
+/** Imports started together per round (the reported breakage: four; more make the race likelier). */
+const CONTENDERS = 8;
 /** `unshare -p -f --mount-proc` needs privileges (or user namespaces) that CI may not grant. */
 const UNSHARE_PID = spawnSync('unshare', ['-p', '-f', '--mount-proc', 'true']).status === 0;
 /** A private mount namespace (root) for a read-only or full file system. */
@@ -83,38 +86,47 @@ function posts(): number {
 }
 
 describe('the import journal lock', () => {
-  it('four imports started together after a stale lock: one imports, each order is created once (5 rounds)', async () => {
-    for (let round = 1; round <= 5; round++) {
-      sandbox.reset();
-      const dir = tempDir('ordercli-lock-race-');
-      const list = orders(40, `R${round}`);
-      const input = writeNdjson(dir, 'orders.ndjson', list);
-      const journal = join(dir, 'journal.ndjson');
-      await lockOfKilledImport(input, journal);
+  it(`${CONTENDERS} imports started together after a stale lock: one imports, each order is created once (${RACE_ROUNDS} rounds)`, async () => {
+    const dir = tempDir('ordercli-lock-race-');
+    // Enough orders that the winner is still sending when the others reach the lock.
+    const input = writeNdjson(dir, 'orders.ndjson', orders(200, 'RACE'));
+    const journal = join(dir, 'journal.ndjson');
+    await lockOfKilledImport(input, journal);
+    // The journal and lock the killed import left, put back before each round.
+    const left = join(dir, 'left');
+    cpSync(journal, join(left, 'journal'));
+    cpSync(`${journal}.lock`, join(left, 'lock'), { recursive: true });
+    const text = readFileSync(input);
 
-      // Reading standard input holds each import until the input arrives, so that all four reach
+    for (let round = 1; round <= RACE_ROUNDS; round++) {
+      sandbox.reset();
+      rmSync(`${journal}.lock`, { recursive: true, force: true });
+      cpSync(join(left, 'journal'), journal);
+      cpSync(join(left, 'lock'), `${journal}.lock`, { recursive: true });
+
+      // Reading standard input holds each import until the input arrives, so that all of them reach
       // the lock at the same moment.
-      const runs = Array.from({ length: 4 }, () =>
+      const runs = Array.from({ length: CONTENDERS }, () =>
         start(['orders', 'import', '-', '--format', 'ndjson', '--journal', journal], importEnv(), {
           stdin: 'pipe',
         }),
       );
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      const text = readFileSync(input);
       for (const run of runs) run.child.stdin!.end(text);
       const exits = await Promise.all(runs.map((run) => run.exited));
 
       const where = `round ${round}: ${exits.map((e) => `${e.code} ${e.stderr.split('\n').at(-2)}`).join(' | ')}`;
       for (const [id, count] of createdCounts(sandbox)) expect(count, `${where}: ${id}`).toBe(1);
-      // The killed run's order in flight is in doubt (exit 4); the others are refused (exit 2).
-      expect(exits.filter((e) => e.code === 0 || e.code === 4).length, where).toBe(1);
-      expect(exits.filter((e) => e.code === 2).length, where).toBe(3);
+      // One imports (exit 4: the killed run's orders in flight are in doubt); the others are refused
+      // (exit 2), or find everything done if they come after it (exit 4).
+      for (const exit of exits) expect([2, 4], where).toContain(exit.code);
+      expect(exits.filter((e) => e.code === 4).length, where).toBeGreaterThanOrEqual(1);
       for (const exit of exits.filter((e) => e.code === 2)) {
         expect(exit.stderr).toMatch(/is in use by another ordercli \(process \d+/);
       }
       expect(existsSync(`${journal}.lock`), where).toBe(false);
     }
-  }, 120_000);
+  }, 240_000);
 
   it.skipIf(!UNSHARE_PID)(
     `an import from another PID namespace waits for the lock, then gives up with exit 2${UNSHARE_PID ? '' : ' (skipped: unshare -p -f --mount-proc is not permitted here)'}`,
@@ -286,14 +298,19 @@ describe('journal write failures', () => {
     expect(result.stderr).toContain('The import journal /dev/full is a device, not a regular file');
     expect(result.stderr).not.toContain('unexpectedly');
 
+    // SIGTERM once the process has long started (its handler is in place), unless it ended already.
     const run = start(['orders', 'import', input, '--journal', '/dev/full'], importEnv());
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
     run.child.kill('SIGTERM');
-    const killer = setTimeout(() => run.child.kill('SIGKILL'), 20_000);
+    let killed = false;
+    const killer = setTimeout(() => {
+      killed = true;
+      run.child.kill('SIGKILL');
+    }, 20_000);
     const exit = await run.exited;
     clearTimeout(killer);
-    expect(exit.signal, 'it had to be killed').toBeNull();
-    expect([2, 130]).toContain(exit.code);
+    expect(killed, 'SIGTERM was ignored: it had to be killed').toBe(false);
+    expect([2, 130], exit.stderr).toContain(exit.code);
     expect(posts()).toBe(0);
   }, 60_000);
 
