@@ -469,7 +469,7 @@ export function describeCode(code: string): string {
 
 function ownerText(owner: LockOwner | undefined): string {
   if (!owner) return 'an ordercli whose lock record cannot be read';
-  return `process ${owner.pid}${owner.hostname === selfIdentity().hostname ? '' : ` on ${owner.hostname}`}`;
+  return `process ${owner.pid}`;
 }
 
 function seconds(ms: number): string {

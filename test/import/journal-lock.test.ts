@@ -220,7 +220,7 @@ describe('the import journal lock', () => {
       env: importEnv({ ORDERCLI_LOCK_WAIT: '0.5' }),
     });
     expect(waited.code, waited.stderr).toBe(2);
-    expect(waited.stderr).toContain('process 1 on build-agent-7');
+    expect(waited.stderr).toContain('process 1 on host build-agent-7');
     expect(waited.stderr).toContain(`remove the folder ${journal}.lock`);
     expect(posts()).toBe(0);
 
