@@ -8,7 +8,12 @@ import type { RetryEvent } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
-import { JournalWriteError, OrderJournal } from '../../import/journal.js';
+import {
+  JournalWriteError,
+  normalizeBaseUrl,
+  OrderJournal,
+  OtherBaseUrlError,
+} from '../../import/journal.js';
 import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
 import {
   countResult,
@@ -143,6 +148,10 @@ async function reportDryRun(
   if (settings.baseUrl !== undefined && (options.input !== '-' || options.journal !== undefined)) {
     const { shown, path } = journalLocation(options, ctx.cwd);
     const { replay } = await OrderJournal.inspect(path, settings.baseUrl, ctx.signal);
+    // What a real run would refuse, a dry run refuses too.
+    if (replay.otherBaseUrls.length > 0) {
+      throw new OtherBaseUrlError(path, normalizeBaseUrl(settings.baseUrl), replay.otherBaseUrls);
+    }
     if (replay.lines > 0) journalNote = { path: shown, created: replay.created, unknown: replay.unknown };
   }
   const lines = [
