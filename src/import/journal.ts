@@ -18,7 +18,11 @@
  *
  * Replay (per externalId, for the same base URL, the last event wins): `created` → skip;
  * `sending` without an outcome, or `unknown` → unknown, not re-sent unless asked; `failed` → send
- * again, since the service refused it. Records for another base URL are kept but ignored.
+ * again, since the service refused it. A journal holding orders created or in doubt at another
+ * base URL is refused (`OtherBaseUrlError`): the other URL may name the same service.
+ *
+ * One import per journal: the lock `<journal>.lock` (src/io/file-lock.ts) is taken before the
+ * journal is read, and checked before each write round.
  *
  * Throughput: records are written in rounds, every `groupMs` (10 ms) or at once when a caller
  * needs its `sending` record on disk now (`hurry`): one write() per round, synced by O_DSYNC (or
@@ -33,11 +37,12 @@
 
 import { hash } from 'node:crypto';
 import { close, constants, fdatasync, ftruncate, open, read, write } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { CliError, UsageError } from '../cli/errors.js';
+import { CancelledError, CliError, UsageError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
+import { acquireFileLock, describeCode, type FileLock } from '../io/file-lock.js';
 import { isoNow } from '../io/iso-time.js';
-import { acquirePidLock, releasePidLock } from '../io/pid-lock.js';
 
 const openAsync = promisify(open);
 const readAsync = promisify(read);
@@ -109,6 +114,8 @@ export interface ReplaySummary {
   created: number;
   failed: number;
   unknown: number;
+  /** Other base URLs with orders created or in doubt there (`sending`, `unknown`). */
+  otherBaseUrls: { baseUrl: string; created: number; unknown: number }[];
 }
 
 export interface OpenJournalOptions {
@@ -120,6 +127,12 @@ export interface OpenJournalOptions {
   groupMs?: number;
   /** Append the `run` line that opens an import (default true; `orders resolve` writes none). */
   recordRun?: boolean;
+  /** Longest wait for a lock whose owner cannot be checked (default: the lock's). */
+  lockWaitMs?: number;
+  /** Told when the lock is waited for. */
+  onLockWait?: (message: string) => void;
+  /** Ends a wait for the lock or a long replay (Ctrl-C, SIGTERM). */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_GROUP_MS = 10;
@@ -158,7 +171,7 @@ export class OrderJournal {
   readonly replay: ReplaySummary;
   private readonly states: Map<string, JournalState>;
   private fd: number | undefined;
-  private readonly lockPath: string;
+  private readonly lock: FileLock;
   /** Lines handed to `append` and not yet written. */
   private pending: string[] = [];
   /** Callers waiting for their `sending` line to be durable. */
@@ -179,6 +192,7 @@ export class OrderJournal {
     states: Map<string, JournalState>,
     replay: ReplaySummary,
     groupMs: number,
+    lock: FileLock,
   ) {
     this.groupMs = groupMs;
     this.path = path;
@@ -186,7 +200,7 @@ export class OrderJournal {
     this.fd = fd;
     this.states = states;
     this.replay = replay;
-    this.lockPath = `${path}.lock`;
+    this.lock = lock;
   }
 
   /**
@@ -195,12 +209,30 @@ export class OrderJournal {
    */
   static async open(path: string, options: OpenJournalOptions): Promise<OrderJournal> {
     const baseUrl = normalizeBaseUrl(options.baseUrl);
-    await takeLock(`${path}.lock`, path);
+    await requireRegularFile(path);
+    const lock = await acquireFileLock(`${path}.lock`, {
+      what: `the import journal ${path}`,
+      busyAdvice: 'wait for it to finish.',
+      waitMs: options.lockWaitMs,
+      onWait: options.onLockWait,
+      signal: options.signal,
+      command: 'orders import',
+    });
     let fd: number | undefined;
     try {
-      fd = await openAsync(path, APPEND_FLAGS, 0o644);
-      const { states, replay, completeBytes, totalBytes } = await replayFile(fd, path, baseUrl);
-      if (completeBytes < totalBytes) await ftruncateAsync(fd, completeBytes);
+      fd = await openAsync(path, APPEND_FLAGS, 0o644).catch((error: Error) => {
+        throw new UsageError(
+          `Cannot open the import journal ${path} for writing (${errorCode(error)}: ${describeCode(errorCode(error))}); nothing was sent.`,
+          ['Make the file and its folder writable, or name another journal with --journal.'],
+        );
+      });
+      const { states, replay, completeBytes, totalBytes } = await replayFile(
+        fd,
+        path,
+        baseUrl,
+        options.signal,
+      );
+      if (replay.otherBaseUrls.length > 0) throw new OtherBaseUrlError(path, baseUrl, replay.otherBaseUrls);
       const journal = new OrderJournal(
         path,
         baseUrl,
@@ -208,7 +240,13 @@ export class OrderJournal {
         states,
         replay,
         options.groupMs ?? DEFAULT_GROUP_MS,
+        lock,
       );
+      try {
+        if (completeBytes < totalBytes) await ftruncateAsync(fd, completeBytes);
+      } catch (error) {
+        journal.failure = new JournalWriteError(path, error as Error);
+      }
       if (options.recordRun !== false) {
         journal.appendLine(
           JSON.stringify({
@@ -219,21 +257,29 @@ export class OrderJournal {
             at: new Date().toISOString(),
           }),
         );
-        await journal.sync();
       }
+      await journal.sync().catch((error: Error) => {
+        // Nothing was sent yet: a journal that cannot be written is bad usage (exit 2).
+        throw error instanceof JournalWriteError ? error.beforeSending() : error;
+      });
       return journal;
     } catch (error) {
       if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
-      await releasePidLock(`${path}.lock`);
+      await lock.release();
       throw error;
     }
   }
 
-  /** Reads a journal without opening it for writing (a dry run); empty when the file is absent. */
+  /**
+   * Reads a journal without opening it for writing (a dry run); empty when the file is absent.
+   * `replay.otherBaseUrls` lists the base URLs that `open` would refuse.
+   */
   static async inspect(
     path: string,
     baseUrl: string,
+    signal?: AbortSignal,
   ): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary }> {
+    await requireRegularFile(path);
     let fd: number;
     try {
       fd = await openAsync(path, 'r');
@@ -241,13 +287,16 @@ export class OrderJournal {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         return {
           states: new Map(),
-          replay: { lines: 0, tornTail: false, created: 0, failed: 0, unknown: 0 },
+          replay: { lines: 0, tornTail: false, created: 0, failed: 0, unknown: 0, otherBaseUrls: [] },
         };
       }
-      throw error;
+      throw new UsageError(
+        `Cannot read the import journal ${path} (${errorCode(error)}: ${describeCode(errorCode(error))}).`,
+        ['Make it readable, or name another journal with --journal.'],
+      );
     }
     try {
-      const { states, replay } = await replayFile(fd, path, normalizeBaseUrl(baseUrl));
+      const { states, replay } = await replayFile(fd, path, normalizeBaseUrl(baseUrl), signal);
       return { states, replay };
     } finally {
       await closeAsync(fd);
@@ -329,6 +378,7 @@ export class OrderJournal {
   }
 
   private durable(now: boolean): Promise<void> {
+    this.failure ??= this.lock.lost;
     if (this.failure) return Promise.reject(this.failure);
     return new Promise<void>((resolve, reject) => {
       this.waiters.push({ resolve, reject });
@@ -347,7 +397,7 @@ export class OrderJournal {
       const fd = this.fd;
       this.fd = undefined;
       await closeAsync(fd).catch(() => undefined);
-      await releasePidLock(this.lockPath);
+      await this.lock.release();
     }
   }
 
@@ -401,11 +451,13 @@ export class OrderJournal {
     const sync = this.syncRequested;
     this.syncRequested = false;
     try {
+      // The lock was removed under us: another import may be writing; write nothing more.
+      if (this.lock.lost) throw this.lock.lost;
       if (lines.length > 0) await writeAll(fd, Buffer.from(lines.join(''), 'utf8'));
       // With O_DSYNC the write itself returned only once on disk: one thread-pool call a round.
       if (sync && !SYNCED_WRITES) await fdatasyncAsync(fd);
     } catch (error) {
-      this.failure = new JournalWriteError(this.path, error as Error);
+      this.failure = error instanceof CliError ? error : new JournalWriteError(this.path, error as Error);
       for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
       this.waiters = [];
       return;
@@ -416,14 +468,75 @@ export class OrderJournal {
 
 /** The journal could not be written: nothing more may be sent. */
 export class JournalWriteError extends CliError {
+  readonly path: string;
+  /** The system's code (ENOSPC, EROFS, EACCES...) and its words. */
+  readonly reason: string;
+
   constructor(path: string, cause: Error) {
+    const code = errorCode(cause);
+    const reason = `${code}: ${describeCode(code)}`;
     super(
-      `Cannot write the import journal ${path} (${(cause as NodeJS.ErrnoException).code ?? cause.message}), so nothing more was sent.`,
+      `Cannot write the import journal ${path} (${reason}), so nothing more was sent.`,
       ExitCode.Failure,
       ['Free some space or fix the permissions, then run the same command again: the journal is consistent.'],
     );
+    this.path = path;
+    this.reason = reason;
     this.cause = cause;
   }
+
+  /** The same failure before any order was sent: bad usage (exit 2). */
+  beforeSending(): UsageError {
+    return new UsageError(
+      `Cannot write the import journal ${this.path} (${this.reason}); nothing was sent.`,
+      ['Free some space or fix the permissions, or name another journal with --journal.'],
+    );
+  }
+}
+
+/** The journal holds orders created or in doubt at another base URL, which may be this service. */
+export class OtherBaseUrlError extends UsageError {
+  constructor(path: string, baseUrl: string, others: ReplaySummary['otherBaseUrls']) {
+    const other = others[0]!;
+    const more = others.length > 1 ? ` (and at ${others.length - 1} other URLs)` : '';
+    super(
+      `The import journal ${path} records ${other.created} orders created and ${other.unknown} in doubt at ${other.baseUrl}${more}, not at this run's ${baseUrl}; nothing was sent.`,
+      [
+        `If ${baseUrl} is the same service, run again with --base-url ${other.baseUrl} (the journal then skips what it created).`,
+        'If it really is another service, name another journal with --journal <file>.',
+      ],
+    );
+  }
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/** Reading a device or a pipe as a journal never ends (/dev/full reads as endless zeros). */
+async function requireRegularFile(path: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(path);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ENOENT') return;
+    throw new UsageError(
+      `Cannot use the import journal ${path} (${code}: ${describeCode(code)}); nothing was sent.`,
+    );
+  }
+  if (info.isFile()) return;
+  const kind = info.isDirectory()
+    ? 'a folder'
+    : info.isCharacterDevice() || info.isBlockDevice()
+      ? 'a device'
+      : info.isFIFO()
+        ? 'a pipe'
+        : 'not a regular file';
+  throw new UsageError(
+    `The import journal ${path} is ${kind}, not a regular file, so it cannot keep the record of what was sent; nothing was sent.`,
+    ['Name a file with --journal <file>.'],
+  );
 }
 
 async function writeAll(fd: number, buffer: Buffer): Promise<void> {
@@ -441,6 +554,7 @@ async function replayFile(
   fd: number,
   path: string,
   baseUrl: string,
+  signal?: AbortSignal,
 ): Promise<{
   states: Map<string, JournalState>;
   replay: ReplaySummary;
@@ -448,12 +562,15 @@ async function replayFile(
   totalBytes: number;
 }> {
   const states = new Map<string, JournalState>();
+  const others = new Map<string, Map<string, JournalState>>();
   let lines = 0;
   let position = 0;
   let completeBytes = 0;
   let carry: Buffer = Buffer.alloc(0);
   const chunk = Buffer.allocUnsafe(CHUNK);
   for (;;) {
+    if (signal?.aborted)
+      throw new CancelledError('Interrupted while reading the import journal; nothing was sent.');
     const { bytesRead } = await readAsync(fd, chunk, 0, CHUNK, position);
     if (bytesRead === 0) break;
     position += bytesRead;
@@ -462,7 +579,7 @@ async function replayFile(
     let start = 0;
     for (let end = data.indexOf(0x0a, start); end !== -1; end = data.indexOf(0x0a, start)) {
       lines++;
-      applyLine(states, data.toString('utf8', start, end), baseUrl, path, lines);
+      applyLine(states, others, data.toString('utf8', start, end), baseUrl, path, lines);
       completeBytes += end + 1 - start;
       start = end + 1;
     }
@@ -476,9 +593,21 @@ async function replayFile(
     else if (state.event === 'failed') failed++;
     else unknown++;
   }
+  const otherBaseUrls: ReplaySummary['otherBaseUrls'] = [];
+  for (const [otherUrl, otherStates] of others) {
+    let otherCreated = 0;
+    let otherUnknown = 0;
+    for (const state of otherStates.values()) {
+      if (state.event === 'created') otherCreated++;
+      else if (state.event !== 'failed') otherUnknown++;
+    }
+    if (otherCreated + otherUnknown > 0) {
+      otherBaseUrls.push({ baseUrl: otherUrl, created: otherCreated, unknown: otherUnknown });
+    }
+  }
   return {
     states,
-    replay: { lines, tornTail: position > completeBytes, created, failed, unknown },
+    replay: { lines, tornTail: position > completeBytes, created, failed, unknown, otherBaseUrls },
     completeBytes,
     totalBytes: position,
   };
@@ -486,6 +615,7 @@ async function replayFile(
 
 function applyLine(
   states: Map<string, JournalState>,
+  others: Map<string, Map<string, JournalState>>,
   text: string,
   baseUrl: string,
   path: string,
@@ -501,10 +631,20 @@ function applyLine(
       [`Look at that line; if you move the journal away, a re-run may create orders a second time.`],
     );
   }
-  if (record.baseUrl !== baseUrl || typeof record.externalId !== 'string' || typeof record.event !== 'string')
-    return;
+  if (typeof record.externalId !== 'string' || typeof record.event !== 'string') return;
   if (typeof record.at !== 'string') record.at = '';
-  applyRecord(states, record as JournalRecord);
+  let target = states;
+  if (record.baseUrl !== baseUrl) {
+    // Kept per URL only to tell whether orders were created or are in doubt there.
+    const otherUrl = typeof record.baseUrl === 'string' ? normalizeBaseUrl(record.baseUrl) : '(no base URL)';
+    if (otherUrl === baseUrl) {
+      record.baseUrl = baseUrl;
+    } else {
+      target = others.get(otherUrl) ?? new Map<string, JournalState>();
+      others.set(otherUrl, target);
+    }
+  }
+  applyRecord(target, record as JournalRecord);
 }
 
 /** The one definition of how a record changes the state of its order (replay and live). */
@@ -581,16 +721,4 @@ function keepSendingDetails(state: JournalState, current: JournalState | undefin
   const sentAt = current?.event === 'sending' ? current.at : current?.sentAt;
   if (sentAt !== undefined) state.sentAt = sentAt;
   if (current?.line !== undefined) state.line = current.line;
-}
-
-/** One import per journal: two appending to it could each send the same order. */
-function takeLock(lockPath: string, journalPath: string): Promise<void> {
-  return acquirePidLock(lockPath, (owner) =>
-    owner === 'this process'
-      ? new UsageError(`The import journal ${journalPath} is already in use by an import of this process.`)
-      : new UsageError(
-          `The import journal ${journalPath} is in use by another ordercli (process ${owner}); wait for it to finish.`,
-          [`If no import is running, delete ${lockPath} and run the command again.`],
-        ),
-  );
 }

@@ -4,8 +4,11 @@
  * server and the life of one request: log, fault, latency, body, authentication, route, answer.
  */
 import { once, setMaxListeners } from 'node:events';
+import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { acquireFileLock, type FileLock } from '../io/file-lock.js';
 import { authenticate, DEFAULT_TOKENS, generateWebhookKey, rightsOf, type SandboxTokens } from './auth.js';
 import { type DeliveryLogEntry, WebhookDeliverer } from './delivery.js';
 import {
@@ -16,6 +19,7 @@ import {
   type FaultRule,
   faultResponse,
 } from './faults.js';
+import { JOURNAL_FILE } from './journal.js';
 import { type RequestLogEntry, trimLog } from './request-log.js';
 import { type ApiResponse, encodeBody, JSON_CONTENT_TYPE, notFound, problem } from './responses.js';
 import { handleApiRequest, type RouteContext } from './routes.js';
@@ -43,6 +47,10 @@ export interface SandboxOptions {
   host?: string;
   /** Keeps created orders, contact references and subscriptions in this folder across runs. */
   dataDir?: string;
+  /** Longest wait for the lock of `dataDir` when its owner cannot be checked (default: the lock's). */
+  lockWaitMs?: number;
+  /** Told when that lock is waited for. */
+  onLockWait?: (message: string) => void;
   /** Time from a request's arrival to its answer, processing included (a service answering in N ms). */
   latencyMs?: number;
   /** Share of API requests answered 500 (0..1). */
@@ -128,7 +136,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     seedDir: options.seedDir,
     extraPackagingReferences: options.extraPackagingReferences,
   });
-  const store = SandboxStore.open(seed, options.dataDir);
+  // Two sandboxes on one data folder would both append to its journal, reuse each other's order
+  // ids and wipe each other's state on reset: one per folder.
+  const dataLock = options.dataDir === undefined ? undefined : await lockDataDir(options);
+  let store: SandboxStore;
+  try {
+    store = SandboxStore.open(seed, options.dataDir);
+  } catch (error) {
+    await dataLock?.release();
+    throw error;
+  }
   const requests: RequestLogEntry[] = [];
   const deliveries: DeliveryLogEntry[] = [];
   const deliverer = new WebhookDeliverer({
@@ -166,6 +183,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   } catch (error) {
     store.close();
     await deliverer.close();
+    await dataLock?.release();
     throw error;
   }
   const actualPort = (server.address() as { port: number }).port;
@@ -200,6 +218,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
         await Promise.all([serverClosed, deliverer.close()]);
         store.close();
+        await dataLock?.release();
       })();
       return closed;
     },
@@ -448,4 +467,18 @@ function requestLine(entry: RequestLogEntry, ms: number): string {
   const outcome = entry.status !== undefined ? String(entry.status) : 'no answer';
   const fault = entry.fault ? ` [fault: ${entry.fault}]` : '';
   return `${entry.method} ${entry.path} ${outcome} ${Math.round(ms)} ms (${entry.auth})${fault}`;
+}
+
+/** The lock of the data folder's journal, taken before the journal is read. */
+async function lockDataDir(options: SandboxOptions): Promise<FileLock> {
+  const dataDir = options.dataDir!;
+  mkdirSync(dataDir, { recursive: true });
+  const journal = join(dataDir, JOURNAL_FILE);
+  return acquireFileLock(`${journal}.lock`, {
+    what: `the sandbox data folder ${dataDir}`,
+    busyAdvice: 'stop that sandbox, or give this one another --data folder.',
+    waitMs: options.lockWaitMs,
+    onWait: options.onLockWait,
+    command: 'sandbox',
+  });
 }

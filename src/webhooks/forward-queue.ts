@@ -27,8 +27,7 @@ import { type FileHandle, mkdir, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Agent } from 'undici';
 import { parseRetryAfter } from '../api/retry-after.js';
-import { UsageError } from '../cli/errors.js';
-import { acquirePidLock, releasePidLock } from '../io/pid-lock.js';
+import { acquireFileLock, type FileLock } from '../io/file-lock.js';
 import {
   codeOf,
   type EventRecord,
@@ -53,6 +52,12 @@ export interface ForwardQueueOptions {
   maxRetryDelayMs?: number;
   /** Told about every attempt, for the console. */
   onAttempt?: (report: ForwardAttempt) => void;
+  /** Longest wait for the queue's lock when its owner cannot be checked (default: the lock's). */
+  lockWaitMs?: number;
+  /** Told when that lock is waited for. */
+  onLockWait?: (message: string) => void;
+  /** Ends a wait for the lock (Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 export type ForwardOutcome = 'delivered' | 'rejected' | 'retrying';
@@ -97,6 +102,7 @@ export class ForwardQueue {
   readonly resumed: number;
   private readonly options: ForwardQueueOptions;
   private readonly handle: FileHandle;
+  private readonly lock: FileLock;
   private readonly pending: PendingEntry[];
   private size: number;
   private nextSeq: number;
@@ -114,8 +120,10 @@ export class ForwardQueue {
     options: ForwardQueueOptions,
     handle: FileHandle,
     state: { pending: PendingEntry[]; size: number; nextSeq: number },
+    lock: FileLock,
   ) {
     this.options = options;
+    this.lock = lock;
     this.file = options.file;
     this.handle = handle;
     this.pending = state.pending;
@@ -127,7 +135,7 @@ export class ForwardQueue {
   /** Opens the queue file, resuming what it holds; call `start()` to begin forwarding. */
   static async open(options: ForwardQueueOptions): Promise<ForwardQueue> {
     await mkdir(dirname(options.file), { recursive: true });
-    await acquireLock(lockPath(options.file));
+    const lock = await acquireLock(options);
     let handle: FileHandle | undefined;
     try {
       const state = await readQueueFile(options.file);
@@ -142,10 +150,10 @@ export class ForwardQueue {
         state.size = state.validSize;
       }
       await handle.datasync();
-      return new ForwardQueue(options, handle, state);
+      return new ForwardQueue(options, handle, state, lock);
     } catch (error) {
       await handle?.close();
-      await releasePidLock(lockPath(options.file));
+      await lock.release();
       throw error;
     }
   }
@@ -192,7 +200,7 @@ export class ForwardQueue {
     await this.handle.datasync().catch(() => undefined);
     await this.handle.close();
     await this.agent?.close().catch(() => undefined);
-    await releasePidLock(lockPath(this.file));
+    await this.lock.release();
   }
 
   /** Appends through the group commit; resolves with the offset where `data` was written. */
@@ -377,19 +385,16 @@ async function readQueueFile(
   return { pending, size, validSize, nextSeq: maxSeq + 1 };
 }
 
-function lockPath(file: string): string {
-  return `${file}.lock`;
-}
-
 /** One `listen` per queue file: two would deliver every entry twice. */
-function acquireLock(path: string): Promise<void> {
-  return acquirePidLock(
-    path,
-    (owner) =>
-      new UsageError(
-        `Another ordercli listen (${owner === 'this process' ? owner : `pid ${owner}`}) is forwarding from the queue ${path.slice(0, -'.lock'.length)}: stop it, or give this one its own --queue-dir.`,
-      ),
-  );
+function acquireLock(options: ForwardQueueOptions): Promise<FileLock> {
+  return acquireFileLock(`${options.file}.lock`, {
+    what: `the forwarding queue ${options.file}`,
+    busyAdvice: 'stop that listen, or give this one its own --queue-dir.',
+    waitMs: options.lockWaitMs,
+    onWait: options.onLockWait,
+    signal: options.signal,
+    command: 'listen --forward-to',
+  });
 }
 
 /** The application's `Retry-After`, capped at a minute so that one answer cannot stall the queue. */

@@ -85,21 +85,19 @@ describe('orders import: success and re-runs', () => {
     expect(sandbox.orders()).toHaveLength(3);
   });
 
-  it('scopes the journal to the base URL: the same input sent to another service is sent again', async () => {
+  it('never re-targets a journal: another base URL stops with exit 2; another service needs its own --journal', async () => {
     const other = await startSandbox({ port: 0, quiet: true });
     try {
-      const input = writeNdjson(tempDir(), 'orders.ndjson', orders(5));
+      const dir = tempDir();
+      const input = writeNdjson(dir, 'orders.ndjson', orders(5));
       expect((await runCli(cli(input))).code).toBe(0);
-      const elsewhere = await runCli([
-        '--base-url',
-        other.url,
-        '--token',
-        other.tokens.partner,
-        'orders',
-        'import',
-        input,
-      ]);
-      expect(elsewhere.code, elsewhere.stderr).toBe(0);
+      const args = ['--base-url', other.url, '--token', other.tokens.partner, 'orders', 'import', input];
+      const elsewhere = await runCli(args);
+      expect(elsewhere.code, elsewhere.stderr).toBe(2);
+      expect(elsewhere.stderr).toContain(`not at this run's ${other.url}`);
+      expect(other.orders()).toHaveLength(0);
+      const ownJournal = await runCli([...args, '--journal', `${dir}/other.journal.ndjson`]);
+      expect(ownJournal.code, ownJournal.stderr).toBe(0);
       expect(other.orders()).toHaveLength(5);
     } finally {
       await other.close();

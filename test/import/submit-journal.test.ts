@@ -45,7 +45,7 @@ describe('OrderJournal', () => {
     await journal.close();
   });
 
-  it('replays the last state of each order, for its own base URL only', async () => {
+  it('replays the last state of each order for its own base URL, and refuses another base URL with orders created there', async () => {
     const path = join(tempDir(), 'j.ndjson');
     const first = await OrderJournal.open(path, { baseUrl: BASE });
     await first.sending('A', 'ha');
@@ -56,10 +56,15 @@ describe('OrderJournal', () => {
     await first.sending('D', 'hd');
     first.unknown('D', 'connection reset');
     await first.close();
-    const other = await OrderJournal.open(path, { baseUrl: 'http://127.0.0.1:9999' });
-    await other.sending('E', 'he');
-    other.created('E', { httpStatus: 201 });
-    await other.close();
+    // Another base URL with orders created or in doubt here: refused, it may be the same service.
+    await expect(OrderJournal.open(path, { baseUrl: 'http://127.0.0.1:9999' })).rejects.toThrow(
+      `records 1 orders created and 2 in doubt at ${BASE}, not at this run's http://127.0.0.1:9999`,
+    );
+    // An order only refused at another base URL changes nothing here.
+    appendFileSync(
+      path,
+      `${JSON.stringify({ event: 'failed', externalId: 'E', baseUrl: 'http://127.0.0.1:9999', at: 'x', httpStatus: 422 })}\n`,
+    );
 
     const again = await OrderJournal.open(path, { baseUrl: `${BASE}/` });
     expect(again.stateOf('A')).toMatchObject({ event: 'created', id: 1, code: 'SO-1', bodyHash: 'ha' });
@@ -94,7 +99,7 @@ describe('OrderJournal', () => {
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
-  it('refuses a journal in use by a live process, and takes over the lock of a dead one', async () => {
+  it('refuses a journal in use by a live process, and takes over the lock file of an older ordercli that died', async () => {
     const path = join(tempDir(), 'j.ndjson');
     const held = await OrderJournal.open(path, { baseUrl: BASE });
     await expect(OrderJournal.open(path, { baseUrl: BASE })).rejects.toThrow(/already in use/);
@@ -113,8 +118,11 @@ describe('OrderJournal', () => {
     ]).stdout.toString();
     writeFileSync(`${path}.lock`, `${dead}\n`);
     const taken = await OrderJournal.open(path, { baseUrl: BASE });
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+    // The lock of an older ordercli (a file) was replaced by this version's lock folder.
+    const owner = JSON.parse(readFileSync(`${path}.lock/owner-1.json`, 'utf8')) as { pid: number };
+    expect(owner.pid).toBe(process.pid);
     await taken.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
   it('inspect() reads without locking and treats a missing file as empty', async () => {

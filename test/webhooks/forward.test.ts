@@ -164,7 +164,7 @@ describe('listen --forward-to', () => {
     const first = await startListen(args);
     const second = startListen(args);
     await expect(second).rejects.toThrow(
-      /Another ordercli listen \((pid \d+|this process)\) is forwarding from the queue/,
+      /The forwarding queue .* is (already in use by this ordercli process|in use by another ordercli \(process \d+)/,
     );
     await first.stop();
   });

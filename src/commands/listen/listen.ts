@@ -8,6 +8,7 @@ import { ExitCode } from '../../cli/exit-codes.js';
 import { formatDuration, parseDuration } from '../../config/duration.js';
 import { configDir } from '../../config/profiles.js';
 import { isLoopbackHost } from '../../config/settings.js';
+import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { writeNote } from '../../io/wrap.js';
 import { EventLog } from '../../webhooks/event-log.js';
 import { ForwardQueue } from '../../webhooks/forward-queue.js';
@@ -207,6 +208,9 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
         target: plan.forwardTo.href,
         key: keyChoice.key,
         onAttempt: (attempt) => out.forward(attempt, plan.forwardTo!.href),
+        lockWaitMs: lockWaitFromEnv(ctx.env),
+        onLockWait: (message) => ctx.io.err(`${message}\n`),
+        signal: ctx.signal,
       }).catch(fileError(`the forwarding queue ${file}`, '--queue-dir'));
     }
     const persist = persistWith(log, queue);

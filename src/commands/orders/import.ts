@@ -6,9 +6,14 @@
 import { resolve } from 'node:path';
 import type { RetryEvent } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
-import { CancelledError, type InputProblem, UsageError } from '../../cli/errors.js';
+import { CancelledError, CliError, type InputProblem, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
-import { OrderJournal } from '../../import/journal.js';
+import {
+  JournalWriteError,
+  normalizeBaseUrl,
+  OrderJournal,
+  OtherBaseUrlError,
+} from '../../import/journal.js';
 import { journalOfInput } from '../../import/journal-location.js';
 import { inputLimits } from '../../import/limits.js';
 import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
@@ -150,7 +155,11 @@ async function reportDryRun(
   let journalNote: { path: string; created: number; unknown: number } | undefined;
   if (settings.baseUrl !== undefined && (options.input !== '-' || options.journal !== undefined)) {
     const { shown, path } = await journalOfInput(options.input, options.journal, ctx.cwd);
-    const { replay } = await OrderJournal.inspect(path, settings.baseUrl);
+    const { replay } = await OrderJournal.inspect(path, settings.baseUrl, ctx.signal);
+    // What a real run would refuse, a dry run refuses too.
+    if (replay.otherBaseUrls.length > 0) {
+      throw new OtherBaseUrlError(path, normalizeBaseUrl(settings.baseUrl), replay.otherBaseUrls);
+    }
     if (replay.lines > 0) journalNote = { path: shown, created: replay.created, unknown: replay.unknown };
   }
   const lines = [
@@ -199,7 +208,14 @@ async function importOrders(
   };
   const client = await ctx.api({ connections: concurrency, onRetry });
   const location = await journalOfInput(options.input, options.journal, ctx.cwd);
-  const journal = await OrderJournal.open(location.path, { baseUrl: client.baseUrl, input: source.file });
+  const { lockWaitFromEnv } = await import('../../io/file-lock.js');
+  const journal = await OrderJournal.open(location.path, {
+    baseUrl: client.baseUrl,
+    input: source.file,
+    lockWaitMs: lockWaitFromEnv(ctx.env),
+    onLockWait: (message) => io.err(`${message}\n`),
+    signal: ctx.signal,
+  });
   let journalClosed = false;
   const closeJournal = async (): Promise<void> => {
     if (journalClosed) return;
@@ -322,7 +338,7 @@ async function importOrders(
     io.out(`${JSON.stringify(result, null, 2)}\n`);
   }
 
-  if (outcome.stopped) throw stopError(outcome.stopped, counts, location.shown);
+  if (outcome.stopped) throw stopError(outcome.stopped, counts, location.shown, outcome.sent);
   if (counts.created + counts.skipped < counts.total) ctx.exitCode = ExitCode.Partial;
 }
 
@@ -343,11 +359,22 @@ function stopLabel(stop: SubmitStop | undefined): string | undefined {
 }
 
 /** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
-function stopError(stop: SubmitStop, counts: ImportCounts, journal: string): Error {
+function stopError(stop: SubmitStop, counts: ImportCounts, journal: string, sent: number): Error {
   const rerun = `the journal ${journal} is saved: run the same command again to send the rest`;
   if (stop.kind === 'interrupted') {
     return new CancelledError(
       `Interrupted: ${fmt(counts.created)} orders created, ${fmt(counts.notSent)} not sent; ${rerun}.`,
+    );
+  }
+  if (stop.kind === 'journal' && stop.error instanceof JournalWriteError) {
+    if (sent === 0) return stop.error.beforeSending();
+    return new CliError(
+      `Cannot write the import journal ${journal} (${stop.error.reason}), so the import stopped: ${fmt(sent)} orders had been sent (${fmt(counts.created)} created, ${fmt(counts.failed)} refused, ${fmt(counts.unknown)} with an unknown outcome), ${fmt(counts.notSent)} were not sent.`,
+      ExitCode.Failure,
+      [
+        'The journal may lack the outcome of the last orders sent: a re-run shows them as unknown (in doubt) and does not send them again until you check them and use --retry-unknown.',
+        'Free some space or fix the permissions, then run the same command again.',
+      ],
     );
   }
   const error = stop.error ?? new Error('the import stopped');

@@ -42,9 +42,12 @@ export function sandboxOptions(flags: SandboxFlags, env: NodeJS.ProcessEnv): San
 export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
   const options = sandboxOptions(flags, ctx.env);
   const { startSandbox } = await import('../../sandbox/server.js');
+  const { lockWaitFromEnv } = await import('../../io/file-lock.js');
   const { io } = ctx;
   const sandbox = await startSandbox({
     ...options,
+    lockWaitMs: lockWaitFromEnv(ctx.env),
+    onLockWait: (message) => io.err(`${message}\n`),
     quiet: Boolean(flags.quiet),
     logger: (line) => io.err(`${line}\n`),
   }).catch((error: NodeJS.ErrnoException) => {
