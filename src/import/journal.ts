@@ -127,6 +127,8 @@ export interface OpenJournalOptions {
   groupMs?: number;
   /** Append the `run` line that opens an import (default true; `orders resolve` writes none). */
   recordRun?: boolean;
+  /** Open a journal that also holds orders of other base URLs (`orders resolve` picks one). */
+  allowOtherBaseUrls?: boolean;
   /** Longest wait for a lock whose owner cannot be checked (default: the lock's). */
   lockWaitMs?: number;
   /** Told when the lock is waited for. */
@@ -232,7 +234,8 @@ export class OrderJournal {
         baseUrl,
         options.signal,
       );
-      if (replay.otherBaseUrls.length > 0) throw new OtherBaseUrlError(path, baseUrl, replay.otherBaseUrls);
+      if (replay.otherBaseUrls.length > 0 && !options.allowOtherBaseUrls)
+        throw new OtherBaseUrlError(path, baseUrl, replay.otherBaseUrls);
       const journal = new OrderJournal(
         path,
         baseUrl,

@@ -305,7 +305,7 @@ describe('orders journal and orders resolve', () => {
         dir,
       );
       expect(busy.code).toBe(2);
-      expect(busy.stderr).toContain(`is in use by another ordercli (process ${importer.pid})`);
+      expect(busy.stderr).toContain(`is in use by another ordercli (process ${importer.pid},`);
       // The import goes on writing its own records; the refused resolve wrote none.
       expect(readLines(journalPath).filter((r) => String(r.event).startsWith('resolved'))).toEqual([]);
     } finally {

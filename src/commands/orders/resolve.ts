@@ -20,6 +20,7 @@ import {
   requestsFromFlags,
   type ValidatedOrders,
 } from '../../import/resolutions.js';
+import { lockWaitFromEnv } from '../../io/file-lock.js';
 
 export interface ResolveOptions {
   target: string;
@@ -68,7 +69,14 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       : await readValidatedOrders(resolvePath(ctx.cwd, options.fromEvents), options.fromEvents);
 
   // The lock keeps an import from sending while the user's word is being written.
-  const journal = await OrderJournal.open(location.path, { baseUrl, recordRun: false });
+  const journal = await OrderJournal.open(location.path, {
+    baseUrl,
+    recordRun: false,
+    allowOtherBaseUrls: true,
+    lockWaitMs: lockWaitFromEnv(ctx.env),
+    onLockWait: (message) => ctx.io.err(`${message}\n`),
+    signal: ctx.signal,
+  });
   let plan: PlannedResolution[];
   let matched = 0;
   let stillUnknown = 0;
