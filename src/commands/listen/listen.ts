@@ -302,6 +302,9 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       flags.once ? firstEvent : undefined,
       plan.onceTimeoutSeconds,
     );
+    // Ctrl-C: 130 like every interrupted command, also what the shell sees through `npx ordercli`
+    // (npm runs it under sh, which dash ends with the same SIGINT).
+    if (outcome === 'interrupted') ctx.exitCode = ExitCode.Interrupted;
     if (outcome === 'timeout') {
       throw new IncompleteError(
         `No ${flags.event ?? 'notification'} was accepted within ${plan.onceTimeoutSeconds} s (listen --once --timeout).`,

@@ -1,6 +1,7 @@
 /** `sandbox`: the local service, until Ctrl-C. */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
+import { ExitCode } from '../../cli/exit-codes.js';
 import { isLoopbackHost } from '../../config/settings.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
 import type { SandboxFlags } from './index.js';
@@ -85,4 +86,7 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   io.err('Stopping the sandbox.\n');
+  // Ctrl-C is the only way it ends: 130 like every interrupted command, which is also what the
+  // shell sees through `npx ordercli` (npm runs it under sh, which dash ends with the same SIGINT).
+  ctx.exitCode = ExitCode.Interrupted;
 }
