@@ -97,6 +97,8 @@ describe.each(['node', 'npx'] as const)('Ctrl-C through %s', (how) => {
       env(),
     );
     expect(run.stderr).toContain('Stopping the sandbox.');
+    // Its "Try:" line can be typed where it was started: through npx, with npx.
+    expect(run.stdout).toContain(`\n  ${how === 'npx' ? 'npx ordercli' : 'ordercli'} --base-url ${run.url} `);
     expect(run.stderr).not.toMatch(/error|Interrupted again/i);
     expect(run.status, run.stderr).toBe(130);
     expect(await accepting(run.url)).toBe(false);

@@ -61,15 +61,25 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
       `warning: the sandbox listens on ${options.host}, reachable from other machines; it is a development tool.\n`,
     );
   }
+  // The commands to try as they can be typed where this one was: `npx ordercli` when started
+  // through npx (npm exec), where `ordercli` alone is not on the PATH.
+  const cli = ctx.env.npm_command === 'exec' ? 'npx ordercli' : 'ordercli';
+  // A random key changes at every start, so a receiver configured with it stops matching.
+  const keyOrigin =
+    flags.webhookKey !== undefined
+      ? '(from --webhook-key)'
+      : options.webhookKey !== undefined
+        ? '(from ORDERCLI_WEBHOOK_KEY)'
+        : '(random, new at each start: --webhook-key <key> keeps one)';
   const lines = [
     `Sandbox listening on ${sandbox.url}`,
     `  base URL        ${sandbox.url}`,
     `  full token      ${sandbox.tokens.full}   (CRM and catalog access)`,
     `  partner token   ${sandbox.tokens.partner}   (reference lists only)`,
-    `  webhook key     ${sandbox.webhookKey}`,
+    `  webhook key     ${sandbox.webhookKey}   ${keyOrigin}`,
     '',
     'Try:',
-    `  ordercli --base-url ${sandbox.url} --token ${sandbox.tokens.partner} refs packagings list`,
+    `  ${cli} --base-url ${sandbox.url} --token ${sandbox.tokens.partner} refs packagings list`,
     `  export ORDERCLI_BASE_URL=${sandbox.url} ORDERCLI_TOKEN=${sandbox.tokens.full}`,
     '',
     'Press Ctrl-C to stop.',
