@@ -18,7 +18,8 @@ import { describeRun, type ExecResult, exec, freshMachineEnv, releaseEnv, sh, Te
 const README_INSTALL = 'npm install && npx ordercli demo';
 const README_TEST = 'npm test';
 const dirs = new TempDirs();
-afterAll(() => dirs.cleanup());
+// Two clones with their node_modules, and an npm cache: removing them takes a while on a busy disk.
+afterAll(() => dirs.cleanup(), 180_000);
 
 /** Lines of the first fenced code block of a Markdown text, comments after `#` removed. */
 function firstCodeBlock(markdown: string): string[] {
