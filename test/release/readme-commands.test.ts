@@ -7,11 +7,12 @@
  * - a representative set of the README's lines runs for real, exactly as written but for the
  *   sandbox's address (the README's 127.0.0.1:4780 becomes the test sandbox's free port), through
  *   the real npx in a project folder whose node_modules holds this ordercli;
+ * - two examples of docs/*.md run the same way, with the output the docs show;
  * - the sandbox banner shown in the README is what `npx ordercli sandbox` prints, and the README's
  *   way of fixing the webhook key fixes it.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -203,6 +204,30 @@ describe('the README, run as typed against a sandbox', () => {
     expect(readmeKey).toMatch(/^whk_[0-9a-f]{48}$/);
     expect(printed.replaceAll(url, 'http://127.0.0.1:4780').replace(key, readmeKey)).toBe(shown);
     expect(printed).toContain('(random, new at each start: --webhook-key <key> keeps one)');
+  }, 60_000);
+
+  /** Runs a docs/*.md command line (checked to be in that file) in `dir` of a copy of fixtures/orders. */
+  async function runDoc(file: string, text: string) {
+    const lines = commandLines(file, readDocument(file)).map((command) => command.text);
+    expect(lines, `${file} has no command line ${JSON.stringify(text)}`).toContain(text);
+    const dir = join(project, 'docs-run');
+    cpSync(join(ROOT, 'fixtures/orders'), dir, { recursive: true });
+    return sh([exports, text].join('\n'), { cwd: dir, env, timeoutMs: 60_000 });
+  }
+
+  it('runs examples of docs/*.md as typed, with the output they show', async () => {
+    const dryRun = await runDoc(
+      'docs/orders-input.md',
+      'npx ordercli orders import commandes-excel.csv --dry-run',
+    );
+    expect(dryRun.code, describeRun('orders import --dry-run', dryRun)).toBe(0);
+    expect(readDocument('docs/orders-input.md')).toContain(dryRun.stderr.trim().split('\n').at(-1));
+    const contacts = await runDoc(
+      'docs/refs.md',
+      'npx ordercli refs contacts list --columns id,email | head -2',
+    );
+    expect(contacts.code, describeRun('refs contacts list', contacts)).toBe(0);
+    expect(readDocument('docs/refs.md')).toContain(`| head -2\n${contacts.stdout}`);
   }, 60_000);
 
   it('fixes the webhook key the way the README says', async () => {
