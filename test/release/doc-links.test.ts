@@ -72,7 +72,7 @@ describe('links in README.md and docs/*.md', () => {
           if (line.startsWith('```')) inBlock = !inBlock;
           if (inBlock) return;
           const where = `${file}:${index + 1}`;
-          if (/\/work\/|\bshared\/(STYLE|CLI-CONTRACT|order-service-interface)/i.test(line))
+          if (/\/work\/shared|\bshared\/(STYLE|CLI-CONTRACT|order-service-interface)/i.test(line))
             problems.push(
               `${where}: names the shared folder, which is not in the repository: ${line.trim()}`,
             );
