@@ -166,7 +166,7 @@ for (let round = 1; round <= rounds; round++) {
       run.accepted = accepted;
       run.printed = stopped.stdoutLines;
       const problems = [];
-      if (stopped.code !== 0) problems.push(`listen exited ${stopped.code}`);
+      if (stopped.code !== 130) problems.push(`listen exited ${stopped.code} on Ctrl-C, not 130`);
       if (lines.length !== accepted) problems.push(`${lines.length} log lines but ${accepted} answered 200`);
       if (lines.length < result['2xx'])
         problems.push(`${lines.length} log lines but autocannon got ${result['2xx']} 2xx`);

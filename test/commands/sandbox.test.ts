@@ -20,7 +20,7 @@ async function startCommand(args: string[]) {
 }
 
 describe('ordercli sandbox', () => {
-  it('prints its base URL and both tokens, serves the interface, and stops on Ctrl-C with exit 0', async () => {
+  it('prints its base URL and both tokens, serves the interface, and stops on Ctrl-C with exit 130', async () => {
     const { io, controller, done } = await startCommand(['--json']);
     const info = JSON.parse(io.stdoutText().split('\n')[0] ?? '') as {
       url: string;
@@ -48,7 +48,7 @@ describe('ordercli sandbox', () => {
     ]);
     expect(full.code, full.stderr).toBe(0);
     controller.abort();
-    expect(await done).toBe(0);
+    expect(await done).toBe(130);
     const after = await runCli([
       '--base-url',
       info.url,

@@ -1,19 +1,25 @@
 /**
- * A fresh clone of what is committed (HEAD; uncommitted work is not in it) runs the README's first
- * command as written, with npm kept offline: `npm install && npx ordercli demo`. The clone's own
- * `npm test` is not run (it would run this test again); instead `.ci/run` is checked to run exactly
- * the README's `npm install` and `npm test`. Inside such a clone, ORDERCLI_IN_FRESH_CLONE is set
- * and this file skips itself, so that no clone ever clones again.
+ * A fresh clone of what is committed (HEAD; uncommitted work is not in it) runs the README's two
+ * commands as written:
+ * - on a fresh machine: HOME and the npm cache are empty folders, npm reaches the registry (and
+ *   nothing else does: the tests stay on 127.0.0.1); `npm install && npx ordercli demo`, then
+ *   `npm test`, whose other-Node stage is skipped (it says so) to save the two Node downloads;
+ * - with this machine's npm cache and npm offline: `npm install && npx ordercli demo`, which shows
+ *   that the lockfile's packages are all in the cache once the project is installed.
+ * `.ci/run` is checked to run exactly the README's `npm install` and `npm test`. Inside such a
+ * clone ORDERCLI_IN_FRESH_CLONE is set and this file skips itself, so that no clone clones again.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/cli.js';
-import { describeRun, exec, releaseEnv, sh, TempDirs } from './support.js';
+import { describeRun, type ExecResult, exec, freshMachineEnv, releaseEnv, sh, TempDirs } from './support.js';
 
-const README_COMMAND = 'npm install && npx ordercli demo';
+const README_INSTALL = 'npm install && npx ordercli demo';
+const README_TEST = 'npm test';
 const dirs = new TempDirs();
-afterAll(() => dirs.cleanup());
+// Two clones with their node_modules, and an npm cache: removing them takes a while on a busy disk.
+afterAll(() => dirs.cleanup(), 180_000);
 
 /** Lines of the first fenced code block of a Markdown text, comments after `#` removed. */
 function firstCodeBlock(markdown: string): string[] {
@@ -22,25 +28,62 @@ function firstCodeBlock(markdown: string): string[] {
   return match[1].split('\n').map((line) => line.replace(/\s+#.*$/, '').trim());
 }
 
+/** Clones HEAD into an empty folder; returns the clone and the README's first code block. */
+async function cloneHead(env: NodeJS.ProcessEnv): Promise<{ clone: string; block: string[] }> {
+  const clone = join(dirs.make('ordercli-clone-'), 'ordercli');
+  const cloned = await exec('git', ['clone', '--quiet', '--no-hardlinks', ROOT, clone], {
+    cwd: ROOT,
+    env,
+    timeoutMs: 60_000,
+  });
+  expect(cloned.code, describeRun('git clone', cloned)).toBe(0);
+  return { clone, block: firstCodeBlock(readFileSync(join(clone, 'README.md'), 'utf8')) };
+}
+
+function seconds(result: ExecResult): string {
+  return `${(result.ms / 1000).toFixed(0)} s`;
+}
+
 describe.skipIf(process.env.ORDERCLI_IN_FRESH_CLONE)('a fresh clone of HEAD', () => {
-  it('runs the README first command (npm install, offline, then npx ordercli demo)', async () => {
+  it.concurrent('on a fresh machine runs the README two commands: install and demo, then npm test', async () => {
+    const env = freshMachineEnv(dirs.make('ordercli-home-'), dirs.make('ordercli-npm-cache-'), {
+      ORDERCLI_IN_FRESH_CLONE: '1',
+      ORDERCLI_SKIP_OTHER_NODES: '1',
+    });
+    const { clone, block } = await cloneHead(env);
+    // The test follows the README of the clone: its first code block is these two commands.
+    expect(block.filter((line) => line !== '')).toEqual([README_INSTALL, README_TEST]);
+
+    const install = await sh(README_INSTALL, { cwd: clone, env, timeoutMs: 300_000 });
+    expect(
+      install.code,
+      `${describeRun(README_INSTALL, install)}\nThe install needs the npm registry (and only it).`,
+    ).toBe(0);
+    expect(install.stdout).toContain('orders validated');
+
+    const test = await sh(README_TEST, { cwd: clone, env, timeoutMs: 600_000 });
+    expect(test.code, describeRun(README_TEST, test)).toBe(0);
+    const output = test.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+    const summary = output.slice(output.indexOf('== npm test: summary'));
+    for (const stage of ['build', 'typecheck', 'lint', 'test:vitest', 'test:other-nodes'])
+      expect(summary).toMatch(new RegExp(`${stage} +passed`));
+    expect(summary).toContain('all passed');
+    expect(output).toContain('SKIPPED: the end-to-end tests under Node 22 and 24');
+    // The clone did not clone again, and packed and installed its tarball on a fresh cache.
+    expect(output).toMatch(/test\/release\/fresh-clone\.test\.ts \([0-9]+ tests? \| [0-9]+ skipped\)/);
+    expect(output).toContain('pack: under Node 20 only');
+    console.log(`fresh machine: ${README_INSTALL} ${seconds(install)}, ${README_TEST} ${seconds(test)}`);
+  }, 960_000);
+
+  it.concurrent('with the npm cache of this machine, offline, runs npm install && npx ordercli demo', async () => {
     const env = releaseEnv(dirs.make('ordercli-config-'), {
       ORDERCLI_IN_FRESH_CLONE: '1',
       npm_config_offline: 'true',
     });
-    const clone = join(dirs.make('ordercli-clone-'), 'ordercli');
-    const cloned = await exec('git', ['clone', '--quiet', '--no-hardlinks', ROOT, clone], {
-      cwd: ROOT,
-      env,
-      timeoutMs: 60_000,
-    });
-    expect(cloned.code, describeRun('git clone', cloned)).toBe(0);
+    const { clone, block } = await cloneHead(env);
+    expect(block).toContain(README_INSTALL);
 
-    // The test follows the README of the clone: its first code block starts with this command.
-    const readme = readFileSync(join(clone, 'README.md'), 'utf8');
-    expect(firstCodeBlock(readme)).toContain(README_COMMAND);
-
-    const offline = README_COMMAND.replace('npm install', 'npm install --offline --no-audit --no-fund');
+    const offline = README_INSTALL.replace('npm install', 'npm install --offline --no-audit --no-fund');
     const result = await sh(offline, { cwd: clone, env, timeoutMs: 240_000 });
     expect(
       result.code,

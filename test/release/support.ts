@@ -26,6 +26,29 @@ export function releaseEnv(configDir: string, extra: Record<string, string> = {}
   return { ...env, ORDERCLI_CONFIG_DIR: configDir, ...extra };
 }
 
+/**
+ * The environment of a fresh machine: this PATH without npm's additions, nothing from npm or
+ * ORDERCLI_*, and `home` and `npmCache` (empty folders) as HOME and the npm cache, so that no
+ * user config (~/.npmrc, ~/.config/ordercli) and no cached package is found. The npm registry
+ * stays reachable.
+ */
+export function freshMachineEnv(home: string, npmCache: string, extra: Record<string, string> = {}) {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(ORDERCLI_|npm_|VITEST|XDG_)/i.test(key)) continue;
+    if (
+      ['NO_COLOR', 'FORCE_COLOR', 'CI', 'INIT_CWD', 'TEST', 'HOME', 'NODE_ENV', 'NODE_OPTIONS'].includes(key)
+    )
+      continue;
+    env[key] = value;
+  }
+  env.PATH = (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => !/node_modules[/\\]\.bin|node-gyp-bin/.test(dir))
+    .join(':');
+  return { ...env, HOME: home, npm_config_cache: npmCache, ...extra };
+}
+
 /** Runs `command args` and collects its output; kills it (exit 137) after timeoutMs. */
 export function exec(
   command: string,

@@ -152,7 +152,7 @@ describe('listen --forward-to', () => {
     expect(second.stderr()).toContain('resuming 4 undelivered events');
     await waitFor(() => app!.received.length === 4, 15_000, 'four deliveries');
     second.child.kill('SIGINT');
-    expect(await second.exited).toBe(0);
+    expect(await second.exited).toBe(130);
     expect(app.received.map((r) => r.body.toString())).toEqual([1, 2, 3, 4].map(bodyOf));
     expect(readFileSync(join(dir, 'forward-queue.ndjson'), 'utf8')).not.toContain(KEY);
     expect(second.stdout() + second.stderr()).not.toContain(KEY);

@@ -37,7 +37,7 @@ describe('listen: statuses of the contract', () => {
 
   afterAll(async () => {
     const result = await listen.stop();
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
     const log = readFileSync(join(dir, 'events.ndjson'), 'utf8');
     expect(result.stdout + result.stderr + log).not.toContain(KEY);
   });
@@ -242,7 +242,7 @@ describe('listen: the key', () => {
     expect(listen.io.stderrText()).toContain('X-WEBHOOK-KEY NOT checked (--no-verify)');
     expect((await post(listen.url, BODY, { 'x-webhook-event': EVENT })).status).toBe(200);
     expect((await post(listen.url, BODY, { 'x-webhook-key': 'anything' })).status).toBe(200);
-    expect((await listen.stop()).code).toBe(0);
+    expect((await listen.stop()).code).toBe(130);
   });
 
   it('takes the key from ORDERCLI_WEBHOOK_KEY, then from the profile', async () => {
@@ -279,12 +279,12 @@ describe('listen: the key', () => {
     expect(result.stdout + result.stderr).not.toContain(KEY);
   });
 
-  it('Ctrl-C stops accepting and exits 0 with a summary', async () => {
+  it('Ctrl-C stops accepting and exits 130 with a summary', async () => {
     const listen = await startListen(['--key', KEY]);
     await post(listen.url, BODY, good());
     await post(listen.url, BODY, {});
     const result = await listen.stop();
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
     expect(result.stderr).toContain('Stopped: 1 accepted (1 shown), 1 rejected.');
     await expect(post(listen.url, BODY, good())).rejects.toThrow(/ECONNREFUSED/);
   });

@@ -35,7 +35,7 @@ describe('listen --log under load', () => {
     });
     const answers = await Promise.all(requests);
     const result = await listen.stop();
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(130);
 
     const ok = answers.filter((a) => a.status === 200).map((a) => a.i);
     expect(ok).toHaveLength(450);
@@ -98,7 +98,7 @@ describe('listen with a stdout nobody reads', () => {
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
     child.kill('SIGINT');
-    expect(await exited).toBe(0);
+    expect(await exited).toBe(130);
     const printed = stdout
       .trimEnd()
       .split('\n')

@@ -245,11 +245,11 @@ describe('listen --once', () => {
     expect(none.stderr).not.toContain(KEY);
   });
 
-  it('Ctrl-C (SIGINT) on the binary drains and exits 0', async () => {
+  it('Ctrl-C (SIGINT) on the binary drains and exits 130', async () => {
     const listen = await spawnListen(['--port', '0', '--key', KEY]);
     await waitFor(() => listen.stderr().includes('Ready'));
     listen.child.kill('SIGINT');
-    expect(await listen.exited).toBe(0);
+    expect(await listen.exited).toBe(130);
     expect(listen.stderr()).toContain('Stopped: 0 accepted (0 shown), 0 rejected.');
   });
 });

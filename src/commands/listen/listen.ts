@@ -304,6 +304,9 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     io.err(`Ready: listening on ${receiver.url} - ${checked}. Press Ctrl-C to quit.\n`);
 
     const outcome = await waitForEnd(ctx.signal, flags.once ? firstEvent : undefined, plan.onceWaitMs);
+    // Ctrl-C: 130 like every interrupted command, also what the shell sees through `npx ordercli`
+    // (npm runs it under sh, which dash ends with the same SIGINT).
+    if (outcome === 'interrupted') ctx.exitCode = ExitCode.Interrupted;
     if (outcome === 'timeout') {
       throw new IncompleteError(
         `No ${flags.event ?? 'notification'} was accepted within ${formatDuration(plan.onceWaitMs!)} (listen --once --wait).`,

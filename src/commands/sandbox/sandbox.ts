@@ -1,6 +1,7 @@
 /** `sandbox`: the local service, until Ctrl-C. */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
+import { ExitCode } from '../../cli/exit-codes.js';
 import { parseDuration } from '../../config/duration.js';
 import { isLoopbackHost } from '../../config/settings.js';
 import { wrapForStderr, wrapForStdout } from '../../io/wrap.js';
@@ -73,17 +74,27 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
       ),
     );
   }
+  // The commands to try as they can be typed where this one was: `npx ordercli` when started
+  // through npx (npm exec), where `ordercli` alone is not on the PATH.
+  const cli = ctx.env.npm_command === 'exec' ? 'npx ordercli' : 'ordercli';
+  // A random key changes at every start, so a receiver configured with it stops matching.
+  const keyOrigin =
+    flags.webhookKey !== undefined
+      ? '(from --webhook-key)'
+      : options.webhookKey !== undefined
+        ? '(from ORDERCLI_WEBHOOK_KEY)'
+        : '(random, new at each start: --webhook-key <key> keeps one)';
   const banner = [
     `Sandbox listening on ${sandbox.url}`,
     `  base URL        ${sandbox.url}`,
     `  full token      ${sandbox.tokens.full}   (CRM and catalog access)`,
     `  partner token   ${sandbox.tokens.partner}   (reference lists only)`,
-    `  webhook key     ${sandbox.webhookKey}`,
+    `  webhook key     ${sandbox.webhookKey}   ${keyOrigin}`,
     '',
     'Try:',
   ];
   const commands = [
-    `  ordercli --base-url ${sandbox.url} --token ${sandbox.tokens.partner} refs packagings list`,
+    `  ${cli} --base-url ${sandbox.url} --token ${sandbox.tokens.partner} refs packagings list`,
     `  export ORDERCLI_BASE_URL=${sandbox.url} ORDERCLI_TOKEN=${sandbox.tokens.full}`,
   ];
   if (ctx.json) {
@@ -103,4 +114,7 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   io.err('Stopping the sandbox.\n');
+  // Ctrl-C is the only way it ends: 130 like every interrupted command, which is also what the
+  // shell sees through `npx ordercli` (npm runs it under sh, which dash ends with the same SIGINT).
+  ctx.exitCode = ExitCode.Interrupted;
 }

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+// `npm test`: runs the package.json scripts named as arguments (build, typecheck, lint, vitest, the
+// other Nodes), each one even when an earlier one failed, so that one failure does not hide the
+// others; exits 1 when any failed. Each script's output streams as it comes; at the end a short
+// table gives each one's result and time, with vitest's closing lines (counts, duration).
+//
+//   node scripts/test.mjs build typecheck lint test:vitest test:other-nodes    (npm test)
+//   ORDERCLI_SKIP_OTHER_NODES=1 npm test      # without Node 22/24 (says so)
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const scripts = process.argv.slice(2);
+if (scripts.length === 0) {
+  process.stderr.write(
+    'usage: node scripts/test.mjs <npm script>... (see the "test" script in package.json)\n',
+  );
+  process.exit(2);
+}
+
+/** Vitest's closing lines and test-other-nodes' verdicts, without colours. */
+const CLOSING = /^\s*(Test Files|Tests|Errors|Duration|== Node \d+:|SKIPPED:)/;
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** Runs `npm run <script>` with its output streamed through; resolves with its exit code and closing lines. */
+function runScript(script) {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const env = { ...process.env };
+    // Piped output loses the terminal's colours unless asked for.
+    if (process.stdout.isTTY && env.NO_COLOR === undefined) env.FORCE_COLOR ??= '1';
+    const child = spawn(npm, ['run', '--silent', script], {
+      cwd: root,
+      env,
+      stdio: ['inherit', 'pipe', 'pipe'],
+    });
+    const closing = [];
+    let partial = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const plain = line.replace(ANSI, '');
+        if (CLOSING.test(plain)) closing.push(plain.trim());
+      }
+    });
+    child.stderr.on('data', (chunk) => process.stderr.write(chunk));
+    const finish = (code) =>
+      resolve({ code, seconds: Math.round((Date.now() - started) / 1000), closing: closing.slice(-8) });
+    child.on('error', (error) => {
+      process.stderr.write(`npm test: cannot start npm run ${script}: ${error.message}\n`);
+      finish(1);
+    });
+    child.on('close', (code, signal) => finish(code ?? `signal ${signal}`));
+  });
+}
+
+const results = [];
+for (const script of scripts) {
+  process.stdout.write(`\n== npm test: npm run ${script}\n`);
+  results.push({ script, ...(await runScript(script)) });
+}
+
+const failed = results.filter((result) => result.code !== 0);
+const lines = ['', '== npm test: summary'];
+for (const { script, code, seconds, closing } of results) {
+  const outcome = code === 0 ? 'passed' : `FAILED (exit ${code})`;
+  lines.push(`  ${script.padEnd(18)} ${outcome.padEnd(18)} ${String(seconds).padStart(4)} s`);
+  for (const line of closing) lines.push(`      ${line}`);
+}
+lines.push(
+  failed.length === 0
+    ? '  all passed'
+    : `  FAILED: ${failed.map((result) => result.script).join(', ')} (the others ran; see their output above)`,
+);
+process.stdout.write(`${lines.join('\n')}\n`);
+process.exitCode = failed.length === 0 ? 0 : 1;
