@@ -93,7 +93,7 @@ describe('ordercli sandbox banner', () => {
     for (let i = 0; i < 200 && !io.stdoutText().includes('Press Ctrl-C'); i++)
       await new Promise((r) => setTimeout(r, 20));
     controller.abort();
-    expect(await done).toBe(0);
+    expect(await done).toBe(130);
     const text = io.stdoutText();
     const lines = text.trimEnd().split('\n');
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);

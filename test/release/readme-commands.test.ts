@@ -25,7 +25,7 @@ const children: ChildProcess[] = [];
 
 /** Commands a reader has after `npm install` in a clone, besides `npx ordercli`. */
 const SHELL_COMMANDS = new Set(['npm', 'export', 'echo', 'printenv', 'cd', 'source', 'printf']);
-const TOOLS = new Set(['cat', 'head', 'grep', 'ls', 'cut', 'sha256sum', 'jq', 'git', 'node']);
+const TOOLS = new Set(['cat', 'head', 'grep', 'ls', 'cut', 'sha256sum', 'jq', 'git', 'node', 'iconv']);
 
 describe('the commands in README.md and docs/*.md', () => {
   const files = documents().filter((file) => file !== 'docs/commands.md');

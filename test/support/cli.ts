@@ -37,8 +37,10 @@ export function tempDir(prefix = 'ordercli-test-'): string {
 export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('ORDERCLI_') && key !== 'NO_COLOR' && key !== 'CI' && key !== 'FORCE_COLOR')
-      env[key] = value;
+    // npm_command says how the runner was started (`npx vitest` or `npm test`): not the program's.
+    const inherited =
+      !key.startsWith('ORDERCLI_') && !['NO_COLOR', 'CI', 'FORCE_COLOR', 'npm_command'].includes(key);
+    if (inherited) env[key] = value;
   }
   env.ORDERCLI_CONFIG_DIR = extra.ORDERCLI_CONFIG_DIR ?? tempDir('ordercli-config-');
   for (const [key, value] of Object.entries(extra)) {
