@@ -131,7 +131,7 @@ describe.each(inFreshClone ? [20] : [20, 22, 24])('the installed ordercli under 
     const result = await ordercli(['--help']);
     expect(result.code, describeRun('ordercli --help', result)).toBe(0);
     expect(result.stdout).toContain('Usage: ordercli');
-    for (const command of ['demo', 'orders', 'refs', 'get <entity> <id>', 'listen', 'sandbox'])
+    for (const command of ['demo', 'orders', 'refs', 'get [options] <entity> <id>', 'listen', 'sandbox'])
       expect(result.stdout).toContain(`\n  ${command}`);
   });
 
