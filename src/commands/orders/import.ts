@@ -8,7 +8,9 @@ import type { RetryEvent } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
 import { CancelledError, type InputProblem, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
+import { configDir } from '../../config/profiles.js';
 import { OrderJournal } from '../../import/journal.js';
+import { OrderLedger } from '../../import/ledger.js';
 import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
 import {
   countResult,
@@ -145,12 +147,33 @@ async function reportDryRun(
     const { replay } = await OrderJournal.inspect(path, settings.baseUrl);
     if (replay.lines > 0) journalNote = { path: shown, created: replay.created, unknown: replay.unknown };
   }
+  let ledgerNote: { created: number; inDoubt: number } | undefined;
+  if (settings.baseUrl !== undefined && validation.externalIds) {
+    const ledger = await OrderLedger.open(
+      configDir(ctx.env),
+      settings.baseUrl,
+      { by: 'orders import' },
+      { readOnly: true },
+    );
+    const journal =
+      options.input !== '-' || options.journal !== undefined
+        ? journalLocation(options, ctx.cwd).path
+        : undefined;
+    await ledger.load(validation.externalIds, { journal });
+    validation.externalIds = undefined;
+    ledgerNote = ledger.loadedCounts();
+  }
   const lines = [
     `Dry run of ${source.file}: ${fmt(validation.total)} orders read, ${fmt(valid)} valid, ${fmt(validation.invalidIndexes.size)} invalid; nothing was sent.`,
   ];
   if (journalNote) {
     lines.push(
       `The journal ${journalNote.path} records ${fmt(journalNote.created)} orders already created at ${settings.baseUrl} (a real run skips them) and ${fmt(journalNote.unknown)} with an unknown outcome.`,
+    );
+  }
+  if (ledgerNote && (ledgerNote.created > 0 || ledgerNote.inDoubt > 0)) {
+    lines.push(
+      `The order ledger of ${settings.baseUrl} records ${fmt(ledgerNote.created)} of these orders as created by another command or input (a real run skips them) and ${fmt(ledgerNote.inDoubt)} as in doubt.`,
     );
   }
   io.err(`${lines.join('\n')}\n`);
@@ -164,6 +187,7 @@ async function reportDryRun(
           journal: journalNote
             ? { path: journalNote.path, created: journalNote.created, unknown: journalNote.unknown }
             : null,
+          ledger: ledgerNote ?? null,
           problems: validation.problems,
         },
         null,
@@ -193,12 +217,19 @@ async function importOrders(
   const location = journalLocation(options, ctx.cwd);
   const journal = await OrderJournal.open(location.path, { baseUrl: client.baseUrl, input: source.file });
   let journalClosed = false;
+  // The ledger of this service, beside the journal: what other commands created is not sent again.
+  let ledger: OrderLedger | undefined;
   const closeJournal = async (): Promise<void> => {
     if (journalClosed) return;
     journalClosed = true;
-    await journal.close();
+    try {
+      await ledger?.close();
+    } finally {
+      await journal.close();
+    }
   };
   ctx.onClose(closeJournal);
+  ledger = await openImportLedger(ctx, options, client.baseUrl, location.path, validation);
   const report =
     options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   if (journal.replay.tornTail) {
@@ -261,6 +292,7 @@ async function importOrders(
     outcome = await submitOrders(items(), {
       client,
       journal,
+      ledger,
       concurrency,
       retryUnknown: Boolean(options.retryUnknown),
       signal: ctx.signal,
@@ -316,6 +348,25 @@ async function importOrders(
   if (counts.created + counts.skipped < counts.total) ctx.exitCode = ExitCode.Partial;
 }
 
+/** Opens the service's order ledger and reads what it knows of the input's externalIds. */
+async function openImportLedger(
+  ctx: Context,
+  options: ImportOptions,
+  baseUrl: string,
+  journal: string,
+  validation: ImportValidation,
+): Promise<OrderLedger> {
+  const ledger = await OrderLedger.open(configDir(ctx.env), baseUrl, {
+    by: 'orders import',
+    input: options.input === '-' ? '(stdin)' : resolve(ctx.cwd, options.input),
+    journal,
+  });
+  if (validation.externalIds) await ledger.load(validation.externalIds, { journal });
+  // The ids are not needed any more: give their memory back before the sending pass.
+  validation.externalIds = undefined;
+  return ledger;
+}
+
 function stopLabel(stop: SubmitStop | undefined): string | undefined {
   if (!stop) return undefined;
   switch (stop.kind) {
@@ -327,6 +378,8 @@ function stopLabel(stop: SubmitStop | undefined): string | undefined {
       return 'the service could not be reached';
     case 'journal':
       return 'the journal could not be written';
+    case 'ledger':
+      return 'the order ledger could not be written';
     case 'error':
       return 'unexpected error';
   }

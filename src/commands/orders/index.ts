@@ -11,7 +11,15 @@ export function registerOrders(program: Command, ctx: Context): void {
       .description('create one order from JSON with POST /api/v1/orders, validated locally first')
       .requiredOption('--file <path|->', 'the order as a JSON object, or - for standard input')
       .option('--dry-run', 'validate and print the body that would be sent; nothing is sent')
-      .action(async (opts: { file: string; dryRun?: boolean }) => {
+      .option(
+        '--force',
+        'send even if the order ledger says this externalId was already created or may have been',
+      )
+      .addHelpText(
+        'after',
+        '\nExit codes: 0 created (a 2xx answer), 1 not created (the service refused or answered something else),\n2 invalid, or its externalId already created or in doubt at this service (nothing sent), 3 credentials refused.',
+      )
+      .action(async (opts: { file: string; dryRun?: boolean; force?: boolean }) => {
         const { run } = await import('./create.js');
         await run(opts, ctx);
       }),
@@ -20,6 +28,7 @@ export function registerOrders(program: Command, ctx: Context): void {
       'ordercli orders create --file order.json --dry-run',
       'ordercli orders create --file order.json --json | jq .code',
       'cat order.json | ordercli orders create --file -',
+      'ordercli orders create --file order.json --force   # after checking it does not exist',
     ],
   );
 

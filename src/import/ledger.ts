@@ -1,0 +1,544 @@
+/**
+ * The order ledger: what this machine sent to each service and what came of it, written by
+ * `orders create` and `orders import` alike and shared by every profile, so that no command
+ * creates an order whose externalId another command already created (or may have created).
+ *
+ * Layout: `<config folder>/ledger/<service>/<shard>.ndjson`, one folder per service (its
+ * normalized base URL, readable plus a hash) and 4096 shard files chosen by a hash of the
+ * externalId (FNV-1a of its UTF-8 bytes, low 12 bits, as 3 hex digits). Checking one externalId
+ * reads one shard; an import reads the shards of its externalIds once each, one at a time.
+ *
+ * Each line is one JSON record whose first key is `externalId`, then `event` (`sending`,
+ * `created`, `failed`, `unknown`, `not-sent`, `resolved`), `at`, who wrote it (`by`, with the
+ * `input` file and the import's `journal`) and what applies (`bodyHash`, `httpStatus`, `id`,
+ * `code`, `message`, `reason`, `resolution`). The last record of an externalId says its state:
+ * `created` (or resolved as created) → created; `sending` without an outcome or `unknown` → in
+ * doubt; `failed` (or resolved as not created) → not created; `not-sent` restores the state
+ * before its `sending`.
+ *
+ * Writes: every record of a round for one shard goes out in one write() to a file opened with
+ * O_APPEND and O_DSYNC, so that processes writing the same shard never interleave inside a line
+ * and the record is on disk when the write returns. A kill can still leave a partial last line,
+ * which the next writer's line glues onto: readers find records by their `{"externalId":` start
+ * and skip what does not parse.
+ */
+import { close, constants, mkdir, open, readFile, write } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CliError } from '../cli/errors.js';
+import { ExitCode } from '../cli/exit-codes.js';
+import { isoNow } from '../io/iso-time.js';
+import { normalizeBaseUrl } from './journal.js';
+
+const openAsync = promisify(open);
+const writeAsync = promisify(write);
+const closeAsync = promisify(close);
+const mkdirAsync = promisify(mkdir);
+const readFileAsync = promisify(readFile);
+
+export const LEDGER_SHARDS = 4096;
+const SHARD_MASK = LEDGER_SHARDS - 1;
+const DEFAULT_GROUP_MS = 10;
+const SYNCED_WRITES = typeof constants.O_DSYNC === 'number';
+const APPEND_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (SYNCED_WRITES ? constants.O_DSYNC : 0);
+/** Every record starts with these bytes: a reader finds records by them, even glued to a torn one. */
+const RECORD_START = Buffer.from('{"externalId":');
+const NEWLINE = 0x0a;
+
+export type LedgerEvent = 'sending' | 'created' | 'failed' | 'unknown' | 'not-sent' | 'resolved';
+
+/** Which command wrote a record, and for what. */
+export interface LedgerSource {
+  by: 'orders create' | 'orders import' | 'orders resolve';
+  /** The input file (absolute), or `(stdin)`. */
+  input?: string;
+  /** The import's journal (absolute): its own orders are the journal's to decide. */
+  journal?: string;
+}
+
+/** One line of a shard. */
+export interface LedgerRecord extends LedgerSource {
+  externalId: string;
+  event: LedgerEvent;
+  at: string;
+  bodyHash?: string;
+  httpStatus?: number;
+  id?: string | number;
+  code?: string;
+  message?: string;
+  reason?: string;
+  resolution?: 'created' | 'not-created';
+}
+
+/** What the ledger says of one externalId at one service. */
+export type LedgerStatus = 'created' | 'in-doubt' | 'not-created';
+
+export interface LedgerEntry extends LedgerSource {
+  status: LedgerStatus;
+  /** The record that decided it. */
+  event: Exclude<LedgerEvent, 'not-sent'>;
+  at: string;
+  httpStatus?: number;
+  id?: string | number;
+  code?: string;
+  message?: string;
+  reason?: string;
+  /** For `sending`: the state before it, which a `not-sent` record restores. */
+  previous?: LedgerEntry;
+}
+
+/** A set of externalIds held as UTF-8 bytes (the import's ExternalIdIndex). */
+export interface ExternalIdSet {
+  readonly size: number;
+  /** Calls `visit` with the bytes of each id. */
+  forEachId(visit: (bytes: Buffer, start: number, end: number) => void): void;
+  has(bytes: Buffer, start: number, end: number): boolean;
+}
+
+export interface OpenLedgerOptions {
+  /** Longest wait of a record for its round, unless someone hurries (default 10 ms). */
+  groupMs?: number;
+  /** Only read (a dry run): the folder is not created, records are refused. */
+  readOnly?: boolean;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** The folder of one service's ledger inside the config folder. */
+export function ledgerFolder(configFolder: string, baseUrl: string): string {
+  return join(configFolder, 'ledger', serviceFolderName(normalizeBaseUrl(baseUrl)));
+}
+
+/** `http_127.0.0.1_4010-1a2b3c4d`: readable enough to find, exact by the hash of the whole URL. */
+function serviceFolderName(baseUrl: string): string {
+  const readable = baseUrl
+    .replace(/^[a-z]+:\/\//i, (scheme) => scheme.slice(0, -3) + '_')
+    .replace(/[^A-Za-z0-9.-]+/g, '_')
+    .replace(/_+$/, '')
+    .slice(0, 80);
+  return `${readable}-${fnv1a(Buffer.from(baseUrl, 'utf8'), 0, Buffer.byteLength(baseUrl)).toString(16).padStart(8, '0')}`;
+}
+
+/** FNV-1a over bytes `[start, end)`: the shard of an externalId is its low 12 bits. */
+function fnv1a(bytes: Buffer, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+/** The shard file number of an externalId. */
+export function shardOf(externalId: string): number {
+  const bytes = Buffer.from(externalId, 'utf8');
+  return fnv1a(bytes, 0, bytes.length) & SHARD_MASK;
+}
+
+export function shardFileName(shard: number): string {
+  return `${shard.toString(16).padStart(3, '0')}.ndjson`;
+}
+
+export class OrderLedger {
+  readonly baseUrl: string;
+  readonly folder: string;
+  private readonly source: LedgerSource;
+  private readonly groupMs: number;
+  /** Lines waiting for their round, by shard. */
+  private pending = new Map<number, string[]>();
+  private waiters: Waiter[] = [];
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private hurried = false;
+  private failure: Error | undefined;
+  private closed = false;
+  /** What `load` found for the externalIds of an import (other writers' last states only). */
+  private loaded = new Map<string, LedgerEntry>();
+
+  private constructor(folder: string, baseUrl: string, source: LedgerSource, groupMs: number) {
+    this.folder = folder;
+    this.baseUrl = baseUrl;
+    this.source = source;
+    this.groupMs = groupMs;
+  }
+
+  /** Opens (creating its folder) the ledger of the service at `baseUrl` in the config folder. */
+  static async open(
+    configFolder: string,
+    baseUrl: string,
+    source: LedgerSource,
+    options: OpenLedgerOptions = {},
+  ): Promise<OrderLedger> {
+    const folder = ledgerFolder(configFolder, baseUrl);
+    if (!options.readOnly) {
+      try {
+        await mkdirAsync(folder, { recursive: true, mode: 0o700 });
+      } catch (error) {
+        throw new LedgerWriteError(folder, error as Error);
+      }
+    }
+    const ledger = new OrderLedger(
+      folder,
+      normalizeBaseUrl(baseUrl),
+      source,
+      options.groupMs ?? DEFAULT_GROUP_MS,
+    );
+    ledger.closed = Boolean(options.readOnly);
+    return ledger;
+  }
+
+  /** What the ledger says of one externalId (every writer's records); reads one shard. */
+  async lookup(externalId: string): Promise<LedgerEntry | undefined> {
+    const data = await this.readShard(shardOf(externalId));
+    if (data === undefined) return undefined;
+    const pattern = Buffer.from(`{"externalId":${JSON.stringify(externalId)},`, 'utf8');
+    let state: LedgerEntry | undefined;
+    for (let at = data.indexOf(pattern); at !== -1; at = data.indexOf(pattern, at + 1)) {
+      const record = parseRecordAt(data, at);
+      if (record && record.externalId === externalId) state = applyRecord(state, record);
+    }
+    return state;
+  }
+
+  /**
+   * Reads what the ledger knows of every externalId of an input, one shard at a time and only
+   * the shards they fall in, keeping only those whose last record was not written by `journal`
+   * (the import's own orders are its journal's to decide). Then `stateOf` answers from memory.
+   */
+  async load(ids: ExternalIdSet, options: { journal?: string } = {}): Promise<{ shardsRead: number }> {
+    const needed = new Uint8Array(LEDGER_SHARDS);
+    ids.forEachId((bytes, start, end) => {
+      needed[fnv1a(bytes, start, end) & SHARD_MASK] = 1;
+    });
+    let shardsRead = 0;
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
+      if (needed[shard] === 0) continue;
+      const data = await this.readShard(shard);
+      if (data === undefined) continue;
+      shardsRead++;
+      const states = new Map<string, LedgerEntry>();
+      for (let at = data.indexOf(RECORD_START); at !== -1; at = data.indexOf(RECORD_START, at + 1)) {
+        const idStart = at + RECORD_START.length;
+        const idEnd = jsonStringEnd(data, idStart);
+        if (idEnd === -1) continue;
+        const member = hasEscape(data, idStart + 1, idEnd)
+          ? decodedMember(ids, data, idStart, idEnd)
+          : ids.has(data, idStart + 1, idEnd);
+        if (!member) continue;
+        const record = parseRecordAt(data, at);
+        if (!record) continue;
+        const state = applyRecord(states.get(record.externalId), record);
+        if (state) states.set(record.externalId, state);
+        else states.delete(record.externalId);
+      }
+      for (const [externalId, state] of states) {
+        if (options.journal === undefined || state.journal !== options.journal)
+          this.loaded.set(externalId, state);
+      }
+    }
+    return { shardsRead };
+  }
+
+  /** After `load`: how many of the input's orders other writers created, or left in doubt. */
+  loadedCounts(): { created: number; inDoubt: number } {
+    let created = 0;
+    let inDoubt = 0;
+    for (const entry of this.loaded.values()) {
+      if (entry.status === 'created') created++;
+      else if (entry.status === 'in-doubt') inDoubt++;
+    }
+    return { created, inDoubt };
+  }
+
+  /** After `load`: the state other writers left for this externalId, if any. */
+  stateOf(externalId: string): LedgerEntry | undefined {
+    return this.loaded.get(externalId);
+  }
+
+  /** Records that the order is about to be sent; resolves once that is on disk. */
+  sending(externalId: string, bodyHash: string): Promise<void> {
+    this.record({ externalId, event: 'sending', at: isoNow(), ...this.source, bodyHash });
+    return this.durable(false);
+  }
+
+  created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
+    this.record({ externalId, event: 'created', at: isoNow(), ...this.source, ...outcome });
+  }
+
+  failed(externalId: string, outcome: { httpStatus?: number; message: string }): void {
+    this.record({ externalId, event: 'failed', at: isoNow(), ...this.source, ...outcome });
+  }
+
+  unknown(externalId: string, reason: string): void {
+    this.record({ externalId, event: 'unknown', at: isoNow(), ...this.source, reason });
+  }
+
+  /** The order recorded as `sending` was not sent after all: its earlier state stands. */
+  notSent(externalId: string, reason: string): void {
+    this.record({ externalId, event: 'not-sent', at: isoNow(), ...this.source, reason });
+  }
+
+  /**
+   * A person checked at the service: `created` counts as created from now on; `not-created`
+   * clears the doubt, so the order may be sent again. Resolves once on disk.
+   */
+  resolved(externalId: string, resolution: 'created' | 'not-created', id?: string | number): Promise<void> {
+    const record: LedgerRecord = { externalId, event: 'resolved', at: isoNow(), ...this.source, resolution };
+    if (id !== undefined) record.id = id;
+    this.record(record);
+    return this.durable(true);
+  }
+
+  /** Starts the round now (or right after the current one) if someone waits for it. */
+  hurry(): void {
+    if (this.waiters.length > 0) this.flushNow();
+  }
+
+  /** Resolves once every record so far is on disk. */
+  sync(): Promise<void> {
+    return this.durable(true);
+  }
+
+  /** Writes what is pending; records after this are refused. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      if (!this.failure) await this.sync();
+    } finally {
+      this.closed = true;
+    }
+  }
+
+  private record(record: LedgerRecord): void {
+    if (this.closed) throw new Error('ledger: record after close');
+    const shard = shardOf(record.externalId);
+    const lines = this.pending.get(shard);
+    const line = `${JSON.stringify(record)}\n`;
+    if (lines) lines.push(line);
+    else this.pending.set(shard, [line]);
+    this.scheduleFlush();
+  }
+
+  private durable(now: boolean): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      if (now) this.flushNow();
+      else this.scheduleFlush();
+    });
+  }
+
+  private scheduleFlush(): void {
+    if (this.timer || this.flushing) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.startRound();
+    }, this.groupMs);
+  }
+
+  private flushNow(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.flushing) this.hurried = true;
+    else this.startRound();
+  }
+
+  private startRound(): void {
+    if (this.flushing || this.failure) return;
+    if (this.pending.size === 0 && this.waiters.length === 0) return;
+    this.hurried = false;
+    this.flushing = this.round().finally(() => {
+      this.flushing = undefined;
+      if (this.hurried) this.startRound();
+      else if (this.pending.size > 0 || this.waiters.length > 0) this.scheduleFlush();
+    });
+  }
+
+  /** One synced append per shard touched since the last round, the shards in parallel. */
+  private async round(): Promise<void> {
+    const pending = this.pending;
+    this.pending = new Map();
+    const waiters = this.waiters;
+    this.waiters = [];
+    try {
+      await Promise.all(
+        [...pending].map(([shard, lines]) =>
+          appendShard(join(this.folder, shardFileName(shard)), lines.join('')),
+        ),
+      );
+    } catch (error) {
+      this.failure = new LedgerWriteError(this.folder, error as Error);
+      for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
+      this.waiters = [];
+      return;
+    }
+    for (const waiter of waiters) waiter.resolve();
+  }
+
+  private async readShard(shard: number): Promise<Buffer | undefined> {
+    const path = join(this.folder, shardFileName(shard));
+    try {
+      return await readFileAsync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new CliError(
+        `Cannot read the order ledger ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so nothing was sent.`,
+        ExitCode.Failure,
+        ['Fix its permissions, then run the command again.'],
+      );
+    }
+  }
+}
+
+/** The ledger could not be written: nothing more may be sent. */
+export class LedgerWriteError extends CliError {
+  constructor(folder: string, cause: Error) {
+    super(
+      `Cannot write the order ledger in ${folder} (${(cause as NodeJS.ErrnoException).code ?? cause.message}), so nothing more was sent.`,
+      ExitCode.Failure,
+      ['Free some space or fix the permissions of the config folder, then run the command again.'],
+    );
+    this.cause = cause;
+  }
+}
+
+/** Appends whole lines in one write(): concurrent appenders never interleave inside it. */
+async function appendShard(path: string, text: string): Promise<void> {
+  const fd = await openAsync(path, APPEND_FLAGS, 0o600);
+  try {
+    const buffer = Buffer.from(text, 'utf8');
+    const { bytesWritten } = await writeAsync(fd, buffer, 0, buffer.length, null);
+    // A short write (disk full) leaves a torn line that readers skip; the rest would not be whole.
+    if (bytesWritten < buffer.length) {
+      throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
+    }
+  } finally {
+    await closeAsync(fd);
+  }
+}
+
+/** The index of the quote closing the JSON string that opens at `start`, or -1. */
+function jsonStringEnd(data: Buffer, start: number): number {
+  if (data[start] !== 0x22) return -1;
+  for (let i = start + 1; i < data.length; i++) {
+    const byte = data[i];
+    if (byte === 0x5c) i++;
+    else if (byte === 0x22) return i;
+    else if (byte === NEWLINE) return -1;
+  }
+  return -1;
+}
+
+function hasEscape(data: Buffer, start: number, end: number): boolean {
+  const at = data.indexOf(0x5c, start);
+  return at !== -1 && at < end;
+}
+
+function decodedMember(ids: ExternalIdSet, data: Buffer, start: number, end: number): boolean {
+  try {
+    const id = JSON.parse(data.toString('utf8', start, end + 1)) as string;
+    const bytes = Buffer.from(id, 'utf8');
+    return ids.has(bytes, 0, bytes.length);
+  } catch {
+    return false;
+  }
+}
+
+/** The record that starts at `at` and ends at the next newline, or undefined (torn, damaged). */
+function parseRecordAt(data: Buffer, at: number): LedgerRecord | undefined {
+  const end = data.indexOf(NEWLINE, at);
+  // No newline after it: a last line still being written, or torn by a kill.
+  if (end === -1) return undefined;
+  try {
+    const record = JSON.parse(data.toString('utf8', at, end)) as LedgerRecord;
+    if (typeof record.externalId !== 'string' || typeof record.event !== 'string') return undefined;
+    if (typeof record.at !== 'string') record.at = '';
+    return record;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The one definition of how a record changes the state of its order. */
+function applyRecord(current: LedgerEntry | undefined, record: LedgerRecord): LedgerEntry | undefined {
+  const source: LedgerSource = { by: record.by };
+  if (record.input !== undefined) source.input = record.input;
+  if (record.journal !== undefined) source.journal = record.journal;
+  switch (record.event) {
+    case 'sending': {
+      // A `sending` left without an outcome is in doubt: that is what a later `not-sent` restores.
+      const previous: LedgerEntry | undefined =
+        current?.event === 'sending'
+          ? {
+              ...current,
+              event: 'unknown',
+              previous: undefined,
+              reason: 'the command that sent it stopped before the answer',
+            }
+          : current;
+      return { status: 'in-doubt', event: 'sending', at: record.at, ...source, previous };
+    }
+    case 'created':
+    case 'failed':
+    case 'unknown': {
+      const entry: LedgerEntry = {
+        status:
+          record.event === 'created' ? 'created' : record.event === 'failed' ? 'not-created' : 'in-doubt',
+        event: record.event,
+        at: record.at,
+        ...source,
+      };
+      if (record.httpStatus !== undefined) entry.httpStatus = record.httpStatus;
+      if (record.id !== undefined) entry.id = record.id;
+      if (record.code !== undefined) entry.code = record.code;
+      if (record.message !== undefined) entry.message = record.message;
+      if (record.reason !== undefined) entry.reason = record.reason;
+      return entry;
+    }
+    case 'resolved': {
+      if (record.resolution !== 'created' && record.resolution !== 'not-created') return current;
+      const entry: LedgerEntry = {
+        status: record.resolution,
+        event: 'resolved',
+        at: record.at,
+        ...source,
+      };
+      // Resolved as created: the id and code the service had, if the person gave them or they are known.
+      if (record.resolution === 'created') {
+        const id = record.id ?? current?.id;
+        if (id !== undefined) entry.id = id;
+        if (record.id === undefined && current?.code !== undefined) entry.code = current.code;
+      }
+      return entry;
+    }
+    case 'not-sent':
+      if (current?.event !== 'sending') return current;
+      return current.previous;
+    default:
+      // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
+      return current;
+  }
+}
+
+/** `created at 2026-11-23T11:00:00.000Z by orders import of /data/orders.csv (id 10001, code SO-…)` */
+export function describeEntry(entry: LedgerEntry): string {
+  const who = `${entry.by}${entry.input ? ` of ${entry.input}` : ''}`;
+  const ids = [
+    entry.id !== undefined ? `id ${entry.id}` : undefined,
+    entry.code !== undefined ? `code ${entry.code}` : undefined,
+  ].filter(Boolean);
+  const what =
+    entry.event === 'resolved'
+      ? `resolved as ${entry.status === 'created' ? 'created' : 'not created'}`
+      : entry.status === 'created'
+        ? 'created'
+        : entry.event === 'sending'
+          ? 'sent with no outcome recorded'
+          : entry.event === 'unknown'
+            ? `sent with an unknown outcome (${entry.reason ?? 'no answer'})`
+            : 'refused';
+  return `${what} at ${entry.at} by ${who}${ids.length > 0 ? ` (${ids.join(', ')})` : ''}`;
+}
