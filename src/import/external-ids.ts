@@ -35,16 +35,16 @@ export class ExternalIdIndex {
     return this.count;
   }
 
-  /** Whether the id whose UTF-8 bytes are `bytes[start, end)` was recorded. */
-  has(bytes: Buffer, start: number, end: number): boolean {
+  /** The number of the id whose UTF-8 bytes are `bytes[start, end)` (0, 1, … in order recorded), or -1. */
+  entryOf(bytes: Buffer, start: number, end: number): number {
     const length = end - start;
     const mask = this.slots.length - 1;
     for (let slot = hash(bytes, start, end) & mask; ; slot = (slot + 1) & mask) {
       const entry = this.slots[slot]! - 1;
-      if (entry === -1) return false;
+      if (entry === -1) return -1;
       const from = this.starts[entry]!;
       const to = this.starts[entry + 1]!;
-      if (to - from === length && bytes.compare(this.bytes, from, to, start, end) === 0) return true;
+      if (to - from === length && bytes.compare(this.bytes, from, to, start, end) === 0) return entry;
     }
   }
 

@@ -93,7 +93,8 @@ export interface ExternalIdSet {
   readonly size: number;
   /** Calls `visit` with the bytes of each id. */
   forEachId(visit: (bytes: Buffer, start: number, end: number) => void): void;
-  has(bytes: Buffer, start: number, end: number): boolean;
+  /** The id's number, from 0 to `size - 1`, or -1 when it is not in the set. */
+  entryOf(bytes: Buffer, start: number, end: number): number;
 }
 
 export interface OpenLedgerOptions {
@@ -153,8 +154,17 @@ export class OrderLedger {
   private hurried = false;
   private failure: Error | undefined;
   private closed = false;
-  /** What `load` found for the externalIds of an import (other writers' last states only). */
-  private loaded = new Map<string, LedgerEntry>();
+  /**
+   * What `load` found for the externalIds of an import (other writers' last states only), held
+   * compactly for a million of them: `hitOf[n]` is 1 + the index in `hits` of the id numbered n
+   * in `ids`, and a hit is one tab-separated string (see `encodeHit`).
+   */
+  private ids: ExternalIdSet | undefined;
+  private hitOf: Int32Array | undefined;
+  private hits: string[] = [];
+  private sources: string[] = [];
+  private sourceIndex = new Map<string, number>();
+  private counts = { created: 0, inDoubt: 0 };
 
   private constructor(folder: string, baseUrl: string, source: LedgerSource, groupMs: number) {
     this.folder = folder;
@@ -204,56 +214,103 @@ export class OrderLedger {
   /**
    * Reads what the ledger knows of every externalId of an input, one shard at a time and only
    * the shards they fall in, keeping only those whose last record was not written by `journal`
-   * (the import's own orders are its journal's to decide). Then `stateOf` answers from memory.
+   * (the import's own orders are its journal's to decide). Then `stateOf` answers from memory;
+   * with `countOnly` (a dry run) only `loadedCounts` does.
    */
-  async load(ids: ExternalIdSet, options: { journal?: string } = {}): Promise<{ shardsRead: number }> {
+  async load(
+    ids: ExternalIdSet,
+    options: { journal?: string; countOnly?: boolean } = {},
+  ): Promise<{ shardsRead: number }> {
     const needed = new Uint8Array(LEDGER_SHARDS);
     ids.forEachId((bytes, start, end) => {
       needed[fnv1a(bytes, start, end) & SHARD_MASK] = 1;
     });
+    const hitOf = options.countOnly ? undefined : new Int32Array(ids.size);
     let shardsRead = 0;
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
       if (needed[shard] === 0) continue;
       const data = await this.readShard(shard);
       if (data === undefined) continue;
       shardsRead++;
-      const states = new Map<string, LedgerEntry>();
+      const states = new Map<number, LedgerEntry>();
       for (let at = data.indexOf(RECORD_START); at !== -1; at = data.indexOf(RECORD_START, at + 1)) {
         const idStart = at + RECORD_START.length;
         const idEnd = jsonStringEnd(data, idStart);
         if (idEnd === -1) continue;
-        const member = hasEscape(data, idStart + 1, idEnd)
-          ? decodedMember(ids, data, idStart, idEnd)
-          : ids.has(data, idStart + 1, idEnd);
-        if (!member) continue;
+        const entry = hasEscape(data, idStart + 1, idEnd)
+          ? decodedEntry(ids, data, idStart, idEnd)
+          : ids.entryOf(data, idStart + 1, idEnd);
+        if (entry === -1) continue;
         const record = parseRecordAt(data, at);
         if (!record) continue;
-        const state = applyRecord(states.get(record.externalId), record);
-        if (state) states.set(record.externalId, state);
-        else states.delete(record.externalId);
+        const state = applyRecord(states.get(entry), record);
+        if (state) states.set(entry, state);
+        else states.delete(entry);
       }
-      for (const [externalId, state] of states) {
-        if (options.journal === undefined || state.journal !== options.journal)
-          this.loaded.set(externalId, state);
+      for (const [entry, state] of states) {
+        if (options.journal !== undefined && state.journal === options.journal) continue;
+        if (state.status === 'created') this.counts.created++;
+        else if (state.status === 'in-doubt') this.counts.inDoubt++;
+        if (hitOf) hitOf[entry] = this.hits.push(this.encodeHit(state));
       }
+    }
+    // Without a hit, nothing needs the ids any more: their memory goes back before the sending.
+    if (hitOf && this.hits.length > 0) {
+      this.ids = ids;
+      this.hitOf = hitOf;
     }
     return { shardsRead };
   }
 
   /** After `load`: how many of the input's orders other writers created, or left in doubt. */
   loadedCounts(): { created: number; inDoubt: number } {
-    let created = 0;
-    let inDoubt = 0;
-    for (const entry of this.loaded.values()) {
-      if (entry.status === 'created') created++;
-      else if (entry.status === 'in-doubt') inDoubt++;
-    }
-    return { created, inDoubt };
+    return { ...this.counts };
   }
 
   /** After `load`: the state other writers left for this externalId, if any. */
   stateOf(externalId: string): LedgerEntry | undefined {
-    return this.loaded.get(externalId);
+    if (!this.ids || !this.hitOf) return undefined;
+    const bytes = Buffer.from(externalId, 'utf8');
+    const entry = this.ids.entryOf(bytes, 0, bytes.length);
+    const hit = entry === -1 ? 0 : this.hitOf[entry]!;
+    return hit === 0 ? undefined : this.decodeHit(this.hits[hit - 1]!);
+  }
+
+  /** `status event at source id code httpStatus reason`, tab-separated: some 60 bytes a hit. */
+  private encodeHit(entry: LedgerEntry): string {
+    const source = JSON.stringify({ by: entry.by, input: entry.input, journal: entry.journal });
+    let index = this.sourceIndex.get(source);
+    if (index === undefined) {
+      index = this.sources.push(source) - 1;
+      this.sourceIndex.set(source, index);
+    }
+    const id = entry.id === undefined ? '' : typeof entry.id === 'number' ? `#${entry.id}` : `s${entry.id}`;
+    const clean = (text: string | undefined): string => (text ?? '').replace(/[\t\n]/g, ' ');
+    return [
+      entry.status,
+      entry.event,
+      entry.at,
+      index,
+      clean(id),
+      clean(entry.code),
+      entry.httpStatus ?? '',
+      clean(entry.reason ?? entry.message),
+    ].join('\t');
+  }
+
+  private decodeHit(hit: string): LedgerEntry {
+    const [status, event, at, index, id, code, httpStatus, reason] = hit.split('\t') as string[];
+    const entry: LedgerEntry = {
+      status: status as LedgerStatus,
+      event: event as LedgerEntry['event'],
+      at: at!,
+      ...(JSON.parse(this.sources[Number(index)]!) as LedgerSource),
+    };
+    if (id) entry.id = id.startsWith('#') ? Number(id.slice(1)) : id.slice(1);
+    if (code) entry.code = code;
+    if (httpStatus) entry.httpStatus = Number(httpStatus);
+    if (reason) entry.reason = reason;
+    return entry;
   }
 
   /** Records that the order is about to be sent; resolves once that is on disk. */
@@ -437,13 +494,13 @@ function hasEscape(data: Buffer, start: number, end: number): boolean {
   return at !== -1 && at < end;
 }
 
-function decodedMember(ids: ExternalIdSet, data: Buffer, start: number, end: number): boolean {
+function decodedEntry(ids: ExternalIdSet, data: Buffer, start: number, end: number): number {
   try {
     const id = JSON.parse(data.toString('utf8', start, end + 1)) as string;
     const bytes = Buffer.from(id, 'utf8');
-    return ids.has(bytes, 0, bytes.length);
+    return ids.entryOf(bytes, 0, bytes.length);
   } catch {
-    return false;
+    return -1;
   }
 }
 

@@ -159,7 +159,7 @@ async function reportDryRun(
       options.input !== '-' || options.journal !== undefined
         ? journalLocation(options, ctx.cwd).path
         : undefined;
-    await ledger.load(validation.externalIds, { journal });
+    await ledger.load(validation.externalIds, { journal, countOnly: true });
     validation.externalIds = undefined;
     ledgerNote = ledger.loadedCounts();
   }
@@ -362,7 +362,7 @@ async function openImportLedger(
     journal,
   });
   if (validation.externalIds) await ledger.load(validation.externalIds, { journal });
-  // The ids are not needed any more: give their memory back before the sending pass.
+  // The ledger keeps the ids only if some are known to it; the validation's hold goes now.
   validation.externalIds = undefined;
   return ledger;
 }
