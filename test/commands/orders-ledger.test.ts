@@ -72,7 +72,7 @@ describe('orders create and the ledger', () => {
     const second = await runBin(create(sandbox.url, '--file', 'order.json'), { env, cwd });
     expect(second.code, second.stderr).toBe(2);
     expect(second.stdout).toBe('');
-    expect(second.stderr).toContain('"WEB-2001" was already created');
+    expect(second.stderr).toContain('"WEB-2001" already exists at http://127.0.0.1:');
     expect(second.stderr).toContain(`id ${created?.id}, code ${created?.code}`);
     expect(second.stderr).toMatch(/at \d{4}-\d\d-\d\dT[\d:.]+Z by orders create of .*order\.json/);
     expect(second.stderr).toContain('--force');
@@ -113,7 +113,9 @@ describe('orders create and the ledger', () => {
     writeFileSync(join(cwd, 'order.json'), JSON.stringify({ ...ORDER, externalId: 'SHARED-1' }));
     const result = await runBin(create(sandbox.url, '--file', 'order.json'), { env, cwd });
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(/"SHARED-1" was already created .* by orders import of .*orders\.ndjson/);
+    expect(result.stderr).toMatch(
+      /"SHARED-1" already exists at .*: created at .* by orders import of .*orders\.ndjson/,
+    );
     expect(createdCounts(sandbox).get('SHARED-1')).toBe(1);
   });
 

@@ -129,7 +129,7 @@ function alreadyKnownError(externalId: string, known: LedgerEntry, baseUrl: stri
   const id = JSON.stringify(externalId);
   if (known.status === 'created') {
     return new UsageError(
-      `The order ${id} was already created at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
+      `The order ${id} already exists at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
       [
         'To create it once more anyway, run the same command with --force.',
         ...(known.id !== undefined ? [`See it with: ordercli orders get ${known.id}`] : []),
@@ -137,7 +137,7 @@ function alreadyKnownError(externalId: string, known: LedgerEntry, baseUrl: stri
     );
   }
   return new UsageError(
-    `The order ${id} may already exist at ${baseUrl}: it was ${describeEntry(known)}; nothing was sent.`,
+    `The order ${id} may already exist at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
     ['Check at the service whether it was created; if it was not, run the same command with --force.'],
   );
 }
