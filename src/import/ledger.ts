@@ -238,7 +238,7 @@ export class OrderLedger {
         const idStart = at + RECORD_START.length;
         const idEnd = jsonStringEnd(data, idStart);
         if (idEnd === -1) continue;
-        const entry = hasEscape(data, idStart + 1, idEnd)
+        const entry = lastStringEscaped
           ? decodedEntry(ids, data, idStart, idEnd)
           : ids.entryOf(data, idStart + 1, idEnd);
         if (entry === -1) continue;
@@ -479,21 +479,22 @@ async function appendShard(path: string, text: string): Promise<void> {
   }
 }
 
+/** Whether the last string `jsonStringEnd` found holds a backslash escape. */
+let lastStringEscaped = false;
+
 /** The index of the quote closing the JSON string that opens at `start`, or -1. */
 function jsonStringEnd(data: Buffer, start: number): number {
+  lastStringEscaped = false;
   if (data[start] !== 0x22) return -1;
   for (let i = start + 1; i < data.length; i++) {
     const byte = data[i];
-    if (byte === 0x5c) i++;
-    else if (byte === 0x22) return i;
+    if (byte === 0x5c) {
+      lastStringEscaped = true;
+      i++;
+    } else if (byte === 0x22) return i;
     else if (byte === NEWLINE) return -1;
   }
   return -1;
-}
-
-function hasEscape(data: Buffer, start: number, end: number): boolean {
-  const at = data.indexOf(0x5c, start);
-  return at !== -1 && at < end;
 }
 
 function decodedEntry(ids: ExternalIdSet, data: Buffer, start: number, end: number): number {

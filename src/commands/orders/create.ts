@@ -74,7 +74,12 @@ export async function run(options: CreateOptions, ctx: Context): Promise<void> {
 
   const json = JSON.stringify(prepared.body);
   try {
-    if (ledger && externalId !== undefined) await ledger.sending(externalId, bodyHash(json));
+    if (ledger && externalId !== undefined) {
+      const durable = ledger.sending(externalId, bodyHash(json));
+      // One order: its record goes to disk now, not at the end of a grouping round.
+      ledger.hurry();
+      await durable;
+    }
     let response: Awaited<ReturnType<typeof api.request>>;
     try {
       response = await api.request('POST', ORDERS_PATH, {
