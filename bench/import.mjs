@@ -157,6 +157,8 @@ try {
       const importRun = async (journal) => {
         sandbox.reset();
         rmSync(journal ?? `${csv}.journal.ndjson`, { force: true });
+        // The reset sandbox has none of the orders the order ledger remembers: forget them too.
+        rmSync(join(env.ORDERCLI_CONFIG_DIR, 'ledger'), { recursive: true, force: true });
         const r = await ordercli([
           '--base-url',
           sandbox.url,
