@@ -16,13 +16,30 @@
  * doubt; `failed` (or resolved as not created) → not created; `not-sent` restores the state
  * before its `sending`.
  *
- * Writes: every record of a round for one shard goes out in one write() to a file opened with
- * O_APPEND and O_DSYNC, so that processes writing the same shard never interleave inside a line
- * and the record is on disk when the write returns. A kill can still leave a partial last line,
+ * Writes: in each round (every 10 ms, or at once when hurried) the records go in one synced
+ * write to this process's write-ahead log (`wal/<pid>-<id>.ndjson`), and the records of each
+ * shard in one write() to the shard, opened with O_APPEND, so that processes writing the same
+ * shard never interleave inside a line. A `sending` record is thus on disk before its promise
+ * resolves at the price of one sync a round, not one per shard; the shards are synced at a
+ * clean close (then the log is deleted), and a log left by a process that is gone is copied
+ * into the shards by the next command that opens the ledger. A kill can still leave a partial last line,
  * which the next writer's line glues onto: readers find records by their `{"externalId":` start
  * and skip what does not parse.
  */
-import { close, constants, mkdir, open, readFileSync, write } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import {
+  close,
+  constants,
+  fdatasync,
+  ftruncate,
+  mkdir,
+  open,
+  readdir,
+  readFileSync,
+  rename,
+  unlink,
+  write,
+} from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError } from '../cli/errors.js';
@@ -33,14 +50,27 @@ import { normalizeBaseUrl } from './journal.js';
 const openAsync = promisify(open);
 const writeAsync = promisify(write);
 const closeAsync = promisify(close);
+const fdatasyncAsync = promisify(fdatasync);
+const ftruncateAsync = promisify(ftruncate);
+const readdirAsync = promisify(readdir);
+const renameAsync = promisify(rename);
+const unlinkAsync = promisify(unlink);
+const SYNCED_WRITES = typeof constants.O_DSYNC === 'number';
+const WAL_FLAGS =
+  constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (SYNCED_WRITES ? constants.O_DSYNC : 0);
+/** Past this size, the shards written since are synced and the write-ahead log starts empty. */
+const WAL_CHECKPOINT_BYTES = 64 << 20;
 const mkdirAsync = promisify(mkdir);
 
 export const LEDGER_SHARDS = 4096;
 const SHARD_MASK = LEDGER_SHARDS - 1;
 const DEFAULT_GROUP_MS = 10;
-const SYNCED_WRITES = typeof constants.O_DSYNC === 'number';
-const APPEND_FLAGS =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (SYNCED_WRITES ? constants.O_DSYNC : 0);
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
+/**
+ * Shard files kept open between rounds: an order's outcome goes to the shard its `sending` just
+ * went to, so it needs no open() or close() of its own.
+ */
+const OPEN_SHARDS = 256;
 /** Every record starts with these bytes: a reader finds records by them, even glued to a torn one. */
 const RECORD_START = Buffer.from('{"externalId":');
 const NEWLINE = 0x0a;
@@ -147,6 +177,19 @@ export class OrderLedger {
   private readonly groupMs: number;
   /** Lines waiting for their round, by shard. */
   private pending = new Map<number, string[]>();
+  /** Open shard files, least recently used first. */
+  private fds = new Map<number, number>();
+  /**
+   * This process's write-ahead log: every record of a round goes there in one synced write (one
+   * sync a round, whatever the number of shards), and to its shard unsynced. A machine crash can
+   * lose the shards' last records; the next command that opens the ledger copies them back from
+   * the logs of processes that are gone.
+   */
+  private walFd: number | undefined;
+  private walPath: string | undefined;
+  private walBytes = 0;
+  /** Shards written since the last checkpoint: synced before the log is emptied. */
+  private unsynced = new Set<number>();
   private waiters: Waiter[] = [];
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -194,6 +237,18 @@ export class OrderLedger {
       options.groupMs ?? DEFAULT_GROUP_MS,
     );
     ledger.closed = Boolean(options.readOnly);
+    if (!options.readOnly) {
+      try {
+        await recoverLogs(folder);
+        const wal = join(folder, 'wal');
+        await mkdirAsync(wal, { recursive: true, mode: 0o700 });
+        ledger.walPath = join(wal, `${process.pid}-${randomUUID().slice(0, 8)}.ndjson`);
+        ledger.walFd = await openAsync(ledger.walPath, WAL_FLAGS, 0o600);
+      } catch (error) {
+        if (error instanceof CliError) throw error;
+        throw new LedgerWriteError(folder, error as Error);
+      }
+    }
     return ledger;
   }
 
@@ -362,17 +417,28 @@ export class OrderLedger {
   async close(): Promise<void> {
     if (this.closed) return;
     try {
-      if (!this.failure) await this.sync();
+      if (!this.failure) {
+        await this.sync();
+        // The shards hold every record on disk now: the log is not needed any more.
+        await this.syncShards();
+        if (this.walPath) await unlinkAsync(this.walPath);
+      }
     } finally {
       this.closed = true;
+      const fds = [...this.fds.values()];
+      this.fds.clear();
+      await Promise.all(fds.map((fd) => closeAsync(fd).catch(() => undefined)));
+      if (this.walFd !== undefined) await closeAsync(this.walFd).catch(() => undefined);
+      this.walFd = undefined;
     }
   }
 
+  /** Queues a record for the next round (see `round`). */
   private record(record: LedgerRecord): void {
     if (this.closed) throw new Error('ledger: record after close');
     const shard = shardOf(record.externalId);
-    const lines = this.pending.get(shard);
     const line = `${JSON.stringify(record)}\n`;
+    const lines = this.pending.get(shard);
     if (lines) lines.push(line);
     else this.pending.set(shard, [line]);
     this.scheduleFlush();
@@ -415,18 +481,32 @@ export class OrderLedger {
     });
   }
 
-  /** One synced append per shard touched since the last round, the shards in parallel. */
+  /** One synced write of the round to the log, and one unsynced append per shard, in parallel. */
   private async round(): Promise<void> {
     const pending = this.pending;
     this.pending = new Map();
     const waiters = this.waiters;
     this.waiters = [];
     try {
-      await Promise.all(
-        [...pending].map(([shard, lines]) =>
-          appendShard(join(this.folder, shardFileName(shard)), lines.join('')),
-        ),
-      );
+      const texts = [...pending].map(([shard, lines]) => [shard, lines.join('')] as const);
+      const walText = Buffer.from(texts.map(([, text]) => text).join(''), 'utf8');
+      await Promise.all([
+        this.walFd !== undefined ? appendAll(this.walFd, walText) : undefined,
+        ...texts.map(async ([shard, text]) => {
+          this.unsynced.add(shard);
+          await appendAll(await this.shardFd(shard), Buffer.from(text, 'utf8'));
+        }),
+      ]);
+      this.walBytes += walText.length;
+      if (this.walBytes > WAL_CHECKPOINT_BYTES && this.walFd !== undefined) {
+        await this.syncShards();
+        await ftruncateAsync(this.walFd, 0);
+        this.walBytes = 0;
+      }
+      // Keep the most recently written shards open; close the rest (none is in use between rounds).
+      const excess = [...this.fds].slice(0, Math.max(0, this.fds.size - OPEN_SHARDS));
+      for (const [shard] of excess) this.fds.delete(shard);
+      await Promise.all(excess.map(([, fd]) => closeAsync(fd)));
     } catch (error) {
       this.failure = new LedgerWriteError(this.folder, error as Error);
       for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
@@ -434,6 +514,39 @@ export class OrderLedger {
       return;
     }
     for (const waiter of waiters) waiter.resolve();
+  }
+
+  /** Syncs every shard written since the last checkpoint (a few at a time). */
+  private async syncShards(): Promise<void> {
+    const shards = [...this.unsynced];
+    this.unsynced.clear();
+    for (let i = 0; i < shards.length; i += 16) {
+      await Promise.all(
+        shards.slice(i, i + 16).map(async (shard) => {
+          const open = this.fds.get(shard);
+          if (open !== undefined) return fdatasyncAsync(open);
+          const fd = await openAsync(join(this.folder, shardFileName(shard)), APPEND_FLAGS, 0o600);
+          try {
+            await fdatasyncAsync(fd);
+          } finally {
+            await closeAsync(fd);
+          }
+        }),
+      );
+    }
+  }
+
+  /** The shard's open file, opened for appending if it is not open yet. */
+  private async shardFd(shard: number): Promise<number> {
+    const open = this.fds.get(shard);
+    if (open !== undefined) {
+      this.fds.delete(shard);
+      this.fds.set(shard, open);
+      return open;
+    }
+    const fd = await openAsync(join(this.folder, shardFileName(shard)), APPEND_FLAGS, 0o600);
+    this.fds.set(shard, fd);
+    return fd;
   }
 
   /** Read synchronously: a check reads many small files one after the other, and nothing else waits. */
@@ -464,18 +577,81 @@ export class LedgerWriteError extends CliError {
   }
 }
 
-/** Appends whole lines in one write(): concurrent appenders never interleave inside it. */
-async function appendShard(path: string, text: string): Promise<void> {
-  const fd = await openAsync(path, APPEND_FLAGS, 0o600);
+/**
+ * Copies into the shards the records of write-ahead logs left by processes that are gone (a kill
+ * or a crash before their close), unless the shard already has the line, then removes the log.
+ */
+async function recoverLogs(folder: string): Promise<void> {
+  const wal = join(folder, 'wal');
+  let names: string[];
   try {
-    const buffer = Buffer.from(text, 'utf8');
-    const { bytesWritten } = await writeAsync(fd, buffer, 0, buffer.length, null);
-    // A short write (disk full) leaves a torn line that readers skip; the rest would not be whole.
-    if (bytesWritten < buffer.length) {
-      throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
+    names = await readdirAsync(wal);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const owner = Number(
+      /^(\d+)(?:-[0-9a-f]+)?\.ndjson(?:\.recovering-(\d+))?$/.exec(name)?.slice(1).filter(Boolean).pop(),
+    );
+    if (!Number.isInteger(owner) || processAlive(owner)) continue;
+    // Claimed by renaming, so that two commands opening the ledger at once do not both copy it.
+    const claimed = join(wal, `${name.replace(/\.recovering-\d+$/, '')}.recovering-${process.pid}`);
+    try {
+      await renameAsync(join(wal, name), claimed);
+    } catch {
+      continue;
     }
-  } finally {
-    await closeAsync(fd);
+    const data = readFileSync(claimed);
+    const byShard = new Map<number, Buffer[]>();
+    let start = 0;
+    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+      const line = data.subarray(start, end + 1);
+      start = end + 1;
+      const record = parseRecordAt(line, 0);
+      if (!record) continue;
+      const shard = shardOf(record.externalId);
+      const lines = byShard.get(shard);
+      if (lines) lines.push(line);
+      else byShard.set(shard, [line]);
+    }
+    for (const [shard, lines] of byShard) {
+      const path = join(folder, shardFileName(shard));
+      let existing: Buffer = Buffer.alloc(0);
+      try {
+        existing = readFileSync(path);
+      } catch {
+        // No shard yet: every line is missing.
+      }
+      const missing = lines.filter((line) => existing.indexOf(line) === -1);
+      if (missing.length === 0) continue;
+      const fd = await openAsync(path, APPEND_FLAGS, 0o600);
+      try {
+        await appendAll(fd, Buffer.concat(missing));
+        await fdatasyncAsync(fd);
+      } finally {
+        await closeAsync(fd);
+      }
+    }
+    await unlinkAsync(claimed);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Appends whole lines in one write(): concurrent appenders never interleave inside it. */
+async function appendAll(fd: number, buffer: Buffer): Promise<void> {
+  const { bytesWritten } = await writeAsync(fd, buffer, 0, buffer.length, null);
+  // A short write (disk full) leaves a torn line that readers skip; the rest would not be whole.
+  if (bytesWritten < buffer.length) {
+    throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
   }
 }
 

@@ -39,7 +39,7 @@ function ledgerRecords(configDir: string): Record<string, unknown>[] {
   const root = join(configDir, 'ledger');
   const records: Record<string, unknown>[] = [];
   for (const service of readdirSync(root)) {
-    for (const shard of readdirSync(join(root, service))) {
+    for (const shard of readdirSync(join(root, service)).filter((name) => name.endsWith('.ndjson'))) {
       for (const line of readFileSync(join(root, service, shard), 'utf8').split('\n')) {
         if (line !== '') records.push(JSON.parse(line) as Record<string, unknown>);
       }

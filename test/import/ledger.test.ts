@@ -14,7 +14,7 @@ function open(config: string, by: 'orders create' | 'orders import' = 'orders cr
 
 function idsOf(...ids: string[]): ExternalIdIndex {
   const index = new ExternalIdIndex();
-  ids.forEach((id, line) => index.addOrGet(id, line + 1));
+  for (const [line, id] of ids.entries()) index.addOrGet(id, line + 1);
   return index;
 }
 
@@ -82,7 +82,7 @@ describe('OrderLedger', () => {
     );
     const folder = ledgerFolder(config, BASE);
     let lines = 0;
-    for (const file of readdirSync(folder)) {
+    for (const file of readdirSync(folder).filter((name) => name.endsWith('.ndjson'))) {
       for (const line of readFileSync(join(folder, file), 'utf8').split('\n')) {
         if (line === '') continue;
         lines++;
