@@ -1,5 +1,5 @@
 // The order ledger on its own: states, concurrent writers, torn lines, the import's check.
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExternalIdIndex } from '../../src/import/external-ids.js';
@@ -139,6 +139,37 @@ describe('OrderLedger', () => {
     expect(ledger.stateOf('X-4')).toBeUndefined();
     expect(ledger.stateOf('NOT-IN-INPUT')).toBeUndefined();
     expect(ledger.loadedCounts()).toEqual({ created: 1, inDoubt: 1 });
+  });
+
+  it('removes its write-ahead log at a clean close', async () => {
+    const config = tempDir();
+    const ledger = await open(config);
+    await ledger.sending('A', 'h');
+    const wal = join(ledgerFolder(config, BASE), 'wal');
+    expect(readdirSync(wal)).toHaveLength(1);
+    await ledger.close();
+    expect(readdirSync(wal)).toEqual([]);
+  });
+
+  it('copies into the shards the records a dead process logged but its shards lost', async () => {
+    const config = tempDir();
+    const folder = ledgerFolder(config, BASE);
+    const first = await open(config);
+    await first.sending('KEPT', 'h');
+    await first.close();
+    // What a machine crash leaves: the log synced, the shard's last lines not.
+    const lost = `${JSON.stringify({ externalId: 'LOST', event: 'sending', at: '2026-11-23T10:00:00.000Z', by: 'orders import' })}\n`;
+    const kept = readFileSync(join(folder, shardFileName(shardOf('KEPT'))), 'utf8');
+    mkdirSync(join(folder, 'wal'), { recursive: true });
+    // A pid above the kernel's limit: no such process.
+    writeFileSync(join(folder, 'wal', '4194305-0badc0de.ndjson'), `${kept}${lost}{"externalId":"TORN","ev`);
+    const ledger = await open(config);
+    expect((await ledger.lookup('LOST'))?.status).toBe('in-doubt');
+    expect(await ledger.lookup('TORN')).toBeUndefined();
+    // Not copied twice: the line the shard had stays once.
+    expect(readFileSync(join(folder, shardFileName(shardOf('KEPT'))), 'utf8')).toBe(kept);
+    await ledger.close();
+    expect(existsSync(join(folder, 'wal', '4194305-0badc0de.ndjson'))).toBe(false);
   });
 
   it('finds an externalId that JSON escapes', async () => {
