@@ -62,19 +62,16 @@ export async function run(options: CreateOptions, ctx: Context): Promise<void> {
           by: 'orders create',
           input: options.file === '-' ? '(stdin)' : resolve(ctx.cwd, options.file),
         });
-  if (ledger && externalId !== undefined) {
-    const known = await ledger.lookup(externalId);
-    if (known && known.status !== 'not-created') {
-      if (!options.force) throw alreadyKnownError(externalId, known, api.baseUrl);
-      ctx.io.err(
-        `warning: --force: sending ${JSON.stringify(externalId)} although the order ledger says it was ${describeEntry(known)}.\n`,
-      );
-    }
-  }
-
   const json = JSON.stringify(prepared.body);
   try {
     if (ledger && externalId !== undefined) {
+      const known = await ledger.lookup(externalId);
+      if (known && known.status !== 'not-created') {
+        if (!options.force) throw alreadyKnownError(externalId, known, api.baseUrl);
+        ctx.io.err(
+          `warning: --force: sending ${JSON.stringify(externalId)} although the order ledger says it was ${describeEntry(known)}.\n`,
+        );
+      }
       const durable = ledger.sending(externalId, bodyHash(json));
       // One order: its record goes to disk now, not at the end of a grouping round.
       ledger.hurry();

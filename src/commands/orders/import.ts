@@ -229,7 +229,14 @@ async function importOrders(
     }
   };
   ctx.onClose(closeJournal);
-  ledger = await openImportLedger(ctx, options, client.baseUrl, location.path, validation);
+  ledger = await OrderLedger.open(configDir(ctx.env), client.baseUrl, {
+    by: 'orders import',
+    input: options.input === '-' ? '(stdin)' : resolve(ctx.cwd, options.input),
+    journal: location.path,
+  });
+  if (validation.externalIds) await ledger.load(validation.externalIds, { journal: location.path });
+  // The ledger keeps the ids only if some are known to it; the validation's hold goes now.
+  validation.externalIds = undefined;
   const report =
     options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   if (journal.replay.tornTail) {
@@ -346,25 +353,6 @@ async function importOrders(
 
   if (outcome.stopped) throw stopError(outcome.stopped, counts, location.shown);
   if (counts.created + counts.skipped < counts.total) ctx.exitCode = ExitCode.Partial;
-}
-
-/** Opens the service's order ledger and reads what it knows of the input's externalIds. */
-async function openImportLedger(
-  ctx: Context,
-  options: ImportOptions,
-  baseUrl: string,
-  journal: string,
-  validation: ImportValidation,
-): Promise<OrderLedger> {
-  const ledger = await OrderLedger.open(configDir(ctx.env), baseUrl, {
-    by: 'orders import',
-    input: options.input === '-' ? '(stdin)' : resolve(ctx.cwd, options.input),
-    journal,
-  });
-  if (validation.externalIds) await ledger.load(validation.externalIds, { journal });
-  // The ledger keeps the ids only if some are known to it; the validation's hold goes now.
-  validation.externalIds = undefined;
-  return ledger;
 }
 
 function stopLabel(stop: SubmitStop | undefined): string | undefined {
