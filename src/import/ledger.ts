@@ -29,16 +29,19 @@
 import { randomUUID } from 'node:crypto';
 import {
   close,
+  closeSync,
   constants,
   fdatasync,
   ftruncate,
   mkdir,
   open,
+  openSync,
   readdir,
   readFileSync,
   rename,
   unlink,
   write,
+  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -490,13 +493,13 @@ export class OrderLedger {
     try {
       const texts = [...pending].map(([shard, lines]) => [shard, lines.join('')] as const);
       const walText = Buffer.from(texts.map(([, text]) => text).join(''), 'utf8');
-      await Promise.all([
-        this.walFd !== undefined ? appendAll(this.walFd, walText) : undefined,
-        ...texts.map(async ([shard, text]) => {
-          this.unsynced.add(shard);
-          await appendAll(await this.shardFd(shard), Buffer.from(text, 'utf8'));
-        }),
-      ]);
+      // The shards' unsynced appends go to the page cache in microseconds: done here, they spare
+      // the main thread a hand-off to the thread pool for each, the largest cost per order.
+      for (const [shard, text] of texts) {
+        this.unsynced.add(shard);
+        appendAllSync(this.shardFd(shard), Buffer.from(text, 'utf8'));
+      }
+      if (this.walFd !== undefined) await appendAll(this.walFd, walText);
       this.walBytes += walText.length;
       if (this.walBytes > WAL_CHECKPOINT_BYTES && this.walFd !== undefined) {
         await this.syncShards();
@@ -505,8 +508,10 @@ export class OrderLedger {
       }
       // Keep the most recently written shards open; close the rest (none is in use between rounds).
       const excess = [...this.fds].slice(0, Math.max(0, this.fds.size - OPEN_SHARDS));
-      for (const [shard] of excess) this.fds.delete(shard);
-      await Promise.all(excess.map(([, fd]) => closeAsync(fd)));
+      for (const [shard, fd] of excess) {
+        this.fds.delete(shard);
+        closeSync(fd);
+      }
     } catch (error) {
       this.failure = new LedgerWriteError(this.folder, error as Error);
       for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
@@ -537,14 +542,14 @@ export class OrderLedger {
   }
 
   /** The shard's open file, opened for appending if it is not open yet. */
-  private async shardFd(shard: number): Promise<number> {
+  private shardFd(shard: number): number {
     const open = this.fds.get(shard);
     if (open !== undefined) {
       this.fds.delete(shard);
       this.fds.set(shard, open);
       return open;
     }
-    const fd = await openAsync(join(this.folder, shardFileName(shard)), APPEND_FLAGS, 0o600);
+    const fd = openSync(join(this.folder, shardFileName(shard)), APPEND_FLAGS, 0o600);
     this.fds.set(shard, fd);
     return fd;
   }
@@ -643,6 +648,14 @@ function processAlive(pid: number): boolean {
   } catch (error) {
     // EPERM: it exists, under another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `appendAll` in the calling thread. */
+function appendAllSync(fd: number, buffer: Buffer): void {
+  const bytesWritten = writeSync(fd, buffer, 0, buffer.length, null);
+  if (bytesWritten < buffer.length) {
+    throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
   }
 }
 
