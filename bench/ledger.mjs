@@ -215,7 +215,7 @@ try {
       usage: true,
     },
   );
-  const skipped = /skipped\s+([\d,]+)/.exec(real.stderr)?.[1];
+  const skipped = [...real.stderr.matchAll(/skipped\s+([\d,]+)/g)].pop()?.[1];
   const realWithin = mb(real.usage) < MEMORY_BOUND_MB;
   lines.push(
     `import of the same ${ROWS.toLocaleString('en-US')} orders, every one created by another input per the ledger: ${(real.ms / 1000).toFixed(1)} s, ${skipped} skipped, ${sandbox.orders().length} sent, peak RSS ${mb(real.usage).toFixed(0)} MB ${realWithin ? 'ok' : 'OVER'}`,
