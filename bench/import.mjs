@@ -9,7 +9,16 @@
 // Usage: npm run build && node bench/import.mjs [--orders 10000] [--runs 3] [--curl 300]
 //        [--newman 1000] [--dry-rows 1000000] [--only throughput,curl,newman,dry-run]
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +84,17 @@ function timed(command, args, options = {}) {
       resolve({ code, wallMs, usage, stdout, stderr });
     });
   });
+}
+
+/** Empties every shard of the order ledger (the first import on a machine creates them). */
+function forgetLedger() {
+  const root = join(env.ORDERCLI_CONFIG_DIR, 'ledger');
+  if (!existsSync(root)) return;
+  for (const service of readdirSync(root)) {
+    for (const shard of readdirSync(join(root, service))) {
+      if (shard.endsWith('.ndjson')) truncateSync(join(root, service, shard), 0);
+    }
+  }
 }
 
 function ordercli(args, options) {
@@ -157,6 +177,9 @@ try {
       const importRun = async (journal) => {
         sandbox.reset();
         rmSync(journal ?? `${csv}.journal.ndjson`, { force: true });
+        // The reset sandbox has none of the orders the order ledger remembers: forget them too,
+        // keeping its shard files, as on a machine that has used the ledger before.
+        forgetLedger();
         const r = await ordercli([
           '--base-url',
           sandbox.url,

@@ -35,6 +35,25 @@ export class ExternalIdIndex {
     return this.count;
   }
 
+  /** The number of the id whose UTF-8 bytes are `bytes[start, end)` (0, 1, … in order recorded), or -1. */
+  entryOf(bytes: Buffer, start: number, end: number): number {
+    const length = end - start;
+    const mask = this.slots.length - 1;
+    for (let slot = hash(bytes, start, end) & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.slots[slot]! - 1;
+      if (entry === -1) return -1;
+      const from = this.starts[entry]!;
+      const to = this.starts[entry + 1]!;
+      if (to - from === length && bytes.compare(this.bytes, from, to, start, end) === 0) return entry;
+    }
+  }
+
+  /** Calls `visit` with the UTF-8 bytes of each id recorded. */
+  forEachId(visit: (bytes: Buffer, start: number, end: number) => void): void {
+    for (let entry = 0; entry < this.count; entry++)
+      visit(this.bytes, this.starts[entry]!, this.starts[entry + 1]!);
+  }
+
   private equals(entry: number, length: number): boolean {
     const start = this.starts[entry]!;
     const end = this.starts[entry + 1]!;

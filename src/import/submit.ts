@@ -17,6 +17,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, AuthError, ConnectionError, statusLine, TimeoutError } from '../api/errors.js';
 import type { InputProblem } from '../cli/errors.js';
 import { bodyHash, type OrderJournal } from './journal.js';
+import { describeEntry, type LedgerEntry, LedgerWriteError, type OrderLedger } from './ledger.js';
 import type { OrderResult } from './report.js';
 import type { ValidatedOrder } from './types.js';
 
@@ -28,6 +29,11 @@ export type SubmitItem = ValidatedOrder;
 export interface SubmitOptions {
   client: Pick<ApiClient, 'request'>;
   journal: OrderJournal;
+  /**
+   * The order ledger of this service, `load`ed with the input's externalIds: orders that another
+   * command created (or may have created) are not sent, and every order sent is recorded in it.
+   */
+  ledger?: OrderLedger;
   /** Requests in flight at most. */
   concurrency: number;
   /** Orders journaled as `sending` ahead of a free slot (default: `concurrency`). */
@@ -40,7 +46,7 @@ export interface SubmitOptions {
   onResult: (result: OrderResult, item: SubmitItem) => void;
 }
 
-export type StopKind = 'interrupted' | 'credentials' | 'unreachable' | 'journal' | 'error';
+export type StopKind = 'interrupted' | 'credentials' | 'unreachable' | 'journal' | 'ledger' | 'error';
 
 /** Why sending stopped before the end of the input. */
 export interface SubmitStop {
@@ -62,6 +68,7 @@ const STOP_NOTE: Record<StopKind, string> = {
   credentials: 'not sent: the service refused the credentials',
   unreachable: 'not sent: the service could not be reached',
   journal: 'not sent: the journal could not be written',
+  ledger: 'not sent: the order ledger could not be written',
   error: 'not sent: the import stopped on an unexpected error',
 };
 
@@ -73,6 +80,13 @@ interface Armed {
   /** Resolves once its `sending` record is on disk. */
   durable: Promise<void>;
   onDisk: boolean;
+  /** Where its `sending` record reached the disk (a `not-sent` goes only there). */
+  recorded: SendingRecords;
+}
+
+interface SendingRecords {
+  journal: boolean;
+  ledger: boolean;
 }
 
 /** Sends the orders and reports each outcome; resolves once nothing is in flight. */
@@ -80,7 +94,7 @@ export async function submitOrders(
   items: AsyncIterable<SubmitItem> | Iterable<SubmitItem>,
   options: SubmitOptions,
 ): Promise<SubmitOutcome> {
-  const { client, journal, signal, onResult } = options;
+  const { client, journal, ledger, signal, onResult } = options;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   const lookahead = Math.max(0, Math.floor(options.lookahead ?? concurrency));
   const armed: Armed[] = [];
@@ -109,6 +123,12 @@ export async function submitOrders(
   /** externalId -> line of its first order in this input: a repeat must never be sent twice. */
   const firstLine = new Map<string, number>();
 
+  /** An order recorded as `sending` that did not leave: say so where its `sending` reached the disk. */
+  const recordNotSent = (externalId: string, kind: StopKind, recorded: SendingRecords): void => {
+    if (recorded.journal) journal.notSent(externalId, STOP_NOTE[kind]);
+    if (recorded.ledger) ledger?.notSent(externalId, STOP_NOTE[kind]);
+  };
+
   const notSent = (item: SubmitItem, kind: StopKind): void => {
     onResult({ ...base(item), status: 'not-sent', message: STOP_NOTE[kind] }, item);
   };
@@ -117,12 +137,14 @@ export async function submitOrders(
     if (status >= 200 && status < 300) {
       const { id, code } = serviceIds(body);
       journal.created(externalId, { httpStatus: status, id, code });
+      ledger?.created(externalId, { httpStatus: status, id, code });
       onResult({ ...base(item), status: 'created', httpStatus: status, id, code }, item);
       return;
     }
     // A redirect is not a creation; a POST that is redirected was not processed.
     const message = `the service answered ${statusLine(status)} instead of creating the order; check --base-url`;
     journal.failed(externalId, { httpStatus: status, message });
+    ledger?.failed(externalId, { httpStatus: status, message });
     onResult({ ...base(item), status: 'failed', httpStatus: status, message }, item);
   };
 
@@ -131,6 +153,7 @@ export async function submitOrders(
       // The service answered with an error: it did not create the order, so re-sending is safe.
       const message = failureMessage(error);
       journal.failed(externalId, { httpStatus: error.status, message });
+      ledger?.failed(externalId, { httpStatus: error.status, message });
       onResult({ ...base(item), status: 'failed', httpStatus: error.status, message }, item);
       if (error instanceof AuthError) stop('credentials', error);
       return;
@@ -138,6 +161,7 @@ export async function submitOrders(
     if (error instanceof ConnectionError && error.outcome === 'not-sent') {
       // Never reached the service: whatever was known of the order before still holds.
       journal.notSent(externalId, error.message);
+      ledger?.notSent(externalId, error.message);
       onResult({ ...base(item), status: 'not-sent', message: `not sent: ${error.message}` }, item);
       stop('unreachable', error);
       return;
@@ -145,6 +169,7 @@ export async function submitOrders(
     // The request may have reached the service: only a person can tell whether it was created.
     const reason = unknownReason(error);
     journal.unknown(externalId, reason);
+    ledger?.unknown(externalId, reason);
     onResult(
       { ...base(item), status: 'unknown', message: `${reason}: the order may have been created` },
       item,
@@ -155,17 +180,22 @@ export async function submitOrders(
   const fly = async (next: Armed): Promise<void> => {
     const { item, externalId, json, durable } = next;
     // Its turn has come: if its record is still waiting for a round, start the round now.
-    if (!next.onDisk) journal.hurry();
+    if (!next.onDisk) {
+      journal.hurry();
+      ledger?.hurry();
+    }
     try {
       await durable;
     } catch (error) {
-      stop('journal', error as Error);
-      notSent(item, 'journal');
+      const kind = error instanceof LedgerWriteError ? 'ledger' : 'journal';
+      stop(kind, error as Error);
+      recordNotSent(externalId, kind, next.recorded);
+      notSent(item, kind);
       return;
     }
     const late = stopReason();
     if (late) {
-      journal.notSent(externalId, STOP_NOTE[late.kind]);
+      recordNotSent(externalId, late.kind, next.recorded);
       notSent(item, late.kind);
       return;
     }
@@ -201,12 +231,9 @@ export async function submitOrders(
 
   /** After a stop: armed orders were journaled as `sending` but never sent; record that. */
   const disarm = async (kind: StopKind): Promise<void> => {
-    for (const { item, externalId, durable } of armed.splice(0)) {
-      const onDisk = await durable.then(
-        () => true,
-        () => false,
-      );
-      if (onDisk) journal.notSent(externalId, STOP_NOTE[kind]);
+    for (const { item, externalId, durable, recorded } of armed.splice(0)) {
+      await durable.catch(() => undefined);
+      recordNotSent(externalId, kind, recorded);
       notSent(item, kind);
     }
   };
@@ -242,6 +269,31 @@ export async function submitOrders(
 
       const json = JSON.stringify(item.body);
       const state = journal.stateOf(externalId);
+      const elsewhere = ledger?.stateOf(externalId);
+      /** A person resolved it as not created after this journal's doubt: it may be sent. */
+      let doubtCleared = false;
+      if (elsewhere && state?.event !== 'created' && decidesOverJournal(elsewhere, state?.at)) {
+        doubtCleared = elsewhere.status === 'not-created';
+        if (elsewhere.status === 'created') {
+          onResult(
+            {
+              ...base(item),
+              status: 'skipped',
+              httpStatus: elsewhere.httpStatus,
+              id: elsewhere.id,
+              code: elsewhere.code,
+              message: `already ${describeEntry(elsewhere)}`,
+            },
+            item,
+          );
+          continue;
+        }
+        if (elsewhere.status === 'in-doubt' && !options.retryUnknown) {
+          const message = `${describeEntry(elsewhere)}; not sent: check at the service, then use --retry-unknown`;
+          onResult({ ...base(item), status: 'unknown', message }, item);
+          continue;
+        }
+      }
       if (state?.event === 'created') {
         const changed = state.bodyHash !== undefined && state.bodyHash !== bodyHash(json);
         const earlier =
@@ -264,7 +316,11 @@ export async function submitOrders(
         );
         continue;
       }
-      if ((state?.event === 'sending' || state?.event === 'unknown') && !options.retryUnknown) {
+      if (
+        (state?.event === 'sending' || state?.event === 'unknown') &&
+        !options.retryUnknown &&
+        !doubtCleared
+      ) {
         const why =
           state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
         const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service, then record it with ordercli orders resolve (or send it again with --retry-unknown)`;
@@ -278,12 +334,21 @@ export async function submitOrders(
         notSent(item, late.kind);
         continue;
       }
+      const hash = bodyHash(json);
+      const recorded: SendingRecords = { journal: false, ledger: false };
+      const inJournal = journal.sending(externalId, hash, source.location.line).then(() => {
+        recorded.journal = true;
+      });
+      const inLedger = ledger?.sending(externalId, hash).then(() => {
+        recorded.ledger = true;
+      });
       const entry: Armed = {
         item,
         externalId,
         json,
-        durable: journal.sending(externalId, bodyHash(json), source.location.line),
+        durable: inLedger ? Promise.all([inJournal, inLedger]).then(() => undefined) : inJournal,
         onDisk: false,
+        recorded,
       };
       // Rejections are handled where it is awaited (fly, disarm); this also keeps Node quiet.
       entry.durable.then(
@@ -309,6 +374,17 @@ export async function submitOrders(
     }
   }
   return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
+}
+
+/**
+ * Whether another command's record in the ledger decides this order rather than the import's
+ * own journal: a creation always does; a doubt or a person's resolution does when it is newer
+ * than what the journal says; a refusal elsewhere says nothing of this import's own sending.
+ */
+function decidesOverJournal(elsewhere: LedgerEntry, journalAt: string | undefined): boolean {
+  if (elsewhere.status === 'created') return true;
+  if (elsewhere.status === 'not-created' && elsewhere.event !== 'resolved') return false;
+  return journalAt === undefined || elsewhere.at >= journalAt;
 }
 
 function base(item: SubmitItem): Pick<OrderResult, 'index' | 'externalId' | 'location'> {

@@ -3,6 +3,7 @@
  * read -> parse -> map -> group -> validate -> submit -> journal -> report.
  */
 import type { InputProblem } from '../cli/errors.js';
+import type { ExternalIdIndex } from './external-ids.js';
 
 export type InputFormat = 'csv' | 'json' | 'ndjson';
 
@@ -166,4 +167,6 @@ export interface ImportValidation {
   omitted: number;
   /** Every order in input order, ready for the sending pass, when the input fit in `keepItems`. */
   kept?: ValidatedOrder[];
+  /** Every externalId of the input, for the order ledger's check (dropped once it is done). */
+  externalIds?: ExternalIdIndex | undefined;
 }

@@ -194,7 +194,16 @@ export async function validateImport(
     if (error instanceof InputError) throw new InputError(error.message, [...problems, ...error.problems]);
     throw error;
   }
-  return { total, valid: total - invalidIndexes.size, invalid, invalidIndexes, problems, omitted, kept };
+  return {
+    total,
+    valid: total - invalidIndexes.size,
+    invalid,
+    invalidIndexes,
+    problems,
+    omitted,
+    kept,
+    externalIds: seen,
+  };
 }
 
 /** How much an order weighs in `keepItems`: its items, and at least one. */

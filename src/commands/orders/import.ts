@@ -8,6 +8,7 @@ import type { RetryEvent } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
+import { configDir } from '../../config/profiles.js';
 import {
   JournalWriteError,
   normalizeBaseUrl,
@@ -15,6 +16,7 @@ import {
   OtherBaseUrlError,
 } from '../../import/journal.js';
 import { journalOfInput } from '../../import/journal-location.js';
+import { OrderLedger } from '../../import/ledger.js';
 import { inputLimits } from '../../import/limits.js';
 import { fmt, ImportProgress, renderSummary } from '../../import/progress.js';
 import {
@@ -162,12 +164,33 @@ async function reportDryRun(
     }
     if (replay.lines > 0) journalNote = { path: shown, created: replay.created, unknown: replay.unknown };
   }
+  let ledgerNote: { created: number; inDoubt: number } | undefined;
+  if (settings.baseUrl !== undefined && validation.externalIds) {
+    const ledger = await OrderLedger.open(
+      configDir(ctx.env),
+      settings.baseUrl,
+      { by: 'orders import' },
+      { readOnly: true },
+    );
+    const journal =
+      options.input !== '-' || options.journal !== undefined
+        ? (await journalOfInput(options.input, options.journal, ctx.cwd)).path
+        : undefined;
+    await ledger.load(validation.externalIds, { journal, countOnly: true });
+    validation.externalIds = undefined;
+    ledgerNote = ledger.loadedCounts();
+  }
   const lines = [
     `Dry run of ${source.file}: ${fmt(validation.total)} orders read, ${fmt(valid)} valid, ${fmt(validation.invalidIndexes.size)} invalid; nothing was sent.`,
   ];
   if (journalNote) {
     lines.push(
       `The journal ${journalNote.path} records ${fmt(journalNote.created)} orders already created at ${settings.baseUrl} (a real run skips them) and ${fmt(journalNote.unknown)} with an unknown outcome.`,
+    );
+  }
+  if (ledgerNote && (ledgerNote.created > 0 || ledgerNote.inDoubt > 0)) {
+    lines.push(
+      `The order ledger of ${settings.baseUrl} records ${fmt(ledgerNote.created)} of these orders as created by another command or input (a real run skips them) and ${fmt(ledgerNote.inDoubt)} as in doubt.`,
     );
   }
   io.err(wrapForStderr(io, `${lines.join('\n')}\n`));
@@ -181,6 +204,7 @@ async function reportDryRun(
           journal: journalNote
             ? { path: journalNote.path, created: journalNote.created, unknown: journalNote.unknown }
             : null,
+          ledger: ledgerNote ?? null,
           problems: validation.problems,
         },
         null,
@@ -217,12 +241,26 @@ async function importOrders(
     signal: ctx.signal,
   });
   let journalClosed = false;
+  // The ledger of this service, beside the journal: what other commands created is not sent again.
+  let ledger: OrderLedger | undefined;
   const closeJournal = async (): Promise<void> => {
     if (journalClosed) return;
     journalClosed = true;
-    await journal.close();
+    try {
+      await ledger?.close();
+    } finally {
+      await journal.close();
+    }
   };
   ctx.onClose(closeJournal);
+  ledger = await OrderLedger.open(configDir(ctx.env), client.baseUrl, {
+    by: 'orders import',
+    input: options.input === '-' ? '(stdin)' : resolve(ctx.cwd, options.input),
+    journal: location.path,
+  });
+  if (validation.externalIds) await ledger.load(validation.externalIds, { journal: location.path });
+  // The ledger keeps the ids only if some are known to it; the validation's hold goes now.
+  validation.externalIds = undefined;
   const report =
     options.report !== undefined ? await ReportWriter.open(resolve(ctx.cwd, options.report)) : undefined;
   if (journal.replay.tornTail) {
@@ -286,6 +324,7 @@ async function importOrders(
     outcome = await submitOrders(items(), {
       client,
       journal,
+      ledger,
       concurrency,
       retryUnknown: Boolean(options.retryUnknown),
       signal: ctx.signal,
@@ -353,6 +392,8 @@ function stopLabel(stop: SubmitStop | undefined): string | undefined {
       return 'the service could not be reached';
     case 'journal':
       return 'the journal could not be written';
+    case 'ledger':
+      return 'the order ledger could not be written';
     case 'error':
       return 'unexpected error';
   }

@@ -18,6 +18,14 @@ export function registerOrders(program: Command, ctx: Context): void {
       .option('--dry-run', 'validate and print the body that would be sent; nothing is sent')
       .option('--max-order-bytes <size>', 'largest order accepted, e.g. 2MiB (default: 1MiB)')
       .option('--max-cell-bytes <size>', 'largest string value accepted, e.g. 256KiB (default: 64KiB)')
+      .option(
+        '--force',
+        'send even if the order ledger says this externalId was already created or may have been',
+      )
+      .addHelpText(
+        'after',
+        '\nExit codes: 0 created (a 2xx answer), 1 not created (the service refused or answered something else),\n2 invalid, or its externalId already created or in doubt at this service (nothing sent), 3 credentials refused.',
+      )
       .action(async (opts: import('./create.js').CreateOptions) => {
         const { run } = await import('./create.js');
         await run(opts, ctx);
@@ -27,6 +35,7 @@ export function registerOrders(program: Command, ctx: Context): void {
       'ordercli orders create --file order.json --dry-run',
       'ordercli orders create --file order.json --json | jq .code',
       'cat order.json | ordercli orders create --file -',
+      'ordercli orders create --file order.json --force   # after checking it does not exist',
     ],
   );
 

@@ -8,9 +8,11 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../cli/errors.js';
+import { configDir } from '../../config/profiles.js';
 import { OrderJournal } from '../../import/journal.js';
 import { locateJournal } from '../../import/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
+import { OrderLedger } from '../../import/ledger.js';
 import { fmt } from '../../import/progress.js';
 import {
   type PlannedResolution,
@@ -102,6 +104,21 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       journal.resolved(request.externalId, request.resolution, details);
     }
     await journal.sync();
+    // The machine's ledger learns the same, so `orders create` and other inputs agree with it.
+    const changes = plan.filter(({ change }) => change);
+    if (changes.length > 0) {
+      const ledger = await OrderLedger.open(configDir(ctx.env), baseUrl, {
+        by: 'orders resolve',
+        journal: location.path,
+      });
+      try {
+        await Promise.all(
+          changes.map(({ request }) => ledger.resolved(request.externalId, request.resolution, request.id)),
+        );
+      } finally {
+        await ledger.close();
+      }
+    }
     for (const state of states.values())
       if (state.event === 'unknown' || state.event === 'sending') stillUnknown++;
   } finally {
