@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createdCounts,
   externalId,
+  order,
   orders,
   postsTo,
   readLines,
@@ -319,5 +320,55 @@ describe('orders journal and orders resolve', () => {
       event: 'resolved-not-created',
       externalId: externalId(1),
     });
+  });
+});
+
+describe('orders resolve and the machine-wide order ledger', () => {
+  it('an order resolved as created is refused by orders create; one resolved as not created is sent', async () => {
+    const dir = tempDir();
+    const config = tempDir('ordercli-config-');
+    const run = (args: string[]) =>
+      runBin(args, { env: { ...env(), ORDERCLI_CONFIG_DIR: config }, cwd: dir, timeoutMs: 60_000 });
+    // A journal left by a killed import: two orders sent, their answers never came.
+    const [done, notDone] = [order(1, 'LED'), order(2, 'LED')];
+    const journal = join(dir, 'orders.ndjson.journal.ndjson');
+    writeNdjson(dir, 'orders.ndjson', [done, notDone]);
+    writeFileSync(
+      journal,
+      [done, notDone]
+        .map((o, i) =>
+          JSON.stringify({
+            event: 'sending',
+            externalId: o.externalId,
+            baseUrl: sandbox.url,
+            at: '2026-11-23T10:00:00.000Z',
+            bodyHash: 'x',
+            line: i + 1,
+          }),
+        )
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    const resolved = await run([
+      'orders',
+      'resolve',
+      'orders.ndjson',
+      '--created',
+      `${done.externalId}=777`,
+      '--not-created',
+      String(notDone.externalId),
+    ]);
+    expect(resolved.code, resolved.stderr).toBe(0);
+
+    writeFileSync(join(dir, 'done.json'), JSON.stringify(done));
+    const refused = await run(['orders', 'create', '--file', 'done.json']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`The order "${done.externalId}" already exists`);
+    expect(postsTo(sandbox)).toBe(0);
+
+    writeFileSync(join(dir, 'not-done.json'), JSON.stringify(notDone));
+    const sent = await run(['orders', 'create', '--file', 'not-done.json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(postsTo(sandbox)).toBe(1);
   });
 });
