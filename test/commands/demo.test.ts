@@ -36,6 +36,18 @@ describe('ordercli demo', () => {
     expect(result.stdout).toContain('Now against your instance');
   });
 
+  it('started through npx, shows every command as npx ordercli, as it can be typed in a clone', async () => {
+    const result = await runCli(['demo'], { env: { npm_command: 'exec' } });
+    expect(result.code, result.stderr).toBe(0);
+    const shown = result.stdout
+      .split('\n')
+      .filter((line) => line.trimStart().startsWith('$ '))
+      .map((line) => line.trimStart().slice(2));
+    expect(shown.length).toBeGreaterThan(8);
+    for (const line of shown) expect(line, line).toMatch(/^(npx ordercli |export )/);
+    expect(result.stdout).toContain('(npx ordercli refs browse');
+  });
+
   it('refuses a missing orders file with exit 2 before starting anything', async () => {
     const result = await runCli(['demo', '--file', 'no-such-orders.csv']);
     expect(result.code).toBe(2);

@@ -14,6 +14,7 @@ import type { Context } from '../../cli/context.js';
 import { CliError, UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { main } from '../../cli/main.js';
+import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
 import type { IOStreams } from '../../io/streams.js';
 import { SALES_ORDER_VALIDATED } from '../../schemas/webhook.js';
@@ -28,6 +29,8 @@ interface Step {
   signal: AbortSignal;
   cwd: string;
   color: boolean;
+  /** `ordercli` or `npx ordercli`, as the user can type it where the demo was started. */
+  cli: string;
 }
 
 export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
@@ -53,7 +56,14 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   };
   delete env.ORDERCLI_PROFILE;
   delete env.ORDERCLI_AUTH_HEADER;
-  const step: Step = { io, env, signal: ctx.signal, cwd: ctx.cwd, color: io.colorEnabled };
+  const step: Step = {
+    io,
+    env,
+    signal: ctx.signal,
+    cwd: ctx.cwd,
+    color: io.colorEnabled,
+    cli: invocation(ctx.env),
+  };
   const shown = (path: string) => {
     const rel = relative(ctx.cwd, path);
     return rel.startsWith('..') || rel === '' ? path : rel;
@@ -109,7 +119,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   heading(3, 'The reference lists orders are built from');
   await runStep(step, ['refs', 'contacts', 'list']);
   await runStep(step, ['refs', 'packagings', 'list', '--active', '--search', 'crème']);
-  io.out(paint.dim('  (ordercli refs browse lets you search and pick them interactively.)\n'));
+  io.out(paint.dim(`  (${step.cli} refs browse lets you search and pick them interactively.)\n`));
 
   heading(4, 'Import orders from a spreadsheet export');
   const journal = join(workDir, 'import.journal.ndjson');
@@ -117,7 +127,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const importCode = await runStep(
     step,
     ['orders', 'import', file, '--journal', journal, '--report', report],
-    `ordercli orders import ${shown(file)} --report report.csv`,
+    `${step.cli} orders import ${shown(file)} --report report.csv`,
   );
   const created = sandbox.orders().length;
   if (importCode !== ExitCode.Ok) {
@@ -158,13 +168,13 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   if (received < created) ctx.exitCode = ExitCode.Failure;
 
   function command(line: string): string {
-    return `  ${paint.dim('$')} ${line}`;
+    return `  ${paint.dim('$')} ${line.replace(/^ordercli\b/, step.cli)}`;
   }
 }
 
 /** Runs one real command in-process, after printing it as the user would type it. */
 async function runStep(step: Step, args: string[], display?: string): Promise<number> {
-  step.io.out(`  $ ${display ?? `ordercli ${args.map(quote).join(' ')}`}\n`);
+  step.io.out(`  $ ${display ?? `${step.cli} ${args.map(quote).join(' ')}`}\n`);
   const code = await main(step.color ? args : ['--no-color', ...args], {
     io: step.io,
     env: step.env,

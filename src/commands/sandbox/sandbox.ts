@@ -4,6 +4,7 @@ import { UsageError } from '../../cli/errors.js';
 import { ExitCode } from '../../cli/exit-codes.js';
 import { parseDuration } from '../../config/duration.js';
 import { isLoopbackHost } from '../../config/settings.js';
+import { invocation } from '../../io/invocation.js';
 import { wrapForStderr, wrapForStdout } from '../../io/wrap.js';
 import type { SandboxOptions } from '../../sandbox/server.js';
 import type { SandboxFlags } from './index.js';
@@ -74,9 +75,8 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
       ),
     );
   }
-  // The commands to try as they can be typed where this one was: `npx ordercli` when started
-  // through npx (npm exec), where `ordercli` alone is not on the PATH.
-  const cli = ctx.env.npm_command === 'exec' ? 'npx ordercli' : 'ordercli';
+  // The commands to try as they can be typed where this one was.
+  const cli = invocation(ctx.env);
   // A random key changes at every start, so a receiver configured with it stops matching.
   const keyOrigin =
     flags.webhookKey !== undefined
