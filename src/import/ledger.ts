@@ -7,6 +7,10 @@
  * normalized base URL, readable plus a hash) and 4096 shard files chosen by a hash of the
  * externalId (FNV-1a of its UTF-8 bytes, low 12 bits, as 3 hex digits). Checking one externalId
  * reads one shard; an import reads the shards of its externalIds once each, one at a time.
+ * `service.json` in each folder names its base URL. A base URL that may name a service this
+ * machine already has a ledger of (`localhost` after `127.0.0.1`, a DNS name after its address:
+ * same scheme, port and path, the hosts resolving to a common address) uses that ledger, so
+ * that another name for the same service never sends an order twice.
  *
  * Each line is one JSON record whose first key is `externalId`, then `event` (`sending`,
  * `created`, `failed`, `unknown`, `not-sent`, `resolved`), `at`, who wrote it (`by`, with the
@@ -27,6 +31,7 @@
  * and skip what does not parse.
  */
 import { randomUUID } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import {
   close,
   closeSync,
@@ -43,6 +48,7 @@ import {
   write,
   writeSync,
 } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError } from '../cli/errors.js';
@@ -146,6 +152,70 @@ export function ledgerFolder(configFolder: string, baseUrl: string): string {
   return join(configFolder, 'ledger', serviceFolderName(normalizeBaseUrl(baseUrl)));
 }
 
+const SERVICE_FILE = 'service.json';
+
+/**
+ * The ledger of another base URL that may name the same service as `baseUrl` (same scheme, port
+ * and path; hosts with an address in common), when this machine has no ledger of `baseUrl` itself.
+ */
+async function sameServiceLedger(
+  configFolder: string,
+  baseUrl: string,
+): Promise<{ folder: string; baseUrl: string } | undefined> {
+  const root = join(configFolder, 'ledger');
+  const own = ledgerFolder(configFolder, baseUrl);
+  let names: string[];
+  try {
+    names = await readdirAsync(root);
+  } catch {
+    return undefined;
+  }
+  if (names.includes(own.slice(root.length + 1))) return undefined;
+  const wanted = serviceKey(baseUrl);
+  if (!wanted) return undefined;
+  let wantedAddresses: Set<string> | undefined;
+  for (const name of names.sort()) {
+    const folder = join(root, name);
+    let other: string;
+    try {
+      other = (JSON.parse(await readFile(join(folder, SERVICE_FILE), 'utf8')) as { baseUrl: string }).baseUrl;
+    } catch {
+      continue;
+    }
+    const key = serviceKey(other);
+    if (!key || key.rest !== wanted.rest) continue;
+    wantedAddresses ??= await addressesOf(wanted.host);
+    const otherAddresses = await addressesOf(key.host);
+    if ([...otherAddresses].some((address) => wantedAddresses!.has(address)))
+      return { folder, baseUrl: other };
+  }
+  return undefined;
+}
+
+/** The host of a base URL, and what else must be equal for two URLs to reach one service. */
+function serviceKey(baseUrl: string): { host: string; rest: string } | undefined {
+  try {
+    const url = new URL(baseUrl);
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      rest: `${url.protocol}${port}${url.pathname.replace(/\/+$/, '')}`,
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The addresses a host name resolves to (itself for an address); none when it does not resolve. */
+async function addressesOf(host: string): Promise<Set<string>> {
+  try {
+    const found = await dnsLookup(host, { all: true });
+    return new Set(found.map((entry) => entry.address));
+  } catch {
+    return new Set();
+  }
+}
+
 /** `http_127.0.0.1_4010-1a2b3c4d`: readable enough to find, exact by the hash of the whole URL. */
 function serviceFolderName(baseUrl: string): string {
   const readable = baseUrl
@@ -175,6 +245,8 @@ export function shardFileName(shard: number): string {
 
 export class OrderLedger {
   readonly baseUrl: string;
+  /** The base URL of the ledger used when this one may name the same service under another name. */
+  sameServiceAs: string | undefined;
   readonly folder: string;
   private readonly source: LedgerSource;
   private readonly groupMs: number;
@@ -225,10 +297,18 @@ export class OrderLedger {
     source: LedgerSource,
     options: OpenLedgerOptions = {},
   ): Promise<OrderLedger> {
-    const folder = ledgerFolder(configFolder, baseUrl);
-    if (!options.readOnly) {
+    const alias = await sameServiceLedger(configFolder, baseUrl);
+    const folder = alias?.folder ?? ledgerFolder(configFolder, baseUrl);
+    if (!options.readOnly && !alias) {
       try {
         await mkdirAsync(folder, { recursive: true, mode: 0o700 });
+        await writeFile(
+          join(folder, SERVICE_FILE),
+          `${JSON.stringify({ baseUrl: normalizeBaseUrl(baseUrl) })}\n`,
+          { mode: 0o600, flag: 'wx' },
+        ).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        });
       } catch (error) {
         throw new LedgerWriteError(folder, error as Error);
       }
@@ -239,6 +319,7 @@ export class OrderLedger {
       source,
       options.groupMs ?? DEFAULT_GROUP_MS,
     );
+    ledger.sameServiceAs = alias?.baseUrl;
     ledger.closed = Boolean(options.readOnly);
     if (!options.readOnly) {
       try {

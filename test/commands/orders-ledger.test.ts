@@ -158,6 +158,24 @@ describe('orders import and the ledger', () => {
     expect(sandbox.orders()).toHaveLength(3);
   });
 
+  it('the same service under another name (localhost after 127.0.0.1) shares the ledger: nothing is created twice', async () => {
+    const { env, cwd } = machine();
+    writeFileSync(join(cwd, 'order.json'), JSON.stringify(ORDER));
+    expect((await runBin(create(sandbox.url, '--file', 'order.json'), { env, cwd })).code).toBe(0);
+    const other = sandbox.url.replace('127.0.0.1', 'localhost');
+    writeNdjson(cwd, 'orders.ndjson', [ORDER, ...orders(2, 'ALIAS')]);
+    const imported = await runBin(
+      ['--base-url', other, '--token', sandbox.tokens.partner, 'orders', 'import', 'orders.ndjson', '--json'],
+      { env, cwd },
+    );
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(JSON.parse(imported.stdout).counts).toMatchObject({ total: 3, created: 2, skipped: 1 });
+    const again = await runBin(create(other, '--file', 'order.json'), { env, cwd });
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toContain('"WEB-2001" already exists');
+    expect(createdCounts(sandbox).get('WEB-2001')).toBe(1);
+  });
+
   it('a second import of another file skips the externalId the first one created', async () => {
     const { env, cwd } = machine();
     const first = writeNdjson(cwd, 'first.ndjson', orders(3));
