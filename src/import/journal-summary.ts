@@ -86,17 +86,15 @@ export function ambiguousBaseUrl(
   );
 }
 
+/** Counts of a journal that holds nothing yet. */
+export function emptyJournalCounts(): JournalCounts {
+  return { created: 0, resolvedCreated: 0, failed: 0, resolvedNotCreated: 0, unknown: 0, total: 0 };
+}
+
 /** Replays the journal for one base URL and sorts its orders by state. */
 export async function summarizeJournal(path: string, baseUrl: string): Promise<JournalSummary> {
   const { states, replay } = await OrderJournal.inspect(path, baseUrl);
-  const counts: JournalCounts = {
-    created: 0,
-    resolvedCreated: 0,
-    failed: 0,
-    resolvedNotCreated: 0,
-    unknown: 0,
-    total: 0,
-  };
+  const counts = emptyJournalCounts();
   const unknown: UnknownOrder[] = [];
   for (const [externalId, state] of states) {
     counts.total++;

@@ -392,7 +392,7 @@ function base(item: SubmitItem): Pick<OrderResult, 'index' | 'externalId' | 'loc
 }
 
 /** The service's id and code of a created order, when its answer carries them. */
-function serviceIds(body: unknown): { id?: string | number; code?: string } {
+export function serviceIds(body: unknown): { id?: string | number; code?: string } {
   if (typeof body !== 'object' || body === null) return {};
   const record = body as Record<string, unknown>;
   const out: { id?: string | number; code?: string } = {};

@@ -17,6 +17,7 @@ import { inputLimits } from '../../import/limits.js';
 import { readOrderText } from '../../import/read.js';
 import { ReferenceCatalog } from '../../import/references.js';
 import { namesProduct } from '../../import/resolve-products.js';
+import { serviceIds } from '../../import/submit.js';
 import type { SourceOrder } from '../../import/types.js';
 import { prepareOrder } from '../../import/validate.js';
 import { writeJson } from '../../io/output.js';
@@ -147,16 +148,6 @@ function alreadyKnownError(externalId: string, known: LedgerEntry, baseUrl: stri
     `The order ${id} may already exist at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
     ['Check at the service whether it was created; if it was not, run the same command with --force.'],
   );
-}
-
-/** The service's id and code of a created order, when its answer carries them. */
-function serviceIds(body: unknown): { id?: string | number; code?: string } {
-  if (typeof body !== 'object' || body === null) return {};
-  const record = body as Record<string, unknown>;
-  const out: { id?: string | number; code?: string } = {};
-  if (typeof record.id === 'number' || typeof record.id === 'string') out.id = record.id;
-  if (typeof record.code === 'string') out.code = record.code;
-  return out;
 }
 
 /** The one order of a JSON text, placed at its file for problems. */

@@ -7,6 +7,7 @@ import type { Context } from '../../cli/context.js';
 import { locateJournal } from '../../import/journal-location.js';
 import {
   chooseBaseUrl,
+  emptyJournalCounts,
   type JournalCounts,
   journalBaseUrls,
   summarizeJournal,
@@ -28,15 +29,6 @@ export interface JournalReport {
   otherBaseUrls: { baseUrl: string; counts: JournalCounts }[];
 }
 
-const EMPTY: JournalCounts = {
-  created: 0,
-  resolvedCreated: 0,
-  failed: 0,
-  resolvedNotCreated: 0,
-  unknown: 0,
-  total: 0,
-};
-
 export async function run(options: JournalOptions, ctx: Context): Promise<void> {
   const location = await locateJournal(options.target, ctx.cwd);
   const baseUrls = await journalBaseUrls(location.path);
@@ -52,7 +44,7 @@ export async function run(options: JournalOptions, ctx: Context): Promise<void> 
   const report: JournalReport = {
     journal: location.shown,
     baseUrl: baseUrl ?? null,
-    counts: summary?.counts ?? EMPTY,
+    counts: summary?.counts ?? emptyJournalCounts(),
     unknown: summary?.unknown ?? [],
     otherBaseUrls: others,
   };
