@@ -2,8 +2,8 @@
  * Typed errors of the API client. Each renders as one sentence (what failed, why, what to do)
  * with the service's own details below it, whatever their shape.
  */
-import { CliError } from '../cli/errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
+import { CliError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { redactSecretFields, redactSecretFieldsInText } from './redact.js';
 
 /** The request an error is about, without credentials. */

@@ -3,11 +3,11 @@
  */
 import { CommanderError } from 'commander';
 import { ApiError } from '../api/errors.js';
+import { CancelledError, CliError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { escapeControl, escapeControlKeepingLines } from '../io/quote.js';
 import { type IOStreams, processIO } from '../io/streams.js';
 import { Context } from './context.js';
-import { CancelledError, CliError } from './errors.js';
-import { ExitCode } from './exit-codes.js';
 import { buildProgram } from './program.js';
 
 export interface MainOptions {

@@ -16,9 +16,9 @@ import { registerPackagings } from '../commands/packagings/index.js';
 import { registerRefs } from '../commands/refs/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
 import { registerWebhooks } from '../commands/webhooks/index.js';
+import { UsageError } from '../core/errors.js';
 import { VERSION } from '../version.js';
 import type { Context } from './context.js';
-import { UsageError } from './errors.js';
 
 /** Each group adds its commands to the program; order here is the order in `--help`. */
 const GROUPS: ((program: Command, ctx: Context) => void)[] = [

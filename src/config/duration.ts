@@ -4,7 +4,7 @@
  * (milliseconds for --timeout, --latency and --validation-delay; seconds for listen --wait), so
  * that existing scripts keep their meaning.
  */
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 export type DurationUnit = 'ms' | 's';
 

@@ -8,7 +8,7 @@
 import { chmod, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 
 /** The values a profile may hold, by their config-key names (the flags' names). */
 export const PROFILE_KEYS = [

@@ -1,7 +1,7 @@
 /**
  * The effective settings of one run: flag > environment > profile in the config file > default.
  */
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { parseDuration } from './duration.js';
 import { type ConfigFile, configPath, DEFAULT_PROFILE, type Profile } from './profiles.js';
 

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { InputError, type InputProblem, UsageError } from '../cli/errors.js';
+import { InputError, type InputProblem, UsageError } from '../core/errors.js';
 import { excerpt, quote, quoteAny } from '../io/quote.js';
 import { parseJson } from './json-syntax.js';
 

@@ -5,7 +5,7 @@
  */
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { CsvError } from 'csv-parse';
-import { InputError, UsageError } from '../cli/errors.js';
+import { InputError, UsageError } from '../core/errors.js';
 import { excerpt, quote } from '../io/quote.js';
 import { DEFAULT_LIMITS, formatSize, type InputLimits } from './limits.js';
 import { readBytes } from './read.js';

@@ -4,7 +4,7 @@
  * empty or repeat them). Cells stay text, except the seed's integer fields, which are converted.
  * Only the rows of the order being built are held in memory.
  */
-import type { InputProblem } from '../cli/errors.js';
+import type { InputProblem } from '../core/errors.js';
 import { quote } from '../io/quote.js';
 import { CSV_COLUMNS, type CsvColumn } from './columns.js';
 import type { CsvRow } from './csv.js';

@@ -4,7 +4,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { type JournalState, normalizeBaseUrl, OrderJournal } from './journal.js';
 
 /** Orders of one base URL by state; `resolved*` are the states `orders resolve` recorded. */

@@ -39,8 +39,8 @@ import { hash } from 'node:crypto';
 import { close, constants, fdatasync, ftruncate, open, read, write } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { CancelledError, CliError, UsageError } from '../cli/errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
+import { CancelledError, CliError, UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { acquireFileLock, describeCode, type FileLock } from '../io/file-lock.js';
 import { isoNow } from '../io/iso-time.js';
 

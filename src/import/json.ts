@@ -5,7 +5,7 @@
  * read line by line; blank lines are skipped.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { InputError } from '../cli/errors.js';
+import { InputError } from '../core/errors.js';
 import { quoteAny } from '../io/quote.js';
 import { parseJson } from './json-syntax.js';
 import { DEFAULT_LIMITS, type InputLimits, orderTextTooLarge } from './limits.js';

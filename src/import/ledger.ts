@@ -51,8 +51,8 @@ import {
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CliError } from '../cli/errors.js';
-import { ExitCode } from '../cli/exit-codes.js';
+import { CliError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { isoNow } from '../io/iso-time.js';
 import { normalizeBaseUrl } from './journal.js';
 

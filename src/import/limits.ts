@@ -3,7 +3,7 @@
  * this machine (a 50 MiB cell must not be held several times over). Readers stop buffering at
  * them; `prepareOrder` checks the order's body against them.
  */
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { excerpt } from '../io/quote.js';
 import { fieldPath, type ValidationProblem } from '../schemas/problems.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InputError, UsageError } from '../cli/errors.js';
+import { InputError, UsageError } from '../core/errors.js';
 import { decodeUtf8, encodingError, type InputKind, Utf8Check } from './encoding.js';
 import { formatSize, type InputLimits, orderTextTooLarge } from './limits.js';
 import type { InputFormat, SourceContext } from './types.js';

@@ -4,7 +4,7 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { csvField } from '../io/output.js';
 import type { OrderStatus, SourceLocation } from './types.js';
 

@@ -5,7 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { SALES_ORDER_VALIDATED } from '../schemas/webhook.js';
 import { parseEventLine } from '../webhooks/event-record.js';
 import { WEBHOOK_EVENT_HEADER } from '../webhooks/verify.js';

@@ -13,7 +13,7 @@
  *   writeRejects(path, source, orders) / openRejects(path, source)   rejects in the input's format
  *   source.close()                                 removes the copy of stdin
  */
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { planColumns, readColumnMap } from './columns.js';
 import { delimiterOption, readCsvLayout, readCsvRows } from './csv.js';
 import { groupRows } from './group.js';

@@ -15,7 +15,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError, AuthError, ConnectionError, statusLine, TimeoutError } from '../api/errors.js';
-import type { InputProblem } from '../cli/errors.js';
+import type { InputProblem } from '../core/errors.js';
 import { bodyHash, type OrderJournal } from './journal.js';
 import { describeEntry, type LedgerEntry, LedgerWriteError, type OrderLedger } from './ledger.js';
 import type { OrderResult } from './report.js';

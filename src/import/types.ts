@@ -2,7 +2,7 @@
  * The shapes passed between the steps of the import pipeline:
  * read -> parse -> map -> group -> validate -> submit -> journal -> report.
  */
-import type { InputProblem } from '../cli/errors.js';
+import type { InputProblem } from '../core/errors.js';
 import type { ExternalIdIndex } from './external-ids.js';
 
 export type InputFormat = 'csv' | 'json' | 'ndjson';

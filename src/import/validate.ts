@@ -6,7 +6,7 @@
  * input can tell (an `externalId` used twice); it keeps the externalIds seen and the invalid
  * orders, never every order.
  */
-import { InputError, type InputProblem } from '../cli/errors.js';
+import { InputError, type InputProblem } from '../core/errors.js';
 import { quote } from '../io/quote.js';
 import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS, validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';

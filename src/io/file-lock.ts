@@ -24,7 +24,7 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { link, mkdir, readdir, readFile, rmdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CancelledError, UsageError } from '../cli/errors.js';
+import { CancelledError, UsageError } from '../core/errors.js';
 
 /** How long an unrefreshed record of an owner that cannot be checked stays valid. */
 export const DEFAULT_STALE_MS = 30_000;

@@ -6,7 +6,7 @@
 
 import type { Command } from 'commander';
 import type { ListAnswer } from '../api/references.js';
-import { UsageError } from '../cli/errors.js';
+import { UsageError } from '../core/errors.js';
 import { escapeControl } from './quote.js';
 import { answerToShow } from './service-answer.js';
 import type { IOStreams } from './streams.js';

@@ -4,7 +4,7 @@
  * Escape a PromptEscape that the command turns into "back" or "quit".
  */
 import { Writable } from 'node:stream';
-import { CancelledError } from '../cli/errors.js';
+import { CancelledError } from '../core/errors.js';
 import type { IOStreams } from './streams.js';
 
 export interface Choice<T> {

@@ -6,7 +6,7 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { REDACTED, type Redactor, redactSecretFields } from '../api/redact.js';
-import { InputError } from '../cli/errors.js';
+import { InputError } from '../core/errors.js';
 import { validateWebhookSubscription } from '../schemas/webhook.js';
 
 export interface SubscriptionAnswer {

@@ -1,6 +1,6 @@
 // CSV dialects as spreadsheets write them, and the line numbers every problem relies on.
 import { describe, expect, it } from 'vitest';
-import { InputError, UsageError } from '../../src/cli/errors.js';
+import { InputError, UsageError } from '../../src/core/errors.js';
 import { detectDelimiter } from '../../src/import/csv.js';
 import { validateImport } from '../../src/import/validate.js';
 import { lines, readAll, rejection, sourceOf } from './input-support.js';

@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
-import { formatInputProblem, type InputProblem } from '../../src/cli/errors.js';
+import { formatInputProblem, type InputProblem } from '../../src/core/errors.js';
 import { openOrderSource } from '../../src/import/source.js';
 import type { OrderSource, SourceContext, SourceOptions, SourceOrder } from '../../src/import/types.js';
 import { tempDir } from '../support/cli.js';

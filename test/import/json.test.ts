@@ -1,6 +1,6 @@
 // JSON arrays (streamed element by element) and NDJSON: orders, their lines, and their problems.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/cli/errors.js';
+import { InputError } from '../../src/core/errors.js';
 import { splitJsonArray } from '../../src/import/json.js';
 import { locateSyntaxError, parseJson } from '../../src/import/json-syntax.js';
 import { validateImport } from '../../src/import/validate.js';

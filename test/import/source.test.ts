@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { CancelledError, InputError, UsageError } from '../../src/cli/errors.js';
+import { CancelledError, InputError, UsageError } from '../../src/core/errors.js';
 import { ExternalIdIndex } from '../../src/import/external-ids.js';
 import { openOrderSource } from '../../src/import/source.js';
 import { validateImport } from '../../src/import/validate.js';

@@ -5,7 +5,7 @@ import type { HttpMethod } from '../../api/client.js';
 import { statusLine } from '../../api/errors.js';
 import { redactSecretFieldsInText } from '../../api/redact.js';
 import type { Context } from '../../cli/context.js';
-import { InputError, UsageError } from '../../cli/errors.js';
+import { InputError, UsageError } from '../../core/errors.js';
 import { readStream } from '../../io/input.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 

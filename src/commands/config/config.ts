@@ -1,6 +1,5 @@
 /** `config list|get|set|path`: profile values; secrets are never printed. */
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
 import { parseDuration } from '../../config/duration.js';
 import {
   configPath,
@@ -11,6 +10,7 @@ import {
   SECRET_KEYS,
 } from '../../config/profiles.js';
 import { checkBaseUrl } from '../../config/settings.js';
+import { UsageError } from '../../core/errors.js';
 import { writeJson, writeList } from '../../io/output.js';
 
 /** How a secret is shown: that it is set, never what it is. */

@@ -1,7 +1,7 @@
 /** `get <entity> <id>`: one entity of any kind, printed as JSON. */
 import { pathFor } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { type SecretsChoice, writeAnswerJson } from '../../io/service-answer.js';
 
 export interface GetOptions {

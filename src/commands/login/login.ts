@@ -10,9 +10,9 @@
 import { ApiError } from '../../api/errors.js';
 import { PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { CancelledError, UsageError } from '../../cli/errors.js';
 import { ProfileStore } from '../../config/profiles.js';
 import { checkBaseUrl, isLoopbackHost } from '../../config/settings.js';
+import { CancelledError, UsageError } from '../../core/errors.js';
 import { readStream } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
 import { createPrompter, PromptEscape } from '../../io/prompter.js';

@@ -8,8 +8,8 @@
 import { resolve } from 'node:path';
 import { ApiError, ConnectionError, statusLine, TimeoutError } from '../../api/errors.js';
 import type { Context } from '../../cli/context.js';
-import { InputError, UsageError } from '../../cli/errors.js';
 import { configDir } from '../../config/profiles.js';
+import { InputError, UsageError } from '../../core/errors.js';
 import { bodyHash } from '../../import/journal.js';
 import { parseJson } from '../../import/json-syntax.js';
 import { describeEntry, type LedgerEntry, OrderLedger } from '../../import/ledger.js';

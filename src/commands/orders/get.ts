@@ -2,8 +2,8 @@
 import { pathFor } from '../../api/client.js';
 import { statusLine } from '../../api/errors.js';
 import type { Context } from '../../cli/context.js';
-import { CliError, UsageError } from '../../cli/errors.js';
-import { ExitCode } from '../../cli/exit-codes.js';
+import { CliError, UsageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 
 export async function run(options: { id: string }, ctx: Context): Promise<void> {

@@ -6,9 +6,9 @@
 import { resolve } from 'node:path';
 import type { RetryEvent } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
-import { CancelledError, CliError, type InputProblem, UsageError } from '../../cli/errors.js';
-import { ExitCode } from '../../cli/exit-codes.js';
 import { configDir } from '../../config/profiles.js';
+import { CancelledError, CliError, type InputProblem, UsageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
 import {
   JournalWriteError,
   normalizeBaseUrl,

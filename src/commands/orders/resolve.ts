@@ -7,8 +7,8 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
 import { configDir } from '../../config/profiles.js';
+import { UsageError } from '../../core/errors.js';
 import { OrderJournal } from '../../import/journal.js';
 import { locateJournal } from '../../import/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';

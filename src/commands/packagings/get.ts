@@ -1,7 +1,7 @@
 /** `packagings get <id>`: one catalog packaging, all its fields. */
 import { fetchRecord, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { writeRecord } from '../../io/output.js';
 import { explainRefusal } from '../refs/access.js';
 

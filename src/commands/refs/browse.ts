@@ -5,7 +5,7 @@
  */
 import { fetchList, type ListAnswer, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { asRecord, isPlainObject, writeRecord } from '../../io/output.js';
 import { type ChoiceItem, createPrompter, PromptEscape, type Prompter } from '../../io/prompter.js';
 import { cleanCell, displayWidth, truncate } from '../../io/table.js';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { addContactReference, type ContactReferenceBody } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { InputError, UsageError } from '../../cli/errors.js';
+import { InputError, UsageError } from '../../core/errors.js';
 import { readStream } from '../../io/input.js';
 import { isPlainObject, writeRecord } from '../../io/output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';

@@ -5,7 +5,7 @@
  */
 import { PATHS, unwrapList } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
+import { UsageError } from '../../core/errors.js';
 import {
   type Column,
   type ListFlags,

@@ -13,8 +13,8 @@ import {
   InputError,
   type InputProblem,
   UsageError,
-} from '../../cli/errors.js';
-import { ExitCode } from '../../cli/exit-codes.js';
+} from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
 import { writeJson } from '../../io/output.js';
 import {
   codeOf,

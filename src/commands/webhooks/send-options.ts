@@ -1,6 +1,6 @@
 /** Options shared by `webhooks trigger` and `webhooks replay`: the key, the time-out, the receiver URL. */
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { DEFAULT_NOTIFICATION_TIMEOUT_MS } from '../../webhooks/notify.js';
 
 /** The key to send: `--key`, else ORDERCLI_WEBHOOK_KEY, else the profile's webhook-key; registered as a secret. */

@@ -9,9 +9,9 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../cli/errors.js';
 import { ProfileStore } from '../../config/profiles.js';
 import { isLoopbackHost } from '../../config/settings.js';
+import { UsageError } from '../../core/errors.js';
 import { subscribeWebhook } from '../../webhooks/subscription.js';
 import { keyFingerprint } from '../../webhooks/verify.js';
 import type { SubscribeFlags } from './index.js';

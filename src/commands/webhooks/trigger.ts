@@ -5,8 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../../cli/context.js';
-import { CliError, InputError, UsageError } from '../../cli/errors.js';
-import { ExitCode } from '../../cli/exit-codes.js';
+import { CliError, InputError, UsageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
 import { writeJson } from '../../io/output.js';
 import { codeOf } from '../../webhooks/event-record.js';
 import { describeSendError } from '../../webhooks/forward-queue.js';
