@@ -6,7 +6,7 @@ import { ReferenceCatalog } from '../../src/import/references.js';
 import { openOrderSource } from '../../src/import/source.js';
 import { prepareOrder, validateImport } from '../../src/import/validate.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { FIXTURES, lines, sourceContext, sourceOf } from './input-support.js';
+import { FIXTURES, lines, sourceContext, sourceOf } from '../support/import-input.js';
 
 let sandbox: Sandbox;
 let client: ApiClient;
