@@ -5,7 +5,7 @@ import {
   notificationHeaders,
   sendNotification,
 } from '../../src/webhooks/notify.js';
-import { type Receiver, startReceiver } from '../sandbox/support.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
 
 let receiver: Receiver;
 
