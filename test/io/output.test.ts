@@ -1,22 +1,18 @@
 // One set of table conventions for every list (reference lists and the CRM lists of records the
 // interface does not describe): readable headers, yes/no, identifiers never cut, a note when
 // values are cut; and --json --columns keeps only the chosen fields.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { fixture, startShapeServer, tableLines } from '../support/lists.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({}, { resetEach: false });
 let partner: Record<string, string>;
 let full: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
+beforeAll(() => {
   partner = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
   full = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.full };
-});
-afterAll(async () => {
-  await sandbox.close();
 });
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ');

@@ -1,18 +1,14 @@
 // `refs browse` driven by keystrokes through real prompt streams (a PassThrough stdin that claims to
 // be a terminal), against the sandbox over HTTP.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../support/cli.js';
+import { useSandbox } from '../../support/sandbox.js';
 import { KEY, startSession, stripAnsi } from '../../support/session.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({}, { resetEach: false });
 let env: Record<string, string>;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
+beforeAll(() => {
   env = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
-});
-afterAll(async () => {
-  await sandbox.close();
 });
 
 describe('refs browse', () => {

@@ -1,19 +1,14 @@
 // `refs contacts add` against the sandbox: flags or --file, checked before anything is sent.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../../support/cli.js';
+import { useSandbox } from '../../support/sandbox.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let env: Record<string, string>;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
+beforeAll(() => {
   env = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
-});
-beforeEach(() => sandbox.reset());
-afterAll(async () => {
-  await sandbox.close();
 });
 
 const FLAGS = [

@@ -7,19 +7,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
 import { runCli } from '../../support/cli.js';
 import { fixture, tableLines, widthOf } from '../../support/lists.js';
+import { useSandbox } from '../../support/sandbox.js';
 import { stripAnsi } from '../../support/session.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({}, { resetEach: false });
 let partner: Record<string, string>;
 let full: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
+beforeAll(() => {
   partner = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
   full = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.full };
-});
-afterAll(async () => {
-  await sandbox.close();
 });
 
 const packagingReferences = fixture('packaging_references');
