@@ -155,12 +155,28 @@ describe('sales_order_validated deliveries', () => {
     try {
       await subscribe(sandbox.tokens.partner, receiver.url);
       await subscribe(sandbox.tokens.partner, second.url);
-      await call(sandbox, 'POST', '/api/v1/orders', {
+      const created = await call(sandbox, 'POST', '/api/v1/orders', {
         token: sandbox.tokens.partner,
         body: partnerOrder('WH-4'),
       });
-      await receiver.waitFor(1);
-      await second.waitFor(1);
+      const order = created.body as { id: number; code: string };
+      const [first] = await receiver.waitFor(1);
+      const [other] = await second.waitFor(1);
+      for (const notification of [first!, other!]) {
+        expect(notification.headers['x-webhook-key']).toBe('whk_test_key');
+        expect(notification.headers['x-webhook-event']).toBe('sales_order_validated');
+        expect(notification.body).toMatchObject({
+          id: order.id,
+          code: order.code,
+          externalId: 'WH-4',
+          status: 'validated',
+        });
+      }
+      // Both got the same bytes, once each.
+      expect(other!.rawBody.equals(first!.rawBody)).toBe(true);
+      await eventually(() => sandbox.deliveries.length === 2);
+      expect(receiver.received).toHaveLength(1);
+      expect(second.received).toHaveLength(1);
     } finally {
       await second.close();
     }
