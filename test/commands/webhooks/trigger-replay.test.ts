@@ -232,7 +232,6 @@ describe('listen --once', () => {
     const result = await runCli(['listen', '--port', '0', '--key', KEY, '--once', '--wait', '1']);
     expect(result.code).toBe(1);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.stderr).toContain('error: No notification was accepted within 1s (listen --once --wait).');
   });
 
