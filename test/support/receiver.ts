@@ -39,7 +39,7 @@ export async function startReceiver(): Promise<Receiver> {
       received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawBody, body });
       res.writeHead(statuses.shift() ?? 200, { 'content-type': 'text/plain' });
       res.end('ok');
-      for (const wake of waiters.splice(0)) wake();
+      for (const resolveWaiter of waiters.splice(0)) resolveWaiter();
     });
   });
   server.listen(0, '127.0.0.1');
