@@ -23,7 +23,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const env = options.env ?? process.env;
   const interrupt = new AbortController();
   const detachSignals = options.signal ? linkSignal(options.signal, interrupt) : trapSigint(io, interrupt);
-  const ctx = new Context({ io, env, signal: interrupt.signal, cwd: options.cwd });
+  const ctx = new Context({ io, env, signal: interrupt.signal, cwd: options.cwd, runCommand: main });
   let code: number;
   try {
     const program = buildProgram(ctx);
