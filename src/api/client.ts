@@ -13,6 +13,7 @@ import { statusLine } from '../core/http-status.js';
 import { causeChain, networkErrorCodes } from '../core/network-error.js';
 import type { Redactor } from '../core/redact.js';
 import { AbortedError, backOffDelay, parseRetryAfter, sleep } from '../core/retry.js';
+import { withoutTrailingSlashes } from '../core/url.js';
 import { apiErrorFor, ConnectionError, type Outcome, type RequestInfo, TimeoutError } from './errors.js';
 import { Agent, request } from './transport.js';
 
@@ -104,10 +105,10 @@ export class ApiClient {
 
   constructor(options: ApiClientOptions) {
     this.options = options;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = withoutTrailingSlashes(options.baseUrl);
     const base = new URL(this.baseUrl);
     this.origin = base.origin;
-    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.basePath = withoutTrailingSlashes(base.pathname);
     this.agent = new Agent({
       connections: options.connections ?? 64,
       keepAliveTimeout: 10_000,

@@ -6,6 +6,7 @@
  */
 import { Agent } from '../api/transport.js';
 import { describeNetworkError } from '../core/network-error.js';
+import { backOffDelay } from '../core/retry.js';
 import { sendNotification } from '../webhooks/notify.js';
 import { trimLog } from './request-log.js';
 
@@ -28,7 +29,7 @@ export interface DelivererOptions {
   log: DeliveryLogEntry[];
   logLimit?: number;
   maxAttempts?: number;
-  /** Delay before the second attempt; it doubles for each later one. */
+  /** Delay before the second attempt; it doubles for each later one (with jitter, as clients do). */
   backoffMs?: number;
   timeoutMs?: number;
   /** One line per attempt, for the `sandbox` command's console; never holds the key. */
@@ -38,6 +39,8 @@ export interface DelivererOptions {
 
 export const DEFAULT_DELIVERY_ATTEMPTS = 4;
 export const DEFAULT_DELIVERY_BACKOFF_MS = 250;
+/** Longest wait between two attempts, however many the sandbox is told to make. */
+const MAX_DELIVERY_BACKOFF_MS = 60_000;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 5_000;
 
 export interface Notification {
@@ -107,7 +110,7 @@ export class WebhookDeliverer {
           this.timers.delete(timer);
           this.attempt(notification, attempt + 1, code, signal);
         },
-        this.options.backoffMs * 2 ** (attempt - 1),
+        backOffDelay(attempt, { baseMs: this.options.backoffMs, maxMs: MAX_DELIVERY_BACKOFF_MS }),
       );
       this.timers.add(timer);
     });

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context } from '../../cli/context.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { sleep } from '../../core/retry.js';
 import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
 import type { IOStreams } from '../../io/streams.js';
@@ -245,7 +246,7 @@ async function waitForEvents(path: string, expected: number, signal: AbortSignal
     const text = await readFile(path, 'utf8').catch(() => '');
     count = text.split('\n').filter((line) => line.includes(SALES_ORDER_VALIDATED)).length;
     if (count >= expected) break;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return count;
 }
