@@ -1,9 +1,10 @@
 /** `contacts list`: the CRM contacts. Their fields are not documented, so columns follow the records' keys. */
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { type ListFlags, listOptions, writeListAnswer } from '../../io/output.js';
-import { explainRefusal } from '../refs/access.js';
-import { CONTACT_PREFERRED_KEYS } from '../refs/format.js';
+import { type ListFlags, listOptions } from '../../io/list-flags.js';
+import { writeListAnswer } from '../../io/list-output.js';
+import { explainRefusal } from '../../refs/access.js';
+import { CONTACT_PREFERRED_KEYS } from '../../refs/format.js';
 
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
   const api = await ctx.api();

@@ -1,14 +1,14 @@
 /** `refs packagings list`: the packaging references a partner names in an item as `internalReferenceId`. */
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { type ListFlags, listOptions, writeListAnswer } from '../../io/output.js';
+import { type ListFlags, listOptions } from '../../io/list-flags.js';
+import { writeListAnswer } from '../../io/list-output.js';
 import {
   isPackagingReferenceShape,
   PACKAGING_PREFERRED_KEYS,
   PACKAGING_REFERENCE_COLUMNS,
-} from './format.js';
-
-import { filterPackagingReferences } from './search.js';
+} from '../../refs/format.js';
+import { filterPackagingReferences } from '../../refs/search.js';
 
 export interface PackagingReferenceFlags extends ListFlags {
   active?: boolean;
@@ -30,6 +30,7 @@ export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise
     },
     {
       ...listOptions(flags, ctx.json),
+      narrowWith: '--search or --active',
       filter: (records) => filterPackagingReferences(records, { active: flags.active, search: flags.search }),
       emptyNote: filtered
         ? `No packaging references match${flags.active ? ' --active' : ''}${flags.search ? ` --search ${JSON.stringify(flags.search)}` : ''}.`

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../../cli/context.js';
 import { withExamples } from '../../cli/program.js';
-import { type ListFlags, withListOptions } from '../../io/output.js';
+import { type ListFlags, withListOptions } from '../../io/list-flags.js';
 
 export interface SubscribeFlags {
   event: string;

@@ -15,7 +15,7 @@ import {
   UsageError,
 } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
-import { writeJson } from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
 import {
   codeOf,
   type EventRecord,

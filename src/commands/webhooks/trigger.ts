@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../../cli/context.js';
 import { CliError, InputError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
-import { writeJson } from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
 import { codeOf } from '../../webhooks/event-record.js';
 import { describeSendError } from '../../webhooks/forward-queue.js';
 import { encodeNotificationBody, sendNotification } from '../../webhooks/notify.js';

@@ -4,7 +4,7 @@
  * the query the start of a word of the record, in any order (`creme` does not find `écrémé`,
  * `fraich` finds `fraîche`, `blo` finds `BIE-BLO-33`).
  */
-import { asRecord } from '../../io/output.js';
+import { asRecord } from '../io/loose-record.js';
 
 const MARKS = /\p{M}+/gu;
 const LIGATURES: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss' };

@@ -2,12 +2,9 @@
  * How reference records read in a table, for a French user: `TVA 5,5 %`, `pot × 12`, yes/no.
  * Every accessor tolerates a missing or mistyped field: the service's records are read leniently.
  */
-import type { Column } from '../../io/output.js';
-import { asRecord, cellText } from '../../io/output.js';
-import type { Tax } from '../../schemas/references.js';
-
-/** A record as received: any field may be missing or of another type than documented. */
-export type LooseRecord = Record<string, unknown>;
+import { asRecord, type LooseRecord } from '../io/loose-record.js';
+import { type Column, cellText } from '../io/record-columns.js';
+import type { Tax } from '../schemas/references.js';
 
 let frenchFormat: Intl.NumberFormat | undefined;
 const frenchCache = new Map<number, string>();
