@@ -9,8 +9,8 @@ import { OrderJournal } from '../../src/import/journal.js';
 import type { OrderResult } from '../../src/import/report.js';
 import { type SubmitItem, submitOrders } from '../../src/import/submit.js';
 import { tempDir } from '../support/cli.js';
+import { createdCounts, externalId, orders, readLines } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
-import { createdCounts, externalId, orders, readLines } from './submit-support.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Rejection, startWebhookReceiver, type WebhookReceiver } from '../../src/webhooks/receiver.js';
 import { WebhookKeyVerifier } from '../../src/webhooks/verify.js';
-import { post, rawExchange, waitFor } from './support.js';
+import { post, rawExchange, waitFor } from '../support/listen.js';
 
 const KEY = 'whk_abuse_test_key';
 let receiver: WebhookReceiver | undefined;
