@@ -7,6 +7,7 @@ import { explainRefusal } from '../../refs/access.js';
 import { CONTACT_PREFERRED_KEYS } from '../../refs/format.js';
 
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
+  const options = listOptions(flags, ctx.json);
   const api = await ctx.api();
   const answer = await fetchList(api, PATHS.contacts, ctx.signal).catch((error: unknown) => {
     throw explainRefusal(error, 'crm');
@@ -15,6 +16,6 @@ export async function run(flags: ListFlags, ctx: Context): Promise<void> {
     ctx.io,
     answer,
     { what: 'contacts', columns: [], preferredKeys: CONTACT_PREFERRED_KEYS },
-    listOptions(flags, ctx.json),
+    options,
   );
 }

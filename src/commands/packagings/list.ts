@@ -7,6 +7,7 @@ import { explainRefusal } from '../../refs/access.js';
 import { PACKAGING_PREFERRED_KEYS } from '../../refs/format.js';
 
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
+  const options = listOptions(flags, ctx.json);
   const api = await ctx.api();
   const answer = await fetchList(api, PATHS.packagings, ctx.signal).catch((error: unknown) => {
     throw explainRefusal(error, 'catalog');
@@ -15,6 +16,6 @@ export async function run(flags: ListFlags, ctx: Context): Promise<void> {
     ctx.io,
     answer,
     { what: 'packagings', columns: [], preferredKeys: PACKAGING_PREFERRED_KEYS },
-    listOptions(flags, ctx.json),
+    options,
   );
 }

@@ -10,6 +10,7 @@ import {
 } from '../../refs/format.js';
 
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
+  const options = listOptions(flags, ctx.json);
   const api = await ctx.api();
   const answer = await fetchList(api, PATHS.contactReferences, ctx.signal);
   await writeListAnswer(
@@ -22,7 +23,7 @@ export async function run(flags: ListFlags, ctx: Context): Promise<void> {
       preferredKeys: CONTACT_PREFERRED_KEYS,
     },
     {
-      ...listOptions(flags, ctx.json),
+      ...options,
       emptyNote: 'No contact references: add one with ordercli refs contacts add.',
     },
   );

@@ -16,6 +16,7 @@ export interface PackagingReferenceFlags extends ListFlags {
 }
 
 export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise<void> {
+  const options = listOptions(flags, ctx.json);
   const api = await ctx.api();
   const answer = await fetchList(api, PATHS.packagingReferences, ctx.signal);
   const filtered = Boolean(flags.active) || (flags.search !== undefined && flags.search.trim() !== '');
@@ -29,7 +30,7 @@ export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise
       preferredKeys: PACKAGING_PREFERRED_KEYS,
     },
     {
-      ...listOptions(flags, ctx.json),
+      ...options,
       narrowWith: '--search or --active',
       filter: (records) => filterPackagingReferences(records, { active: flags.active, search: flags.search }),
       emptyNote: filtered
