@@ -36,8 +36,7 @@ export function withListOptions(
     )
     .option(
       '--limit <rows>',
-      `rows of the table on a terminal, 0 for all (piped rows, --csv and --json are never limited)`,
-      String(DEFAULT_TABLE_ROWS),
+      `rows of the table on a terminal, ${DEFAULT_TABLE_ROWS} unless given, 0 for all (piped rows, --csv and --json are never limited)`,
     );
 }
 
