@@ -9,8 +9,8 @@ import {
   ProfileStore,
   SECRET_KEYS,
 } from '../../config/profiles.js';
-import { checkBaseUrl } from '../../config/settings.js';
 import { UsageError } from '../../core/errors.js';
+import { checkBaseUrl } from '../../core/url.js';
 import { writeJson } from '../../io/json-output.js';
 import { writeList } from '../../io/list-output.js';
 
