@@ -5,7 +5,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
-import { csvField } from '../io/output.js';
+import { csvField } from '../io/delimited.js';
 import type { OrderStatus, SourceLocation } from './types.js';
 
 /**

@@ -189,7 +189,7 @@ describe('commands that print a service answer', () => {
 describe('lists, records and error details', () => {
   it('a list or a record whose fields are secrets shows them masked, in every format, with a note', async () => {
     const { unwrapList } = await import('../../src/api/references.js');
-    const { writeListAnswer, writeRecord } = await import('../../src/io/output.js');
+    const { writeListAnswer, writeRecord } = await import('../../src/io/list-output.js');
     const { createTestIO } = await import('../../src/io/memory.js');
     const records = [{ id: 1, name: 'a', apiKey: 'ak_secret_value_1' }];
     for (const json of [true, false]) {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { displayWidth } from '../../src/io/table.js';
+import { displayWidth } from '../../src/io/cells.js';
 import { ROOT } from './cli.js';
 import { stripAnsi } from './session.js';
 

@@ -11,7 +11,8 @@ import {
 } from '../../config/profiles.js';
 import { UsageError } from '../../core/errors.js';
 import { checkBaseUrl } from '../../core/url.js';
-import { writeJson, writeList } from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
+import { writeList } from '../../io/list-output.js';
 
 /** How a secret is shown: that it is set, never what it is. */
 export function maskSecret(value: string | undefined): string {

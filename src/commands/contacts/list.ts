@@ -1,11 +1,13 @@
 /** `contacts list`: the CRM contacts. Their fields are not documented, so columns follow the records' keys. */
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { type ListFlags, listOptions, writeListAnswer } from '../../io/output.js';
-import { explainRefusal } from '../refs/access.js';
-import { CONTACT_PREFERRED_KEYS } from '../refs/format.js';
+import { type ListFlags, listOptions } from '../../io/list-flags.js';
+import { writeListAnswer } from '../../io/list-output.js';
+import { explainRefusal } from '../../refs/access.js';
+import { CONTACT_PREFERRED_KEYS } from '../../refs/format.js';
 
 export async function run(flags: ListFlags, ctx: Context): Promise<void> {
+  const options = listOptions(flags, ctx.json);
   const api = await ctx.api();
   const answer = await fetchList(api, PATHS.contacts, ctx.signal).catch((error: unknown) => {
     throw explainRefusal(error, 'crm');
@@ -14,6 +16,6 @@ export async function run(flags: ListFlags, ctx: Context): Promise<void> {
     ctx.io,
     answer,
     { what: 'contacts', columns: [], preferredKeys: CONTACT_PREFERRED_KEYS },
-    listOptions(flags, ctx.json),
+    options,
   );
 }

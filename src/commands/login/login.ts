@@ -14,7 +14,7 @@ import { ProfileStore } from '../../config/profiles.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
 import { checkBaseUrl, isInsecureHttp } from '../../core/url.js';
 import { readStream } from '../../io/input.js';
-import { writeJson } from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
 import { createPrompter, PromptEscape } from '../../io/prompter.js';
 import type { LoginFlags } from './index.js';
 

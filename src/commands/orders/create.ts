@@ -21,7 +21,7 @@ import { namesProduct } from '../../import/resolve-products.js';
 import { serviceIds } from '../../import/submit.js';
 import type { SourceOrder } from '../../import/types.js';
 import { prepareOrder } from '../../import/validate.js';
-import { writeJson } from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 
 export interface CreateOptions {

@@ -2,8 +2,8 @@
 import { fetchRecord, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../core/errors.js';
-import { writeRecord } from '../../io/output.js';
-import { explainRefusal } from '../refs/access.js';
+import { writeRecord } from '../../io/list-output.js';
+import { explainRefusal } from '../../refs/access.js';
 
 export async function run(options: { id: string }, ctx: Context): Promise<void> {
   const id = options.id.trim();

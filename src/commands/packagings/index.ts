@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
-import { type ListFlags, withListOptions } from '../../io/output.js';
+import { type ListFlags, withListOptions } from '../../io/list-flags.js';
 
 export function registerPackagings(program: Command, ctx: Context): void {
   const packagings = program

@@ -6,18 +6,19 @@
 import { fetchList, type ListAnswer, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../core/errors.js';
-import { asRecord, isPlainObject, writeRecord } from '../../io/output.js';
+import { cleanCell, displayWidth, truncate } from '../../io/cells.js';
+import { writeRecord } from '../../io/list-output.js';
+import { asRecord, isPlainObject } from '../../io/loose-record.js';
 import { type ChoiceItem, createPrompter, PromptEscape, type Prompter } from '../../io/prompter.js';
-import { cleanCell, displayWidth, truncate } from '../../io/table.js';
 import { writeNote } from '../../io/wrap.js';
-import { formatTaxes, unitTimesFactor } from './format.js';
+import { formatTaxes, unitTimesFactor } from '../../refs/format.js';
 import {
   contactReferenceSearchText,
   matchesWords,
   packagingReferenceSearchText,
   queryWords,
   scalarText,
-} from './search.js';
+} from '../../refs/search.js';
 
 type Kind = 'packagings' | 'contacts';
 

@@ -5,7 +5,8 @@ import { addContactReference, type ContactReferenceBody } from '../../api/refere
 import type { Context } from '../../cli/context.js';
 import { InputError, UsageError } from '../../core/errors.js';
 import { readStream } from '../../io/input.js';
-import { isPlainObject, writeRecord } from '../../io/output.js';
+import { writeRecord } from '../../io/list-output.js';
+import { isPlainObject } from '../../io/loose-record.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 import { writeNote } from '../../io/wrap.js';
 import { validateContactReference } from '../../schemas/references.js';

@@ -1,14 +1,14 @@
 /** `refs packagings list`: the packaging references a partner names in an item as `internalReferenceId`. */
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { type ListFlags, listOptions, writeListAnswer } from '../../io/output.js';
+import { type ListFlags, listOptions } from '../../io/list-flags.js';
+import { writeListAnswer } from '../../io/list-output.js';
 import {
   isPackagingReferenceShape,
   PACKAGING_PREFERRED_KEYS,
   PACKAGING_REFERENCE_COLUMNS,
-} from './format.js';
-
-import { filterPackagingReferences } from './search.js';
+} from '../../refs/format.js';
+import { filterPackagingReferences } from '../../refs/search.js';
 
 export interface PackagingReferenceFlags extends ListFlags {
   active?: boolean;
@@ -16,6 +16,7 @@ export interface PackagingReferenceFlags extends ListFlags {
 }
 
 export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise<void> {
+  const options = listOptions(flags, ctx.json);
   const api = await ctx.api();
   const answer = await fetchList(api, PATHS.packagingReferences, ctx.signal);
   const filtered = Boolean(flags.active) || (flags.search !== undefined && flags.search.trim() !== '');
@@ -29,7 +30,8 @@ export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise
       preferredKeys: PACKAGING_PREFERRED_KEYS,
     },
     {
-      ...listOptions(flags, ctx.json),
+      ...options,
+      narrowWith: '--search or --active',
       filter: (records) => filterPackagingReferences(records, { active: flags.active, search: flags.search }),
       emptyNote: filtered
         ? `No packaging references match${flags.active ? ' --active' : ''}${flags.search ? ` --search ${JSON.stringify(flags.search)}` : ''}.`

@@ -6,14 +6,10 @@
 import { PATHS, unwrapList } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../core/errors.js';
-import {
-  type Column,
-  type ListFlags,
-  listFormat,
-  listOptions,
-  writeJson,
-  writeList,
-} from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
+import { type ListFlags, listOptions } from '../../io/list-flags.js';
+import { listFormat, writeList } from '../../io/list-output.js';
+import type { Column } from '../../io/record-columns.js';
 import { answerToShow } from '../../io/service-answer.js';
 
 export interface EventRow {

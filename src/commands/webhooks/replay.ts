@@ -16,7 +16,7 @@ import {
 } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { describeNetworkError } from '../../core/network-error.js';
-import { writeJson } from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
 import {
   codeOf,
   type EventRecord,

@@ -8,7 +8,7 @@ import type { Context } from '../../cli/context.js';
 import { CliError, InputError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { describeNetworkError } from '../../core/network-error.js';
-import { writeJson } from '../../io/output.js';
+import { writeJson } from '../../io/json-output.js';
 import { codeOf } from '../../webhooks/event-record.js';
 import { encodeNotificationBody, sendNotification } from '../../webhooks/notify.js';
 import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';

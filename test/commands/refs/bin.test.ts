@@ -1,10 +1,33 @@
 // The reference commands through the built binary (npm run build first), as users run them.
+import { spawn, spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { runBin, tempDir } from '../../support/cli.js';
-import { fixture } from '../../support/lists.js';
+import { BIN, ROOT, runBin, tempDir, testEnv } from '../../support/cli.js';
+import { fixture, tableLines, widthOf } from '../../support/lists.js';
 import { useSandbox } from '../../support/sandbox.js';
 
 const sandbox = useSandbox({}, { resetEach: false });
+
+/** util-linux `script` gives the binary a real terminal (a pseudo-terminal) of the width asked. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+/** Runs the built binary on a terminal `columns` wide; returns everything the terminal showed. */
+function runOnTerminal(args: string[], env: Record<string, string>, columns: number): Promise<string> {
+  const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  const command = `stty cols ${columns} rows 50; exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qefc', command, '/dev/null'], {
+      cwd: ROOT,
+      env: testEnv({ ...env, NO_COLOR: '1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(screen.replace(/\r\n/g, '\n')) : reject(new Error(`exit ${code}: ${screen}`)),
+    );
+  });
+}
 
 describe('bin/ordercli.js refs', () => {
   it('lists packaging references as CSV, as JSON, and piped, then exits by itself', async () => {
@@ -26,6 +49,26 @@ describe('bin/ordercli.js refs', () => {
     const piped = await runBin(['refs', 'contacts', 'list', '--columns', 'id,last-name'], { env });
     expect(piped.stdout.split('\n').slice(0, 2)).toEqual(['301\tRousseau', '302\tMorvan']);
   });
+
+  it.skipIf(!hasScript)(
+    'draws the table on a terminal with cli-table3: at most --limit rows, then a note on stderr',
+    async () => {
+      const env = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
+      const screen = await runOnTerminal(
+        ['refs', 'packagings', 'list', '--search', 'bière', '--limit', '3'],
+        env,
+        100,
+      );
+      const lines = tableLines(screen);
+      expect(lines).toHaveLength(3 + 4);
+      expect(new Set(lines.map(widthOf))).toEqual(new Set([100]));
+      expect(lines[1]).toMatch(/^│\s+ID │ ACTIVE │ LABEL\s+│ PACKAGING\s+│/);
+      expect(lines.slice(3, 6).map((line) => line.split('│')[1]?.trim())).toEqual(['431', '432', '433']);
+      expect(screen.replace(/\s+/g, ' ')).toContain(
+        'note: 3 of 5 packaging references shown, 2 left out; narrow them with --search or --active, show them all with --limit 0, or get every row with --csv, --json or through a pipe (| less).',
+      );
+    },
+  );
 
   it('exits 3 with the access hint when a partner token lists the contacts', async () => {
     const result = await runBin(['contacts', 'list'], {

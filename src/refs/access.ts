@@ -1,5 +1,5 @@
 /** Turning a refusal on CRM or catalog records into advice: which access is missing, what partners use. */
-import { ApiError } from '../../api/errors.js';
+import { ApiError } from '../api/errors.js';
 
 export type Access = 'crm' | 'catalog';
 

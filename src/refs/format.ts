@@ -2,47 +2,25 @@
  * How reference records read in a table, for a French user: `TVA 5,5 %`, `pot × 12`, yes/no.
  * Every accessor tolerates a missing or mistyped field: the service's records are read leniently.
  */
-import type { Column } from '../../io/output.js';
-import { asRecord, cellText } from '../../io/output.js';
-import type { Tax } from '../../schemas/references.js';
-
-/** A record as received: any field may be missing or of another type than documented. */
-export type LooseRecord = Record<string, unknown>;
+import { asRecord, type LooseRecord } from '../io/loose-record.js';
+import { type Column, cellText } from '../io/record-columns.js';
+import type { Tax } from '../schemas/references.js';
 
 let frenchFormat: Intl.NumberFormat | undefined;
-const frenchCache = new Map<number, string>();
 
 /** A number as French writes it: decimal comma (`5,5`). */
 export function frenchNumber(value: number): string {
-  let text = frenchCache.get(value);
-  if (text === undefined) {
-    frenchFormat ??= new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 4, useGrouping: false });
-    text = frenchFormat.format(value);
-    if (frenchCache.size < 10_000) frenchCache.set(value, text);
-  }
-  return text;
+  frenchFormat ??= new Intl.NumberFormat('fr-FR', { maximumFractionDigits: 4, useGrouping: false });
+  return frenchFormat.format(value);
 }
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : cellText(value);
 }
 
-const taxCache = new Map<string, string>();
-
 /** One tax as `TVA 5,5 %`: its name, with the rate added unless the name already says it. */
 export function formatTax(tax: unknown): string {
   const t = asRecord(tax) as Tax;
-  // Lists repeat a handful of taxes over thousands of references: format each once.
-  const key = `${String(t.name)}\u0000${String(t.rate)}\u0000${String(t.vat)}`;
-  let text = taxCache.get(key);
-  if (text === undefined) {
-    text = describeTax(t);
-    if (taxCache.size < 10_000) taxCache.set(key, text);
-  }
-  return text;
-}
-
-function describeTax(t: Tax): string {
   const rate = typeof t.rate === 'number' ? frenchNumber(t.rate) : undefined;
   const name =
     typeof t.name === 'string' && t.name.trim() !== '' ? t.name.trim() : t.vat === true ? 'TVA' : 'Taxe';

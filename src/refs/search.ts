@@ -4,23 +4,21 @@
  * the query the start of a word of the record, in any order (`creme` does not find `écrémé`,
  * `fraich` finds `fraîche`, `blo` finds `BIE-BLO-33`).
  */
-import { asRecord } from '../../io/output.js';
+import { asRecord } from '../io/loose-record.js';
 
 const MARKS = /\p{M}+/gu;
 const LIGATURES: Record<string, string> = { œ: 'oe', æ: 'ae', ß: 'ss' };
 const NOT_WORD = /[^\p{L}\p{N}]+/gu;
-const ASCII = /^[\x00-\x7f]*$/;
 
 /** Text reduced to what a search compares: lower-case words without accents, one space between. */
 export function foldForSearch(text: string): string {
-  let folded = text.toLowerCase();
-  if (!ASCII.test(folded)) {
-    folded = folded
-      .normalize('NFD')
-      .replace(MARKS, '')
-      .replace(/[œæß]/g, (ch) => LIGATURES[ch] ?? ch);
-  }
-  return folded.replace(NOT_WORD, ' ').trim();
+  return text
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(MARKS, '')
+    .replace(/[œæß]/g, (ch) => LIGATURES[ch] ?? ch)
+    .replace(NOT_WORD, ' ')
+    .trim();
 }
 
 /** The folded words of a query; an empty query matches everything. */
