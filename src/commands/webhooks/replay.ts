@@ -23,8 +23,7 @@ import {
   parseEventLine,
   replayHeaders,
 } from '../../webhooks/event-record.js';
-import { describeSendError } from '../../webhooks/forward-queue.js';
-import { sendNotification } from '../../webhooks/notify.js';
+import { describeSendError, sendNotification } from '../../webhooks/notify.js';
 import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
 import type { ReplayFlags } from './index.js';
 import { keyToSend, notificationTimeout, receiverUrl } from './send-options.js';
