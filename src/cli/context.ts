@@ -4,9 +4,10 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { readConfigFile } from '../config/profiles.js';
-import { checkBaseUrl, type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
+import { type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
 import { UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { checkBaseUrl } from '../core/url.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
 

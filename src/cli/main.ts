@@ -2,7 +2,6 @@
  * argv in, exit code out. The only place where errors become messages and exit codes.
  */
 import { CommanderError } from 'commander';
-import { ApiError } from '../api/errors.js';
 import { CancelledError, CliError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { escapeControl, escapeControlKeepingLines } from '../io/quote.js';
@@ -77,8 +76,7 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
   if (error instanceof CliError) {
     let text = `${paint.red('error:')} ${escapeControlKeepingLines(error.message)}\n`;
     for (const line of error.details) text += `  ${escapeControl(line)}\n`;
-    if (error instanceof ApiError && error.hint)
-      text += `${paint.yellow('hint:')} ${escapeControlKeepingLines(error.hint)}\n`;
+    if (error.hint) text += `${paint.yellow('hint:')} ${escapeControlKeepingLines(error.hint)}\n`;
     io.err(wrapForStderr(io, text));
     return error.exitCode;
   }

@@ -5,7 +5,7 @@
  */
 import { write } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { Redactor } from '../api/redact.js';
+import { Redactor } from '../core/redact.js';
 
 export interface IOStreams {
   readonly stdin: Readable;

@@ -5,6 +5,7 @@
  * that restarts, without hiding one that is broken.
  */
 import { Agent } from '../api/transport.js';
+import { describeNetworkError } from '../core/network-error.js';
 import { sendNotification } from '../webhooks/notify.js';
 import { trimLog } from './request-log.js';
 
@@ -142,7 +143,7 @@ export class WebhookDeliverer {
       entry.durationMs = result.durationMs;
     } catch (error) {
       if (signal.aborted) return false;
-      entry.error = describeError(error);
+      entry.error = describeNetworkError(error);
     }
     this.record(entry);
     return entry.status !== undefined && entry.status >= 200 && entry.status < 300;
@@ -158,14 +159,4 @@ export class WebhookDeliverer {
     );
     this.options.onDelivery?.(entry);
   }
-}
-
-/** undici wraps the useful cause (ECONNREFUSED, …) in a generic error; show both. */
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? error.cause : undefined;
-  const code = (cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
-  const message =
-    cause && cause.message !== error.message ? `${error.message}: ${cause.message}` : error.message;
-  return typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
 }

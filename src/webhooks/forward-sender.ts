@@ -10,11 +10,11 @@
  * `--log` for `webhooks replay` once the application is fixed.
  */
 import type { Dispatcher } from 'undici';
-import { sleep } from '../api/client.js';
-import { parseRetryAfter } from '../api/retry-after.js';
 import { Agent } from '../api/transport.js';
+import { describeNetworkError } from '../core/network-error.js';
+import { backOffDelay, parseRetryAfter, sleep } from '../core/retry.js';
 import { codeOf, type EventRecord, originalBodyBytes, replayHeaders } from './event-record.js';
-import { describeSendError, sendNotification } from './notify.js';
+import { sendNotification } from './notify.js';
 
 export type ForwardOutcome = 'delivered' | 'rejected' | 'retrying';
 
@@ -90,15 +90,18 @@ export class ForwardSender {
         report.responseText = result.bodyText;
         if (result.status >= 200 && result.status < 300) report.outcome = 'delivered';
         else if (result.status < 500 && !RETRY_STATUSES.has(result.status)) report.outcome = 'rejected';
-        else retryAfterMs = retryAfter(result.headers['retry-after']);
+        else retryAfterMs = parseRetryAfter(result.headers['retry-after']);
       } catch (error) {
-        report.error = describeSendError(error);
+        report.error = describeNetworkError(error);
       }
-      const delay = report.outcome === 'retrying' ? (retryAfterMs ?? this.backOff(attempt)) : 0;
-      if (report.outcome === 'retrying') report.retryInMs = Math.round(delay);
+      if (report.outcome === 'retrying') {
+        const delay =
+          retryAfterMs === undefined ? this.backOff(attempt) : Math.min(MAX_RETRY_AFTER_MS, retryAfterMs);
+        report.retryInMs = Math.round(delay);
+      }
       this.options.onAttempt?.(report);
       if (report.outcome !== 'retrying') return report;
-      await sleep(delay, stop).catch(() => undefined);
+      await sleep(report.retryInMs!, stop).catch(() => undefined);
     }
     return undefined;
   }
@@ -109,14 +112,9 @@ export class ForwardSender {
   }
 
   private backOff(attempt: number): number {
-    const base = this.options.retryBaseMs ?? 250;
-    const max = this.options.maxRetryDelayMs ?? 5_000;
-    const exponential = Math.min(max, base * 2 ** Math.min(attempt - 1, 20));
-    return exponential / 2 + Math.random() * (exponential / 2);
+    return backOffDelay(attempt, {
+      baseMs: this.options.retryBaseMs ?? 250,
+      maxMs: this.options.maxRetryDelayMs ?? 5_000,
+    });
   }
-}
-
-function retryAfter(value: string | string[] | undefined): number | undefined {
-  const ms = parseRetryAfter(Array.isArray(value) ? value[0] : value);
-  return ms === undefined ? undefined : Math.min(MAX_RETRY_AFTER_MS, ms);
 }

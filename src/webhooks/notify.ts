@@ -142,29 +142,6 @@ export function encodeNotificationBody(body: SendNotificationOptions['body']): s
   return JSON.stringify(body);
 }
 
-/** Why a notification got no answer, naming the cause undici wraps (ECONNREFUSED, ...). */
-export function describeSendError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  if (error.name === 'TimeoutError' || (error as { code?: unknown }).code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return 'no answer in time';
-  }
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return `${code} ${connectionHint(code)}`.trim();
-    const errors = (current as { errors?: unknown[] }).errors;
-    current = Array.isArray(errors) && errors.length > 0 ? errors[0] : current.cause;
-  }
-  return error.message;
-}
-
-function connectionHint(code: string): string {
-  if (code === 'ECONNREFUSED') return '(nothing listens there)';
-  if (code === 'ECONNRESET') return '(the connection was reset)';
-  if (code === 'ENOTFOUND') return '(unknown host)';
-  return '';
-}
-
 function combineSignals(first: AbortSignal | undefined, second: AbortSignal): AbortSignal {
   return first === undefined ? second : AbortSignal.any([first, second]);
 }

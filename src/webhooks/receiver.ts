@@ -26,6 +26,7 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { statusText } from '../core/http-status.js';
 import { isoNow } from '../io/iso-time.js';
 import { formatEventLine, recordedHeaders } from './event-record.js';
 import { WEBHOOK_EVENT_HEADER, type WebhookKeyVerifier } from './verify.js';
@@ -273,9 +274,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
           : `malformed HTTP request (${code || error.message})`;
     count(status);
     onRejected?.({ receivedAt: new Date().toISOString(), status, reason });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
-    );
+    socket.end(`HTTP/1.1 ${status} ${statusText(status)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     socket.destroySoon();
   });
 
