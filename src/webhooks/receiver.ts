@@ -18,13 +18,7 @@
  * Abuse: header and whole-request time-outs close slow or half-open clients (408), malformed HTTP
  * gets 400/431 from the `clientError` handler, bodies are bounded, and so are connections.
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-  STATUS_CODES,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { statusText } from '../core/http-status.js';
 import { isoNow } from '../io/iso-time.js';
