@@ -79,6 +79,7 @@ export class AppendLogError extends CliError {
   readonly code: string;
   /** `ENOSPC: no space left on the device`, for the callers' own sentences. */
   readonly reason: string;
+  readonly doing: 'open' | 'read' | 'write';
 
   constructor(path: string, what: string, doing: 'open' | 'read' | 'write', cause: unknown) {
     const code = errorCode(cause);
@@ -87,6 +88,7 @@ export class AppendLogError extends CliError {
     this.path = path;
     this.code = code;
     this.reason = reason;
+    this.doing = doing;
     this.cause = cause;
   }
 }
