@@ -37,6 +37,6 @@ describe('EventLog', () => {
     await log.close();
     await pending;
     expect(readFileSync(path, 'utf8')).toBe('{"last":true}\n');
-    await expect(append(log, '{"late":true}')).rejects.toThrow(/closed/);
+    await expect(append(log, '{"late":true}')).rejects.toThrow(/Cannot write the log/);
   });
 });
