@@ -3,7 +3,6 @@
  * `timingSafeEqual` always compares as many bytes as the expected key has (the expected key with
  * itself when the lengths differ), so neither the content nor the length of the expected key
  * shows in the time taken; only the received value's own length does, which its sender knows.
- * (Hashing both first would do too, at three times the cost per request: bench/listen.)
  *
  * A refused key gets two texts. `message` is all the caller learns: which header is at fault
  * (`X-WEBHOOK-KEY header missing` or `... wrong`), nothing about the expected key. `diagnosis` is
