@@ -2,6 +2,7 @@
  * The effective settings of one run: flag > environment > profile in the config file > default.
  */
 import { UsageError } from '../core/errors.js';
+import { chooseWebhookKey } from '../core/webhook-key.js';
 import { parseDuration } from './duration.js';
 import { type ConfigFile, configPath, DEFAULT_PROFILE, type Profile } from './profiles.js';
 
@@ -97,7 +98,10 @@ export function resolveSettings(
   );
   const [timeout, timeoutSource] = pick(flags.timeout, env.ORDERCLI_TIMEOUT, profile.timeout);
   const [retries] = pick(flags.retries, env.ORDERCLI_RETRIES, undefined);
-  const [webhookKey] = pick(undefined, env.ORDERCLI_WEBHOOK_KEY, profile['webhook-key']);
+  const webhookKey = chooseWebhookKey({
+    env: env.ORDERCLI_WEBHOOK_KEY,
+    profile: profile['webhook-key'],
+  })?.key;
 
   if (authHeader !== undefined && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(authHeader)) {
     throw new UsageError(
