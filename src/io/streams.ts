@@ -32,8 +32,6 @@ export interface IOStreams {
   err(text: string): void;
   /** Whether an interactive prompt can be shown. */
   canPrompt(): boolean;
-  /** Resolves once everything written to stdout has been flushed. */
-  flush(): Promise<void>;
 }
 
 /** IOStreams over any three Node streams: the process's (processIO()), or those of src/io/memory.ts. */
@@ -70,13 +68,6 @@ export class NodeStreamsIO implements IOStreams {
 
   canPrompt(): boolean {
     return !this.neverPrompt && this.stdinIsTTY && this.stdoutIsTTY;
-  }
-
-  flush(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stdout.writableLength === 0) resolve();
-      else this.stdout.once('drain', () => resolve());
-    });
   }
 }
 
