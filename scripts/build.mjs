@@ -39,7 +39,11 @@ try {
     banner: {
       js: "import { createRequire as __ordercliRequire } from 'node:module'; const require = __ordercliRequire(import.meta.url);",
     },
-    sourcemap: false,
+    // Each file names its map (.js.map beside it); Node reads them only when source maps are on,
+    // which bin/ordercli.js does under ORDERCLI_DEBUG, so a stack trace names a line of src/.
+    sourcemap: 'linked',
+    // The maps point into src/, which the package does not ship; its text would only add weight.
+    sourcesContent: false,
     chunkNames: 'chunks/[name]-[hash]',
     define: { __ORDERCLI_VERSION__: JSON.stringify(pkg.version) },
     logLevel: 'warning',

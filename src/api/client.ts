@@ -9,17 +9,12 @@
  * with `outcome: 'unknown'`, never silently re-sent.
  */
 import type { Agent as AgentType, Dispatcher } from 'undici';
-import {
-  ApiError,
-  apiErrorFor,
-  ConnectionError,
-  type Outcome,
-  type RequestInfo,
-  statusLine,
-  TimeoutError,
-} from './errors.js';
-import type { Redactor } from './redact.js';
-import { parseRetryAfter } from './retry-after.js';
+import { statusLine } from '../core/http-status.js';
+import { causeChain, networkErrorCodes } from '../core/network-error.js';
+import type { Redactor } from '../core/redact.js';
+import { AbortedError, backOffDelay, parseRetryAfter, sleep } from '../core/retry.js';
+import { withoutTrailingSlashes } from '../core/url.js';
+import { apiErrorFor, ConnectionError, type Outcome, type RequestInfo, TimeoutError } from './errors.js';
 import { Agent, request } from './transport.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -110,10 +105,10 @@ export class ApiClient {
 
   constructor(options: ApiClientOptions) {
     this.options = options;
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.baseUrl = withoutTrailingSlashes(options.baseUrl);
     const base = new URL(this.baseUrl);
     this.origin = base.origin;
-    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.basePath = withoutTrailingSlashes(base.pathname);
     this.agent = new Agent({
       connections: options.connections ?? 64,
       keepAliveTimeout: 10_000,
@@ -288,11 +283,10 @@ export class ApiClient {
   }
 
   private backOffDelay(attempt: number): number {
-    const base = this.options.retryBaseMs ?? 250;
-    const max = this.options.maxRetryDelayMs ?? 30_000;
-    const exponential = Math.min(max, base * 2 ** (attempt - 1));
-    // "Equal jitter": half fixed, half random, so that retries spread out but never collapse to 0.
-    return exponential / 2 + Math.random() * (exponential / 2);
+    return backOffDelay(attempt, {
+      baseMs: this.options.retryBaseMs ?? 250,
+      maxMs: this.options.maxRetryDelayMs ?? 30_000,
+    });
   }
 
   private async backOff(
@@ -360,14 +354,6 @@ class TimeoutSignal extends Error {
   }
 }
 
-/** The caller's signal aborted the request (Ctrl-C). */
-export class AbortedError extends Error {
-  constructor() {
-    super('aborted');
-    this.name = 'AbortError';
-  }
-}
-
 function encodeBody(options: RequestOptions): string | Buffer | undefined {
   if (options.rawBody !== undefined) return options.rawBody;
   if (options.body === undefined) return undefined;
@@ -396,27 +382,14 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
+/** The code that decides the outcome: one saying nothing was sent wherever it is, else the outermost. */
 function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  // undici wraps the socket error (ECONNRESET) in its own (UND_ERR_SOCKET): prefer the innermost.
-  let found: string | undefined;
-  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') found = NOT_SENT_CODES.has(code) ? code : (found ?? code);
-    const errors = (current as { errors?: unknown[] }).errors;
-    if (Array.isArray(errors) && errors.length > 0) current = errors[0];
-    else current = (current as { cause?: unknown }).cause;
-  }
-  return found;
+  const codes = networkErrorCodes(error);
+  return codes.find((code) => NOT_SENT_CODES.has(code)) ?? codes[0];
 }
 
 function isTimeout(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    if (current instanceof TimeoutSignal) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
+  return causeChain(error).some((link) => link instanceof TimeoutSignal);
 }
 
 function clip(text: string): string {
@@ -425,21 +398,3 @@ function clip(text: string): string {
     ? `${oneLine.slice(0, TRACE_BODY_LIMIT)}… (${text.length} bytes)`
     : oneLine;
 }
-
-/** Waits, but wakes early (rejecting) when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason ?? new AbortedError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason ?? new AbortedError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-export { ApiError };

@@ -4,40 +4,14 @@
  */
 import { CliError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
-import { redactSecretFields, redactSecretFieldsInText } from './redact.js';
+import { statusLine } from '../core/http-status.js';
+import { redactSecretFields, redactSecretFieldsInText } from '../core/redact.js';
 
 /** The request an error is about, without credentials. */
 export interface RequestInfo {
   method: string;
   /** Path below the base URL, e.g. `/api/v1/orders`. */
   path: string;
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  202: 'Accepted',
-  204: 'No Content',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
-export function statusLine(status: number): string {
-  const text = STATUS_TEXT[status];
-  return text ? `${status} ${text}` : String(status);
 }
 
 /** An HTTP answer with an error status. */
@@ -47,8 +21,6 @@ export class ApiError extends CliError {
   readonly request: RequestInfo;
   readonly requestId: string | undefined;
   readonly attempts: number;
-  /** A suggestion for the user, printed after the service's details. */
-  hint: string | undefined;
 
   constructor(
     message: string,

@@ -4,9 +4,10 @@
  */
 import type { ApiClient } from '../api/client.js';
 import { readConfigFile } from '../config/profiles.js';
-import { checkBaseUrl, type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
+import { type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
 import { UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { checkBaseUrl } from '../core/url.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
 
@@ -16,7 +17,20 @@ export interface ContextInit {
   /** Aborted on Ctrl-C; long-running commands stop when it fires. */
   signal: AbortSignal;
   cwd?: string;
+  /** Runs another command line in this process (`main`); the demo runs the real commands with it. */
+  runCommand?: RunCommand;
 }
+
+/** Where and how a command line run by `ctx.runCommand` runs: its own IO, environment, signal and folder. */
+export interface CommandRun {
+  io: IOStreams;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  cwd: string;
+}
+
+/** Runs one command line and resolves with its exit code; never rejects. */
+export type RunCommand = (argv: string[], run: CommandRun) => Promise<number>;
 
 export interface ApiOverrides {
   /** Use this base URL and token instead of the resolved settings (login checks new values). */
@@ -40,12 +54,20 @@ export class Context {
   private allowNewProfile = false;
   private readonly clients: ApiClient[] = [];
   private readonly cleanups: (() => Promise<void> | void)[] = [];
+  private readonly runner: RunCommand | undefined;
 
   constructor(init: ContextInit) {
     this.io = init.io;
     this.env = init.env;
     this.signal = init.signal;
     this.cwd = init.cwd ?? process.cwd();
+    this.runner = init.runCommand;
+  }
+
+  /** Runs another command line in this process, as `ordercli <argv>` would, and resolves with its exit code. */
+  runCommand(argv: string[], run: CommandRun): Promise<number> {
+    if (!this.runner) throw new Error('runCommand: this context was built without a command runner');
+    return this.runner(argv, run);
   }
 
   /** Called once the command line is parsed; decides colour and prompting. */

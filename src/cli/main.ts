@@ -2,7 +2,6 @@
  * argv in, exit code out. The only place where errors become messages and exit codes.
  */
 import { CommanderError } from 'commander';
-import { ApiError } from '../api/errors.js';
 import { CancelledError, CliError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { escapeControl, escapeControlKeepingLines } from '../io/quote.js';
@@ -24,7 +23,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const env = options.env ?? process.env;
   const interrupt = new AbortController();
   const detachSignals = options.signal ? linkSignal(options.signal, interrupt) : trapSigint(io, interrupt);
-  const ctx = new Context({ io, env, signal: interrupt.signal, cwd: options.cwd });
+  const ctx = new Context({ io, env, signal: interrupt.signal, cwd: options.cwd, runCommand: main });
   let code: number;
   try {
     const program = buildProgram(ctx);
@@ -77,8 +76,7 @@ async function renderError(error: unknown, ctx: Context): Promise<number> {
   if (error instanceof CliError) {
     let text = `${paint.red('error:')} ${escapeControlKeepingLines(error.message)}\n`;
     for (const line of error.details) text += `  ${escapeControl(line)}\n`;
-    if (error instanceof ApiError && error.hint)
-      text += `${paint.yellow('hint:')} ${escapeControlKeepingLines(error.hint)}\n`;
+    if (error.hint) text += `${paint.yellow('hint:')} ${escapeControlKeepingLines(error.hint)}\n`;
     io.err(wrapForStderr(io, text));
     return error.exitCode;
   }

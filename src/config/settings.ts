@@ -98,10 +98,7 @@ export function resolveSettings(
   );
   const [timeout, timeoutSource] = pick(flags.timeout, env.ORDERCLI_TIMEOUT, profile.timeout);
   const [retries] = pick(flags.retries, env.ORDERCLI_RETRIES, undefined);
-  const webhookKey = chooseWebhookKey({
-    env: env.ORDERCLI_WEBHOOK_KEY,
-    profile: profile['webhook-key'],
-  })?.key;
+  const webhookKey = chooseWebhookKey(undefined, env, { profileName, profile }).key;
 
   if (authHeader !== undefined && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(authHeader)) {
     throw new UsageError(
@@ -133,40 +130,4 @@ export function resolveSettings(
       timeoutMs: timeoutSource ?? 'default',
     },
   };
-}
-
-/** Hosts that never leave this machine, where plain http:// is harmless. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return (
-    host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
-  );
-}
-
-/** Checks a base URL: http(s) only, and plain http only for loopback unless allowed. */
-export function checkBaseUrl(value: string, allowInsecureHttp: boolean): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(
-      `The base URL ${JSON.stringify(value)} is not a URL: use the form https://orders.example.com.`,
-    );
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(
-      `The base URL must start with https:// (or http:// for a local service), not ${url.protocol}//.`,
-    );
-  }
-  if (url.username || url.password) {
-    throw new UsageError(
-      'The base URL must not contain credentials: pass the token with --token or ORDERCLI_TOKEN.',
-    );
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
-    throw new UsageError(
-      `Refusing plain http:// to ${url.hostname}: the token would travel unencrypted. Use https://, or pass --allow-insecure-http if you really mean it.`,
-    );
-  }
-  return url;
 }

@@ -7,8 +7,10 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 /** Base of every error that is rendered as one sentence without a stack trace. */
 export class CliError extends Error {
   readonly exitCode: ExitCodeValue;
-  /** Extra lines printed below the sentence (details, a hint). */
+  /** Extra lines printed below the sentence (the problems, the service's details). */
   readonly details: string[];
+  /** A suggestion for the user, printed last (`hint: ...`). */
+  hint: string | undefined;
 
   constructor(message: string, exitCode: ExitCodeValue, details: string[] = []) {
     super(message);

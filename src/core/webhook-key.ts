@@ -1,40 +1,36 @@
 /**
- * Which webhook key a command uses: `--key`, else ORDERCLI_WEBHOOK_KEY, else the profile's
- * webhook-key, with where it came from (for messages such as "key from ORDERCLI_WEBHOOK_KEY").
+ * Which webhook key a command uses (`listen` to check X-WEBHOOK-KEY, `webhooks trigger` and
+ * `replay` to send it): `--key`, else ORDERCLI_WEBHOOK_KEY, else the profile's `webhook-key`.
  */
 
-export interface WebhookKeySources {
-  /** The command's `--key` flag. */
-  flag?: string | undefined;
-  /** ORDERCLI_WEBHOOK_KEY. */
-  env?: string | undefined;
-  /** The profile's webhook-key. */
-  profile?: string | undefined;
-  /** The profile's name, to say where a key from it came from. */
-  profileName?: string;
-}
-
 export interface WebhookKeyChoice {
-  /** The key without surrounding white space (HTTP strips it from header values, so it could never match). */
-  key: string;
-  /** Where it came from, as the user would name it: `--key`, `ORDERCLI_WEBHOOK_KEY`, `profile "default"`. */
+  /** The key without surrounding white space; undefined when none is set (or it is blank). */
+  key: string | undefined;
+  /** Where it came from, as the user names it: `--key`, `ORDERCLI_WEBHOOK_KEY`, `profile "default"`, `none`. */
   source: string;
-  /** The value as given, when it had white space around it (worth a warning). */
-  untrimmed?: string;
+  /** The value had white space around it, which was dropped (HTTP strips it from header values). */
+  trimmed: boolean;
 }
 
-/** The first key given (flag > environment > profile); undefined when none is, or it is only white space. */
-export function chooseWebhookKey(sources: WebhookKeySources): WebhookKeyChoice | undefined {
-  const candidates: [string | undefined, string][] = [
-    [sources.flag, '--key'],
-    [sources.env, 'ORDERCLI_WEBHOOK_KEY'],
-    [sources.profile, `profile "${sources.profileName ?? 'default'}"`],
-  ];
-  for (const [value, source] of candidates) {
-    if (value === undefined || value === '') continue;
-    const key = value.trim();
-    if (key === '') return undefined;
-    return key === value ? { key, source } : { key, source, untrimmed: value };
-  }
-  return undefined;
+/** The profile part of the settings: its name and stored values. */
+export interface ProfileWithKey {
+  profileName: string;
+  profile: { 'webhook-key'?: string };
+}
+
+/** The key of this run, by precedence: the flag, the environment, the profile. */
+export function chooseWebhookKey(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  { profileName, profile }: ProfileWithKey,
+): WebhookKeyChoice {
+  let raw: string | undefined;
+  let source = 'none';
+  if (flag !== undefined && flag !== '') [raw, source] = [flag, '--key'];
+  else if (env.ORDERCLI_WEBHOOK_KEY) [raw, source] = [env.ORDERCLI_WEBHOOK_KEY, 'ORDERCLI_WEBHOOK_KEY'];
+  else if (profile['webhook-key']) [raw, source] = [profile['webhook-key'], `profile "${profileName}"`];
+  if (raw === undefined) return { key: undefined, source, trimmed: false };
+  const key = raw.trim();
+  if (key === '') return { key: undefined, source: 'none', trimmed: false };
+  return { key, source, trimmed: key !== raw };
 }

@@ -14,8 +14,9 @@
  * them as `not-sent`.
  */
 import type { ApiClient } from '../api/client.js';
-import { ApiError, AuthError, ConnectionError, statusLine, TimeoutError } from '../api/errors.js';
+import { ApiError, AuthError, ConnectionError, TimeoutError } from '../api/errors.js';
 import type { InputProblem } from '../core/errors.js';
+import { statusLine } from '../core/http-status.js';
 import { bodyHash, type OrderJournal } from './journal.js';
 import { describeEntry, type LedgerEntry, LedgerWriteError, type OrderLedger } from './ledger.js';
 import type { OrderResult } from './report.js';

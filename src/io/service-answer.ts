@@ -3,7 +3,7 @@
  * key, a token): secret-named fields are masked by default, with one note on stderr naming them;
  * `--show-secrets` prints the answer as received.
  */
-import { redactSecretFields } from '../api/redact.js';
+import { redactSecretFields } from '../core/redact.js';
 import type { IOStreams } from './streams.js';
 
 export interface SecretsChoice {

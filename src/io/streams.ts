@@ -4,7 +4,7 @@
  * another) are in memory.ts, so that start-up does not load node:stream.
  */
 import type { Readable, Writable } from 'node:stream';
-import { Redactor } from '../api/redact.js';
+import { Redactor } from '../core/redact.js';
 
 export interface IOStreams {
   readonly stdin: Readable;

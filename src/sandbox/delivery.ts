@@ -5,6 +5,8 @@
  * that restarts, without hiding one that is broken.
  */
 import { Agent } from '../api/transport.js';
+import { describeNetworkError } from '../core/network-error.js';
+import { backOffDelay } from '../core/retry.js';
 import { sendNotification } from '../webhooks/notify.js';
 import { trimLog } from './request-log.js';
 
@@ -27,7 +29,7 @@ export interface DelivererOptions {
   log: DeliveryLogEntry[];
   logLimit?: number;
   maxAttempts?: number;
-  /** Delay before the second attempt; it doubles for each later one. */
+  /** Delay before the second attempt; it doubles for each later one (with jitter, as clients do). */
   backoffMs?: number;
   timeoutMs?: number;
   /** One line per attempt, for the `sandbox` command's console; never holds the key. */
@@ -37,6 +39,8 @@ export interface DelivererOptions {
 
 export const DEFAULT_DELIVERY_ATTEMPTS = 4;
 export const DEFAULT_DELIVERY_BACKOFF_MS = 250;
+/** Longest wait between two attempts, however many the sandbox is told to make. */
+const MAX_DELIVERY_BACKOFF_MS = 60_000;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 5_000;
 
 export interface Notification {
@@ -106,7 +110,7 @@ export class WebhookDeliverer {
           this.timers.delete(timer);
           this.attempt(notification, attempt + 1, code, signal);
         },
-        this.options.backoffMs * 2 ** (attempt - 1),
+        backOffDelay(attempt, { baseMs: this.options.backoffMs, maxMs: MAX_DELIVERY_BACKOFF_MS }),
       );
       this.timers.add(timer);
     });
@@ -142,7 +146,7 @@ export class WebhookDeliverer {
       entry.durationMs = result.durationMs;
     } catch (error) {
       if (signal.aborted) return false;
-      entry.error = describeError(error);
+      entry.error = describeNetworkError(error);
     }
     this.record(entry);
     return entry.status !== undefined && entry.status >= 200 && entry.status < 300;
@@ -158,14 +162,4 @@ export class WebhookDeliverer {
     );
     this.options.onDelivery?.(entry);
   }
-}
-
-/** undici wraps the useful cause (ECONNREFUSED, …) in a generic error; show both. */
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? error.cause : undefined;
-  const code = (cause as { code?: unknown } | undefined)?.code ?? (error as { code?: unknown }).code;
-  const message =
-    cause && cause.message !== error.message ? `${error.message}: ${cause.message}` : error.message;
-  return typeof code === 'string' && !message.includes(code) ? `${code} ${message}` : message;
 }

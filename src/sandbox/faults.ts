@@ -3,7 +3,7 @@
  * random rates (`--fail-rate`, …) and scripted rules that hit the next matching requests exactly.
  * Faults apply to `/api/v1/*` only.
  */
-import { STATUS_CODES } from 'node:http';
+import { statusText } from '../core/http-status.js';
 import { type ApiResponse, problem } from './responses.js';
 
 export interface FaultOptions {
@@ -153,7 +153,7 @@ function decisionFor(rule: FaultRule, options: FaultOptions): FaultDecision {
 export function faultResponse(decision: { status: number; retryAfter?: number }): ApiResponse {
   const headers: Record<string, string> = {};
   if (decision.retryAfter !== undefined) headers['retry-after'] = String(decision.retryAfter);
-  const title = STATUS_CODES[decision.status] ?? 'Error';
+  const title = statusText(decision.status) ?? 'Error';
   const detail =
     decision.status === 429
       ? `Too many requests: retry after ${decision.retryAfter ?? 1} s (fault injected by the sandbox).`

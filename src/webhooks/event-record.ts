@@ -13,7 +13,7 @@
  * bytes in `rawBody` (UTF-8 text) or `rawBodyBase64` (bytes that are not valid UTF-8).
  */
 import { isUtf8 } from 'node:buffer';
-import { REDACTED } from '../api/redact.js';
+import { REDACTED } from '../core/redact.js';
 import { WEBHOOK_EVENT_HEADER, WEBHOOK_KEY_HEADER } from './verify.js';
 
 export interface EventRecord {

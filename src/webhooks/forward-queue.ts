@@ -26,7 +26,7 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Agent } from 'undici';
-import { parseRetryAfter } from '../api/retry-after.js';
+import { parseRetryAfter } from '../core/retry.js';
 import { acquireFileLock, type FileLock } from '../io/file-lock.js';
 import {
   codeOf,

@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
-import type { Redactor } from '../api/redact.js';
 import { configDir } from '../config/profiles.js';
-import { isLoopbackHost } from '../config/settings.js';
 import { UsageError } from '../core/errors.js';
+import type { Redactor } from '../core/redact.js';
+import { isLoopbackHost, withoutTrailingSlashes } from '../core/url.js';
 import type { WebhookKeyChoice } from '../core/webhook-key.js';
 import { EventLog } from './event-log.js';
 import { type ForwardAttempt, ForwardQueue } from './forward-queue.js';
@@ -31,7 +31,7 @@ export interface ListenSessionOptions {
   /** Whether X-WEBHOOK-KEY is checked (false with --no-verify). */
   verify: boolean;
   /** The key checked and added back when forwarding; with `verify` and none, the subscription must give one. */
-  key: WebhookKeyChoice | undefined;
+  key: WebhookKeyChoice;
   /** The API token of this run: a notification carrying it instead of the key is named as such. */
   apiToken: string | undefined;
   /** Every accepted event is appended to this file before its 200. */
@@ -119,7 +119,7 @@ export function queueFileFor(
 /** Runs a session until its end; resolves with how it ended, or throws (a usage error for a busy port). */
 export async function runListenSession(options: ListenSessionOptions): Promise<ListenEnding> {
   const { on } = options;
-  let key = options.key;
+  let key = options.key.key === undefined ? undefined : { key: options.key.key, source: options.key.source };
   let log: EventLog | undefined;
   let queue: ForwardQueue | undefined;
   let receiver: WebhookReceiver | undefined;
@@ -141,7 +141,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         signal: options.signal,
       }).catch(fileError(`the forwarding queue ${queueFile}`, '--queue-dir'));
     }
-    const verifier = (choice: WebhookKeyChoice) =>
+    const verifier = (choice: { key: string }) =>
       new WebhookKeyVerifier(choice.key, { apiToken: options.apiToken });
     receiver = await startReceiver(options, {
       verifier: !options.verify ? 'off' : key ? verifier(key) : 'pending',
@@ -164,7 +164,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         publicUrl: publicUrl.href,
         event,
         status: answer.status,
-        pathMismatch: normalizePath(publicUrl.pathname) !== normalizePath(options.path),
+        pathMismatch: withoutTrailingSlashes(publicUrl.pathname) !== withoutTrailingSlashes(options.path),
         keyFromAnswer: false,
       };
       if (answer.key !== undefined && key === undefined) {
@@ -318,16 +318,12 @@ function resultOf(
   return result;
 }
 
-function normalizePath(path: string): string {
-  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
 function sameEndpoint(target: URL, listening: string): boolean {
   const own = new URL(listening);
   const host = (h: string) => (isLoopbackHost(h) ? 'loopback' : h.toLowerCase());
   return (
     host(target.hostname) === host(own.hostname) &&
     target.port === own.port &&
-    normalizePath(target.pathname) === normalizePath(own.pathname)
+    withoutTrailingSlashes(target.pathname) === withoutTrailingSlashes(own.pathname)
   );
 }

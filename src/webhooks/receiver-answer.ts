@@ -1,6 +1,6 @@
 /** How a receiver's answer is shown by trigger, replay and listen's forwarding: status and first lines. */
-import { statusLine } from '../api/errors.js';
-import { redactSecretFieldsInText } from '../api/redact.js';
+import { statusLine } from '../core/http-status.js';
+import { redactSecretFieldsInText } from '../core/redact.js';
 
 export const PREVIEW_LINES = 5;
 

@@ -5,8 +5,8 @@
  * by `[redacted]` in anything shown.
  */
 import type { ApiClient } from '../api/client.js';
-import { REDACTED, type Redactor, redactSecretFields } from '../api/redact.js';
 import { InputError } from '../core/errors.js';
+import { REDACTED, type Redactor, redactSecretFields } from '../core/redact.js';
 import { validateWebhookSubscription } from '../schemas/webhook.js';
 
 export interface SubscriptionAnswer {

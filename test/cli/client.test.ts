@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkBaseUrl } from '../../src/config/settings.js';
+import { checkBaseUrl } from '../../src/core/url.js';
 import { runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 

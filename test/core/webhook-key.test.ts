@@ -1,36 +1,32 @@
-/** The webhook key a command uses: --key, else ORDERCLI_WEBHOOK_KEY, else the profile's; and where it came from. */
 import { describe, expect, it } from 'vitest';
 import { chooseWebhookKey } from '../../src/core/webhook-key.js';
 
+const profile = { profileName: 'work', profile: { 'webhook-key': 'whk_profile' } };
+const env = { ORDERCLI_WEBHOOK_KEY: 'whk_env' };
+
 describe('chooseWebhookKey', () => {
-  it('takes the flag, then the environment, then the profile, and names the source', () => {
-    const all = { flag: 'k-flag', env: 'k-env', profile: 'k-profile', profileName: 'staging' };
-    expect(chooseWebhookKey(all)).toEqual({ key: 'k-flag', source: '--key' });
-    expect(chooseWebhookKey({ ...all, flag: undefined })).toEqual({
-      key: 'k-env',
+  it('takes the flag, else the environment, else the profile, and says which', () => {
+    expect(chooseWebhookKey('whk_flag', env, profile)).toEqual({
+      key: 'whk_flag',
+      source: '--key',
+      trimmed: false,
+    });
+    expect(chooseWebhookKey(undefined, env, profile)).toMatchObject({
+      key: 'whk_env',
       source: 'ORDERCLI_WEBHOOK_KEY',
     });
-    expect(chooseWebhookKey({ ...all, flag: undefined, env: undefined })).toEqual({
-      key: 'k-profile',
-      source: 'profile "staging"',
-    });
-    expect(chooseWebhookKey({})).toBeUndefined();
+    expect(chooseWebhookKey('', {}, profile)).toMatchObject({ key: 'whk_profile', source: 'profile "work"' });
+    expect(
+      chooseWebhookKey(undefined, { ORDERCLI_WEBHOOK_KEY: '' }, { profileName: 'default', profile: {} }),
+    ).toEqual({ key: undefined, source: 'none', trimmed: false });
   });
 
-  it('skips an empty value as if it were not given', () => {
-    expect(chooseWebhookKey({ flag: '', env: '', profile: 'k-profile' })).toEqual({
-      key: 'k-profile',
-      source: 'profile "default"',
+  it('drops white space around the key, and treats a blank one as none', () => {
+    expect(chooseWebhookKey(' whk_flag\n', {}, profile)).toEqual({
+      key: 'whk_flag',
+      source: '--key',
+      trimmed: true,
     });
-  });
-
-  it('trims surrounding white space and keeps the value as given; white space alone is no key', () => {
-    expect(chooseWebhookKey({ env: ' k-env\u00a0' })).toEqual({
-      key: 'k-env',
-      source: 'ORDERCLI_WEBHOOK_KEY',
-      untrimmed: ' k-env\u00a0',
-    });
-    // Given, but unusable: it does not fall through to a key the user did not choose.
-    expect(chooseWebhookKey({ flag: '  ', env: 'k-env' })).toBeUndefined();
+    expect(chooseWebhookKey('  ', env, profile)).toEqual({ key: undefined, source: 'none', trimmed: false });
   });
 });

@@ -1,7 +1,7 @@
 // productCode resolution and --check-refs against the sandbox's reference lists (real HTTP).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { Redactor } from '../../src/api/redact.js';
+import { Redactor } from '../../src/core/redact.js';
 import { ReferenceCatalog } from '../../src/import/references.js';
 import { openOrderSource } from '../../src/import/source.js';
 import { prepareOrder, validateImport } from '../../src/import/validate.js';

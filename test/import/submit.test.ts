@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { Redactor } from '../../src/api/redact.js';
+import { Redactor } from '../../src/core/redact.js';
 import { OrderJournal } from '../../src/import/journal.js';
 import type { OrderResult } from '../../src/import/report.js';
 import { type SubmitItem, submitOrders } from '../../src/import/submit.js';

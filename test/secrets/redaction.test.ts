@@ -4,7 +4,7 @@
  * unless --show-secrets is given. Against the real sandbox, in-process.
  */
 import { describe, expect, it } from 'vitest';
-import { isSecretField, REDACTED, Redactor, redactSecretFields } from '../../src/api/redact.js';
+import { isSecretField, REDACTED, Redactor, redactSecretFields } from '../../src/core/redact.js';
 import { runCli, tempDir } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 

@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
-import { Redactor } from '../../src/api/redact.js';
 import { UsageError } from '../../src/core/errors.js';
+import { Redactor } from '../../src/core/redact.js';
 import {
   type ListenEnding,
   type ListenReady,
@@ -23,6 +23,7 @@ import { type LocalApp, post, startApp, waitFor } from './support.js';
 
 const KEY = 'whk_session_test_key_0123456789';
 const EVENT = 'sales_order_validated';
+const NO_KEY = { key: undefined, source: 'none', trimmed: false };
 const BODY = JSON.stringify({ id: 7, code: 'SO-2026-000007' });
 
 /** Starts a session; resolves once it is ready, with what it reported so far and its end. */
@@ -43,7 +44,7 @@ async function startSession(options: Partial<ListenSessionOptions> = {}) {
     port: 0,
     path: '/hooks',
     verify: true,
-    key: { key: KEY, source: '--key' },
+    key: { key: KEY, source: '--key', trimmed: false },
     apiToken: undefined,
     redactor: new Redactor(),
     signal: stop.signal,
@@ -130,7 +131,7 @@ describe('runListenSession', () => {
       port,
       path: '/',
       verify: false,
-      key: undefined,
+      key: NO_KEY,
       apiToken: undefined,
       redactor: new Redactor(),
       signal: new AbortController().signal,
@@ -167,7 +168,7 @@ describe('runListenSession --subscribe', () => {
       redactor,
     });
     const session = await startSession({
-      key: undefined,
+      key: NO_KEY,
       redactor,
       subscribe: { api, event: EVENT, publicUrl: new URL('http://127.0.0.1:9/elsewhere') },
     });

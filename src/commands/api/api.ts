@@ -2,10 +2,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { HttpMethod } from '../../api/client.js';
-import { statusLine } from '../../api/errors.js';
-import { redactSecretFieldsInText } from '../../api/redact.js';
 import type { Context } from '../../cli/context.js';
 import { InputError, UsageError } from '../../core/errors.js';
+import { statusLine } from '../../core/http-status.js';
+import { redactSecretFieldsInText } from '../../core/redact.js';
 import { readStream } from '../../io/input.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 

@@ -3,8 +3,8 @@
  * that it always knows every command, option and argument choice of this version.
  */
 import type { Argument, Command, Option } from 'commander';
+import { completionValues } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
-import { completionValues } from '../../cli/program.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 

@@ -9,8 +9,8 @@ import {
   ProfileStore,
   SECRET_KEYS,
 } from '../../config/profiles.js';
-import { checkBaseUrl } from '../../config/settings.js';
 import { UsageError } from '../../core/errors.js';
+import { checkBaseUrl } from '../../core/url.js';
 import { writeJson, writeList } from '../../io/output.js';
 
 /** How a secret is shown: that it is set, never what it is. */

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { completeWith, withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
-import { completeWith, withExamples } from '../../cli/program.js';
 import { PROFILE_KEYS } from '../../config/profiles.js';
 
 export function registerConfig(program: Command, ctx: Context): void {

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '../../cli/context.js';
-import { main } from '../../cli/main.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { sleep } from '../../core/retry.js';
 import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
 import type { IOStreams } from '../../io/streams.js';
@@ -24,6 +24,7 @@ import type { DemoFlags } from './index.js';
 const NOTIFICATION_WAIT_MS = 15_000;
 
 interface Step {
+  ctx: Context;
   io: IOStreams;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
@@ -57,6 +58,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   delete env.ORDERCLI_PROFILE;
   delete env.ORDERCLI_AUTH_HEADER;
   const step: Step = {
+    ctx,
     io,
     env,
     signal: ctx.signal,
@@ -96,7 +98,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   io.out(
     `${command(`ordercli listen --port ${port} --log events.ndjson`)}   ${paint.dim('# key from ORDERCLI_WEBHOOK_KEY')}\n`,
   );
-  const listening = main(['listen', '--port', String(port), '--log', logFile], {
+  const listening = ctx.runCommand(['listen', '--port', String(port), '--log', logFile], {
     io: listenIO,
     env,
     signal: listenAbort.signal,
@@ -175,7 +177,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
 /** Runs one real command in-process, after printing it as the user would type it. */
 async function runStep(step: Step, args: string[], display?: string): Promise<number> {
   step.io.out(`  $ ${display ?? `${step.cli} ${args.map(quote).join(' ')}`}\n`);
-  const code = await main(step.color ? args : ['--no-color', ...args], {
+  const code = await step.ctx.runCommand(step.color ? args : ['--no-color', ...args], {
     io: step.io,
     env: step.env,
     signal: step.signal,
@@ -244,7 +246,7 @@ async function waitForEvents(path: string, expected: number, signal: AbortSignal
     const text = await readFile(path, 'utf8').catch(() => '');
     count = text.split('\n').filter((line) => line.includes(SALES_ORDER_VALIDATED)).length;
     if (count >= expected) break;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return count;
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
-import { withExamples } from '../../cli/program.js';
 
 export function registerGet(program: Command, ctx: Context): void {
   withExamples(

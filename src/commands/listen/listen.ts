@@ -3,9 +3,9 @@ import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
 import type { Context } from '../../cli/context.js';
 import { formatDuration, parseDuration } from '../../config/duration.js';
-import { isLoopbackHost } from '../../config/settings.js';
 import { IncompleteError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { isLoopbackHost, parseHttpUrl } from '../../core/url.js';
 import { chooseWebhookKey, type WebhookKeyChoice } from '../../core/webhook-key.js';
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { writeNote } from '../../io/wrap.js';
@@ -14,6 +14,8 @@ import type { AcceptedEvent } from '../../webhooks/receiver.js';
 import { ListenConsole } from './console.js';
 import { FollowUpChain } from './follow-up.js';
 import type { ListenFlags } from './index.js';
+
+const EXAMPLE_URL = 'http://127.0.0.1:3000/webhooks';
 
 export interface ListenPlan {
   port: number;
@@ -61,39 +63,20 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
     host: flags.host,
     path: flags.path,
     onceWaitMs,
-    forwardTo: flags.forwardTo === undefined ? undefined : httpUrl(flags.forwardTo, '--forward-to'),
-    publicUrl: flags.publicUrl === undefined ? undefined : httpUrl(flags.publicUrl, '--public-url'),
+    forwardTo:
+      flags.forwardTo === undefined ? undefined : parseHttpUrl(flags.forwardTo, '--forward-to', EXAMPLE_URL),
+    publicUrl:
+      flags.publicUrl === undefined ? undefined : parseHttpUrl(flags.publicUrl, '--public-url', EXAMPLE_URL),
   };
 }
 
-function httpUrl(value: string, flag: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(
-      `${flag} must be a URL such as http://127.0.0.1:3000/webhooks, not ${JSON.stringify(value)}.`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${flag} must be an http:// or https:// URL, not ${url.protocol}//.`);
-  }
-  return url;
-}
-
 /** The key X-WEBHOOK-KEY must carry (flag > environment > profile), with warnings about its value. */
-async function chooseKey(flags: ListenFlags, ctx: Context): Promise<WebhookKeyChoice | undefined> {
+async function chooseKey(flags: ListenFlags, ctx: Context): Promise<WebhookKeyChoice> {
   const settings = await ctx.settings();
-  const choice = chooseWebhookKey({
-    flag: flags.key,
-    env: ctx.env.ORDERCLI_WEBHOOK_KEY,
-    profile: settings.profile['webhook-key'],
-    profileName: settings.profileName,
-  });
-  if (choice === undefined) return undefined;
-  ctx.io.redactor.addSecret(choice.untrimmed);
+  const choice = chooseWebhookKey(flags.key, ctx.env, settings);
+  if (choice.key === undefined) return choice;
   ctx.io.redactor.addSecret(choice.key);
-  if (choice.untrimmed !== undefined) {
+  if (choice.trimmed) {
     // HTTP strips spaces around header values, so a key with them could never match.
     ctx.io.err(`warning: the key from ${choice.source} has surrounding white space; checking it without.\n`);
   }
@@ -109,7 +92,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
   const plan = planListen(flags, ctx);
   const { io } = ctx;
   const key = await chooseKey(flags, ctx);
-  if (key === undefined && flags.verify && flags.subscribe === undefined) {
+  if (key.key === undefined && flags.verify && flags.subscribe === undefined) {
     throw new UsageError(
       'listen needs the webhook key to check X-WEBHOOK-KEY: pass --key, set ORDERCLI_WEBHOOK_KEY, or save it with ordercli webhooks subscribe --save-key. --no-verify accepts any request.',
     );

@@ -11,8 +11,8 @@ import { ApiError } from '../../api/errors.js';
 import { PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
 import { ProfileStore } from '../../config/profiles.js';
-import { checkBaseUrl, isLoopbackHost } from '../../config/settings.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
+import { checkBaseUrl, isInsecureHttp } from '../../core/url.js';
 import { readStream } from '../../io/input.js';
 import { writeJson } from '../../io/output.js';
 import { createPrompter, PromptEscape } from '../../io/prompter.js';
@@ -60,9 +60,7 @@ export async function run(flags: LoginFlags, ctx: Context): Promise<void> {
   }
 
   const store = await ProfileStore.open(ctx.env);
-  const insecure =
-    new URL(credentials.baseUrl).protocol === 'http:' &&
-    !isLoopbackHost(new URL(credentials.baseUrl).hostname);
+  const insecure = isInsecureHttp(new URL(credentials.baseUrl));
   await store.update(settings.profileName, {
     'base-url': credentials.baseUrl,
     token: credentials.token,

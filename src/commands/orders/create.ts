@@ -6,10 +6,11 @@
  * already created or in doubt, unless `--force`) and recorded in it; only a 2xx is a creation.
  */
 import { resolve } from 'node:path';
-import { ApiError, ConnectionError, statusLine, TimeoutError } from '../../api/errors.js';
+import { ApiError, ConnectionError, TimeoutError } from '../../api/errors.js';
 import type { Context } from '../../cli/context.js';
 import { configDir } from '../../config/profiles.js';
 import { InputError, UsageError } from '../../core/errors.js';
+import { statusLine } from '../../core/http-status.js';
 import { bodyHash } from '../../import/journal.js';
 import { parseJson } from '../../import/json-syntax.js';
 import { describeEntry, type LedgerEntry, OrderLedger } from '../../import/ledger.js';

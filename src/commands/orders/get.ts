@@ -1,9 +1,9 @@
 /** `orders get <id>`: one order as the service returns it. */
 import { pathFor } from '../../api/client.js';
-import { statusLine } from '../../api/errors.js';
 import type { Context } from '../../cli/context.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { statusLine } from '../../core/http-status.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 
 export async function run(options: { id: string }, ctx: Context): Promise<void> {

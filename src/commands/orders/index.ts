@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { completeWith, withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
-import { completeWith, withExamples } from '../../cli/program.js';
 
 export function registerOrders(program: Command, ctx: Context): void {
   const orders = program.command('orders').description('create, import and fetch sales orders');

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
+import { withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
-import { withExamples } from '../../cli/program.js';
 import { type ListFlags, withListOptions } from '../../io/output.js';
 
 export function registerPackagings(program: Command, ctx: Context): void {

@@ -1,9 +1,9 @@
 /** `sandbox`: the local service, until Ctrl-C. */
 import type { Context } from '../../cli/context.js';
 import { parseDuration } from '../../config/duration.js';
-import { isLoopbackHost } from '../../config/settings.js';
 import { UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { isLoopbackHost } from '../../core/url.js';
 import { invocation } from '../../io/invocation.js';
 import { wrapForStderr, wrapForStdout } from '../../io/wrap.js';
 import type { SandboxOptions } from '../../sandbox/server.js';

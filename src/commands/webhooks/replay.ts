@@ -15,6 +15,7 @@ import {
   UsageError,
 } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { describeNetworkError } from '../../core/network-error.js';
 import { writeJson } from '../../io/output.js';
 import {
   codeOf,
@@ -23,7 +24,6 @@ import {
   parseEventLine,
   replayHeaders,
 } from '../../webhooks/event-record.js';
-import { describeSendError } from '../../webhooks/forward-queue.js';
 import { sendNotification } from '../../webhooks/notify.js';
 import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
 import type { ReplayFlags } from './index.js';
@@ -144,7 +144,7 @@ export async function run(file: string, flags: ReplayFlags, ctx: Context): Promi
     } catch (error) {
       if (ctx.signal.aborted)
         throw new CancelledError(`Interrupted after ${results.length} of ${selected.length} notifications.`);
-      result.error = describeSendError(error);
+      result.error = describeNetworkError(error);
     }
     results.push(result);
     if (!ctx.json) {

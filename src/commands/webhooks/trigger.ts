@@ -7,9 +7,9 @@ import { resolve } from 'node:path';
 import type { Context } from '../../cli/context.js';
 import { CliError, InputError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { describeNetworkError } from '../../core/network-error.js';
 import { writeJson } from '../../io/output.js';
 import { codeOf } from '../../webhooks/event-record.js';
-import { describeSendError } from '../../webhooks/forward-queue.js';
 import { encodeNotificationBody, sendNotification } from '../../webhooks/notify.js';
 import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
 import { sampleBody } from '../../webhooks/sample-events.js';
@@ -47,7 +47,7 @@ export async function run(event: string, flags: TriggerFlags, ctx: Context): Pro
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     throw new CliError(
-      `Could not deliver ${about} to ${url.href}: ${describeSendError(error)}. Is the receiver running?`,
+      `Could not deliver ${about} to ${url.href}: ${describeNetworkError(error)}. Is the receiver running?`,
       ExitCode.Failure,
     );
   }

@@ -1,0 +1,51 @@
+/**
+ * The layers of src/, checked by `npm run lint` (dependency-cruiser). Bottom to top: core →
+ * api/io/config/schemas → import/webhooks/sandbox → commands → cli (docs/ENGINEERING.md, "Layers").
+ */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'A runtime import cycle: break it by moving the shared part down a layer. Type-only imports are compiled away, so a cycle through one is allowed.',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'cli-and-commands-are-the-top',
+      severity: 'error',
+      comment:
+        'Only src/cli and src/commands may import from src/cli or src/commands: everything else is a layer below them.',
+      from: { path: '^src/', pathNot: ['^src/(cli|commands)/', '^src/index.ts$'] },
+      to: { path: '^src/(cli|commands)/' },
+    },
+    {
+      name: 'pipelines-above-services',
+      severity: 'error',
+      comment:
+        'The client, IO, config and schemas serve the pipelines (import, webhooks, sandbox, refs); they never import them.',
+      from: { path: '^src/(api|io|config|schemas)/' },
+      to: { path: '^src/(import|webhooks|sandbox|refs)/' },
+    },
+    {
+      name: 'core-is-the-bottom',
+      severity: 'error',
+      comment: 'src/core is the bottom layer: it imports nothing else from src (Node and packages only).',
+      from: { path: '^src/core/' },
+      to: { path: '^src/', pathNot: '^src/core/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports are seen (a type import upward still breaks the layering) and marked, so
+    // that no-circular can set them aside.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.js'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'node', 'default'],
+    },
+  },
+};
