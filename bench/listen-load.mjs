@@ -1,6 +1,7 @@
-// What bench/listen.mjs and bench/listen-instructions.mjs send and compare against: the key, the
-// request (a realistic sales_order_validated, as `webhooks trigger` sends it: about 700 bytes)
-// and the bare node:http server that only answers 200. Needs `npm run build`.
+// What bench/listen.mjs and bench/listen-instructions.mjs send: the key and the request (a
+// realistic sales_order_validated, as `webhooks trigger` sends it: about 700 bytes); and the bare
+// node:http server that only answers 200, which bench/listen-instructions.mjs counts as a
+// yardstick. Needs `npm run build`.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

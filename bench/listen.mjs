@@ -1,78 +1,53 @@
 #!/usr/bin/env node
-// Benchmark of `ordercli listen` (the built binary) against a bare node:http server that only
-// answers 200: autocannon, 16 connections, POSTs of a realistic sales_order_validated body with a
-// valid key. Runs are interleaved (bare, listen, bare, listen, ...) so that drifts of the machine
-// hit both alike; medians are compared. After each listen run the log is checked: exactly one
-// line per 200 listen sent, each line whole JSON, no key, and at least as many lines as 2xx
-// autocannon counted (it does not count answers still in flight when it stops).
+// Benchmark of `ordercli listen --key ... --log ...` (the built binary), in two parts:
+//
+// - steady load: autocannon, 16 connections, BENCH_DURATION seconds per round, POSTs of a
+//   realistic sales_order_validated body with a valid key; the median p99 latency of the rounds;
+// - a burst: BENCH_BURST notifications (default 2,000) sent at once over up to 1,000 connections
+//   (listen accepts 1,024), each with its own id.
+//
+// After each run the log is checked: exactly one line per 200 listen sent (for the burst: one per
+// id), each line whole JSON, no key, and as many lines printed as events accepted.
 //
 //   npm run build && node bench/listen.mjs
-//   BENCH_ROUNDS=3 BENCH_DURATION=10 BENCH_CONNECTIONS=16 node bench/listen.mjs
+//   BENCH_ROUNDS=3 BENCH_DURATION=10 BENCH_BURST=2000 node bench/listen.mjs
 //   BENCH_STDOUT=file node bench/listen.mjs     # listen's stdout to a file (`listen > events.txt`)
 //   BENCH_STDOUT=ignore node bench/listen.mjs   # listen's stdout to /dev/null
+//   BENCH_BIN=/other/checkout/bin/ordercli.js node bench/listen.mjs   # another build
 // By default listen's stdout is a pipe this process drains, as a terminal or `| tee` would.
-//   BENCH_REFERENCE=1 node bench/listen.mjs     # also a minimal receiver: key check, JSON.parse, one
-//                                               # write stream, 200 in its callback (what listen must match)
 //
-// Targets: listen >= 60 % of the bare rate, listen's p99 latency < 5 ms. Exit code 1 if a check
-// or a target fails. Results are also written to bench/results/ (not versioned).
+// Targets: steady p99 < 5 ms; every check passes. Exit code 1 otherwise. Results are also written
+// to bench/results/ (not versioned).
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { BARE_SERVER, body, headers, KEY, root } from './listen-load.mjs';
+import { Agent, request } from 'undici';
+import { body, headers, KEY, root } from './listen-load.mjs';
 
-const bin = join(root, 'bin/ordercli.js');
+const bin = process.env.BENCH_BIN ?? join(root, 'bin/ordercli.js');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const burst = Number(process.env.BENCH_BURST ?? 2000);
+const connections = 16;
+const P99_TARGET_MS = 5;
 
 const STDOUT = process.env.BENCH_STDOUT ?? 'pipe';
 if (!['file', 'pipe', 'ignore'].includes(STDOUT)) throw new Error('BENCH_STDOUT is file, pipe or ignore');
-const stdoutChecked = () => STDOUT !== 'ignore';
 
-// The least a receiver that keeps the log-before-200 promise does, for calibration.
-const REFERENCE_SERVER = `
-const http = require('node:http');
-const fs = require('node:fs');
-const { hash, timingSafeEqual } = require('node:crypto');
-const expected = hash('sha256', process.env.BENCH_KEY, 'buffer');
-const log = fs.createWriteStream(process.env.BENCH_LOG, { flags: 'a' });
-const server = http.createServer((req, res) => {
-  const key = req.headers['x-webhook-key'];
-  if (typeof key !== 'string' || !timingSafeEqual(hash('sha256', key, 'buffer'), expected)) { res.writeHead(401); res.end(); return; }
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    let body;
-    try { body = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch { res.writeHead(400); res.end(); return; }
-    const line = JSON.stringify({ receivedAt: new Date().toISOString(), event: req.headers['x-webhook-event'], body }) + '\\n';
-    log.write(line, () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': 18 }); res.end('{"received":true}\\n'); });
-  });
-});
-server.listen(0, '127.0.0.1', () => process.stderr.write('Ready: listening on http://127.0.0.1:' + server.address().port + '/\\n'));
-process.on('SIGINT', () => log.end(() => server.close(() => process.exit(0))));
-`;
-
-/** Starts a server process and resolves with its URL once it printed its ready line. */
-function startServer(args, extraEnv = {}, stdoutFile = undefined) {
-  const stdoutFd = stdoutFile && STDOUT === 'file' ? openSync(stdoutFile, 'w') : undefined;
-  const child = spawn(process.execPath, args, {
+/** Starts listen and resolves with its URL once it printed its ready line. */
+function startListen(log, stdoutFile) {
+  const stdoutFd = STDOUT === 'file' ? openSync(stdoutFile, 'w') : undefined;
+  const child = spawn(process.execPath, [bin, 'listen', '--port', '0', '--key', KEY, '--log', log], {
     cwd: root,
-    env: {
-      ...process.env,
-      NO_COLOR: '1',
-      ORDERCLI_CONFIG_DIR: join(tmpdir(), 'ordercli-bench-config'),
-      ...extraEnv,
-    },
+    env: { ...process.env, NO_COLOR: '1', ORDERCLI_CONFIG_DIR: join(tmpdir(), 'ordercli-bench-config') },
     stdio: ['ignore', stdoutFd ?? (STDOUT === 'pipe' ? 'pipe' : 'ignore'), 'pipe'],
   });
   if (stdoutFd !== undefined) closeSync(stdoutFd);
   let stderr = '';
   let stdoutLines = 0;
-  // With BENCH_STDOUT=pipe, stdout is a pipe the bench drains, as a terminal or `| tee` would.
   child.stdout?.on('data', (chunk) => {
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) stdoutLines++;
   });
@@ -90,7 +65,7 @@ function startServer(args, extraEnv = {}, stdoutFile = undefined) {
         stop: async () => {
           child.kill('SIGINT');
           const code = await exited;
-          if (stdoutFd !== undefined) {
+          if (STDOUT === 'file') {
             const printed = await readFile(stdoutFile);
             for (let i = printed.indexOf(10); i !== -1; i = printed.indexOf(10, i + 1)) stdoutLines++;
             await rm(stdoutFile, { force: true });
@@ -102,12 +77,71 @@ function startServer(args, extraEnv = {}, stdoutFile = undefined) {
   });
 }
 
-function load(url) {
+function steadyLoad(url) {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections, duration, method: 'POST', headers, body }, (error, result) =>
       error ? reject(error) : resolve(result),
     );
   });
+}
+
+/** Sends `burst` notifications at once; resolves with the ids answered 200 and the latencies. */
+async function sendBurst(url) {
+  const agent = new Agent({ connections: Math.min(burst, 1000), pipelining: 1 });
+  const template = JSON.parse(body);
+  const ok = [];
+  const latencies = [];
+  const failures = [];
+  await Promise.all(
+    Array.from({ length: burst }, async (_, id) => {
+      const started = performance.now();
+      try {
+        const answer = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          headers,
+          body: JSON.stringify({ ...template, id }),
+        });
+        await answer.body.dump();
+        latencies.push(performance.now() - started);
+        if (answer.statusCode === 200) ok.push(id);
+        else failures.push(`#${id}: ${answer.statusCode}`);
+      } catch (error) {
+        failures.push(`#${id}: ${error.code ?? error.message}`);
+      }
+    }),
+  );
+  await agent.close();
+  latencies.sort((a, b) => a - b);
+  return { ok, failures, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0 };
+}
+
+/** What is wrong with a run's log and output (empty: nothing). */
+async function checkLog(log, stopped, expectedIds) {
+  const text = await readFile(log, 'utf8');
+  const lines = text === '' ? [] : text.slice(0, -1).split('\n');
+  const problems = [];
+  const ids = [];
+  let whole = 0;
+  for (const line of lines) {
+    try {
+      ids.push(JSON.parse(line).body.id);
+      whole++;
+    } catch {}
+  }
+  const accepted = Number(/Stopped: (\d+) accepted/.exec(stopped.stderr)?.[1] ?? -1);
+  if (stopped.code !== 130) problems.push(`listen exited ${stopped.code} on Ctrl-C, not 130`);
+  if (lines.length !== accepted) problems.push(`${lines.length} log lines but ${accepted} answered 200`);
+  if (whole !== lines.length) problems.push(`${lines.length - whole} lines are not whole JSON`);
+  if (text.includes(KEY)) problems.push('the key is in the log');
+  if (STDOUT !== 'ignore' && stopped.stdoutLines !== accepted)
+    problems.push(`${stopped.stdoutLines} lines printed for ${accepted} events`);
+  if (expectedIds) {
+    const logged = [...ids].sort((a, b) => a - b).join(',');
+    if (logged !== [...expectedIds].sort((a, b) => a - b).join(','))
+      problems.push('the ids logged are not those answered 200, each once');
+  }
+  return { lines: lines.length, accepted, problems };
 }
 
 const median = (values) => {
@@ -120,109 +154,60 @@ const dir = await mkdtemp(join(tmpdir(), 'ordercli-bench-listen-'));
 const runs = [];
 let failures = 0;
 console.log(
-  `listen vs bare node:http: ${rounds} rounds, ${duration} s each, ${connections} connections, ${Buffer.byteLength(body)}-byte body, listen's stdout to ${STDOUT === 'file' ? 'a file' : STDOUT === 'pipe' ? 'a pipe this process drains' : '/dev/null'}\n`,
+  `listen --log: ${rounds} rounds of ${duration} s at ${connections} connections, then a burst of ${burst}; ${Buffer.byteLength(body)}-byte body; stdout to ${STDOUT === 'file' ? 'a file' : STDOUT === 'pipe' ? 'a pipe this process drains' : '/dev/null'}; load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}\n`,
 );
 for (let round = 1; round <= rounds; round++) {
-  for (const kind of process.env.BENCH_REFERENCE ? ['bare', 'reference', 'listen'] : ['bare', 'listen']) {
-    const log = join(dir, `events-${round}.ndjson`);
-    const server =
-      kind === 'bare'
-        ? await startServer(['-e', BARE_SERVER])
-        : kind === 'reference'
-          ? await startServer(['-e', REFERENCE_SERVER], {
-              BENCH_KEY: KEY,
-              BENCH_LOG: join(dir, 'reference.ndjson'),
-            })
-          : await startServer(
-              [bin, 'listen', '--port', '0', '--key', KEY, '--log', log],
-              {},
-              join(dir, `stdout-${round}.txt`),
-            );
-    const result = await load(server.url);
-    const stopped = await server.stop();
-    const run = {
-      kind,
-      round,
-      rps: result.requests.average,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      ok: result['2xx'],
-      non2xx: result.non2xx,
-      errors: result.errors,
-      timeouts: result.timeouts,
-    };
-    if (kind === 'listen') {
-      const text = await readFile(log, 'utf8');
-      const lines = text === '' ? [] : text.slice(0, -1).split('\n');
-      let whole = 0;
-      for (const line of lines) {
-        try {
-          JSON.parse(line);
-          whole++;
-        } catch {}
-      }
-      const accepted = Number(/Stopped: (\d+) accepted/.exec(stopped.stderr)?.[1] ?? -1);
-      run.logLines = lines.length;
-      run.accepted = accepted;
-      run.printed = stopped.stdoutLines;
-      const problems = [];
-      if (stopped.code !== 130) problems.push(`listen exited ${stopped.code} on Ctrl-C, not 130`);
-      if (lines.length !== accepted) problems.push(`${lines.length} log lines but ${accepted} answered 200`);
-      if (lines.length < result['2xx'])
-        problems.push(`${lines.length} log lines but autocannon got ${result['2xx']} 2xx`);
-      if (lines.length - result['2xx'] > connections)
-        problems.push('more lines than answers in flight explain');
-      if (whole !== lines.length) problems.push(`${lines.length - whole} lines are not whole JSON`);
-      if (text.includes(KEY)) problems.push('the key is in the log');
-      if (stdoutChecked() && stopped.stdoutLines !== accepted)
-        problems.push(`${stopped.stdoutLines} lines printed for ${accepted} events`);
-      run.check = problems.length === 0 ? 'ok' : problems.join('; ');
-      if (problems.length > 0) failures++;
-      await rm(log, { force: true });
-    }
-    if (run.non2xx || run.errors || run.timeouts) {
-      failures++;
-      run.check =
-        `${run.check ?? ''} non-2xx ${run.non2xx}, errors ${run.errors}, timeouts ${run.timeouts}`.trim();
-    }
-    runs.push(run);
-    const extra =
-      kind === 'listen'
-        ? `  log ${run.logLines} lines = ${run.accepted} answered 200 (autocannon counted ${run.ok}): ${run.check}`
-        : '';
-    console.log(
-      `${kind.padEnd(9)} #${round}  ${Math.round(run.rps).toString().padStart(6)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms${extra}`,
-    );
-  }
+  const log = join(dir, `events-${round}.ndjson`);
+  const listen = await startListen(log, join(dir, `stdout-${round}.txt`));
+  const result = await steadyLoad(listen.url);
+  const check = await checkLog(log, await listen.stop(), undefined);
+  // autocannon does not count the answers still in flight when it stops.
+  if (check.lines < result['2xx'] || check.lines - result['2xx'] > connections)
+    check.problems.push(`${check.lines} log lines but autocannon counted ${result['2xx']} 2xx`);
+  if (result.non2xx || result.errors || result.timeouts)
+    check.problems.push(`non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}`);
+  if (check.problems.length > 0) failures++;
+  const run = {
+    round,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ...check,
+  };
+  runs.push(run);
+  console.log(
+    `steady #${round}  ${Math.round(run.rps).toString().padStart(6)} req/s  p50 ${run.p50} ms  p99 ${run.p99} ms  log ${check.lines} lines = ${check.accepted} answered 200: ${check.problems.join('; ') || 'ok'}`,
+  );
+  await rm(log, { force: true });
 }
+
+const burstLog = join(dir, 'events-burst.ndjson');
+const listen = await startListen(burstLog, join(dir, 'stdout-burst.txt'));
+const sent = await sendBurst(listen.url);
+const burstCheck = await checkLog(burstLog, await listen.stop(), sent.ok);
+if (sent.failures.length > 0)
+  burstCheck.problems.push(
+    `${sent.failures.length} not answered 200 (${sent.failures.slice(0, 3).join(', ')})`,
+  );
+if (burstCheck.problems.length > 0) failures++;
+console.log(
+  `burst      ${sent.ok.length} of ${burst} answered 200, p99 ${sent.p99.toFixed(1)} ms (a burst's p99 is its queue)  log ${burstCheck.lines} lines: ${burstCheck.problems.join('; ') || 'ok'}`,
+);
 await rm(dir, { recursive: true, force: true });
 
-const bare = runs.filter((r) => r.kind === 'bare');
-const listen = runs.filter((r) => r.kind === 'listen');
-const reference = runs.filter((r) => r.kind === 'reference');
-const bareRps = median(bare.map((r) => r.rps));
-const listenRps = median(listen.map((r) => r.rps));
-const ratio = listenRps / bareRps;
-const p99 = median(listen.map((r) => r.p99));
-const rateOk = ratio >= 0.6;
-const p99Ok = p99 < 5;
-if (reference.length > 0) {
-  const referenceRps = median(reference.map((r) => r.rps));
-  console.log(
-    `\nmedian reference ${Math.round(referenceRps)} req/s (p99 ${median(reference.map((r) => r.p99))} ms) = ${((referenceRps / bareRps) * 100).toFixed(1)} % of bare; listen = ${((listenRps / referenceRps) * 100).toFixed(1)} % of the reference`,
-  );
-}
+const p99 = median(runs.map((r) => r.p99));
+const p99Ok = p99 < P99_TARGET_MS;
 console.log(`
-median bare    ${Math.round(bareRps)} req/s
-median listen  ${Math.round(listenRps)} req/s  (p99 ${p99} ms)
-ratio          ${(ratio * 100).toFixed(1)} % of bare   target >= 60 %: ${rateOk ? 'PASS' : 'FAIL'}
-listen p99     ${p99} ms           target < 5 ms:   ${p99Ok ? 'PASS' : 'FAIL'}
+median steady  ${Math.round(median(runs.map((r) => r.rps)))} req/s
+listen p99     ${p99} ms           target < ${P99_TARGET_MS} ms:   ${p99Ok ? 'PASS' : 'FAIL'}
 log check      ${failures === 0 ? 'every 200 logged exactly once, every line whole JSON, no key: PASS' : `FAIL (${failures} runs)`}`);
 
 await mkdir(join(root, 'bench/results'), { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 await writeFile(
   join(root, 'bench/results', `listen-${stamp}.json`),
-  `${JSON.stringify({ rounds, duration, connections, bodyBytes: Buffer.byteLength(body), runs, bareRps, listenRps, ratio, p99 }, null, 2)}\n`,
+  `${JSON.stringify({ rounds, duration, connections, burst, bodyBytes: Buffer.byteLength(body), runs, burstResult: { ok: sent.ok.length, p99: sent.p99, ...burstCheck }, p99 }, null, 2)}\n`,
 );
-process.exitCode = failures === 0 && rateOk && p99Ok ? 0 : 1;
+process.exitCode = failures === 0 && p99Ok ? 0 : 1;

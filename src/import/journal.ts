@@ -22,34 +22,26 @@
  * base URL is refused (`OtherBaseUrlError`): the other URL may name the same service.
  *
  * One import per journal: the lock `<journal>.lock` (src/io/file-lock.ts) is taken before the
- * journal is read, and checked before each write round.
+ * journal is read, and checked before each write.
  *
- * Throughput: records are written in rounds, every `groupMs` (10 ms) or at once when a caller
- * needs its `sending` record on disk now (`hurry`): one write() per round, synced by O_DSYNC (or
- * followed by an fdatasync where the platform has no O_DSYNC). A round costs the main thread a
- * hand-off to the thread pool, about 0.1 ms on a virtual machine: per order, that was the
- * largest cost of the import before rounds were grouped.
- * The submitter journals orders ahead of their turn, so it rarely has to hurry. Outcome records
- * ride in the same rounds without being waited for: a kill -9 loses at most the last `groupMs` of
- * them (and a crash of the machine whatever was not synced), and those orders replay as
- * `unknown`, which is safe.
+ * Storage is an AppendLog (src/io/append-log.ts), synced: a `sending` record is on disk before its
+ * promise resolves, and the records of all the workers share each synced write (group commit).
+ * Outcome records ride in the same writes without being waited for: a kill -9 loses at most the
+ * last write's worth of them, and those orders replay as `unknown`, which is safe.
  */
 
 import { hash } from 'node:crypto';
-import { close, constants, fdatasync, ftruncate, open, read, write } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { CancelledError, CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
-import { acquireFileLock, describeCode, type FileLock } from '../io/file-lock.js';
+import {
+  AppendLog,
+  AppendLogError,
+  type LineVisitor,
+  NotRegularFileError,
+  readLog,
+} from '../io/append-log.js';
+import { describeCode } from '../io/file-lock.js';
 import { isoNow } from '../io/iso-time.js';
-
-const openAsync = promisify(open);
-const readAsync = promisify(read);
-const writeAsync = promisify(write);
-const fdatasyncAsync = promisify(fdatasync);
-const ftruncateAsync = promisify(ftruncate);
-const closeAsync = promisify(close);
 
 export type JournalEvent =
   | 'sending'
@@ -123,8 +115,6 @@ export interface OpenJournalOptions {
   baseUrl: string;
   /** Written in the `run` line, for people reading the file. */
   input?: string;
-  /** Longest wait of a record for its round, unless someone hurries (default 10 ms). */
-  groupMs?: number;
   /** Append the `run` line that opens an import (default true; `orders resolve` writes none). */
   recordRun?: boolean;
   /** Open a journal that also holds orders of other base URLs (`orders resolve` picks one). */
@@ -136,16 +126,6 @@ export interface OpenJournalOptions {
   /** Ends a wait for the lock or a long replay (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
 }
-
-export const DEFAULT_GROUP_MS = 10;
-
-/**
- * Appending, readable for the replay, and with O_DSYNC where the platform has it, so that each
- * write() returns once its bytes (and the file's new size) are on disk, as write + fdatasync do.
- */
-const SYNCED_WRITES = typeof constants.O_DSYNC === 'number';
-const APPEND_FLAGS =
-  constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | (SYNCED_WRITES ? constants.O_DSYNC : 0);
 
 /** A hash of the exact body sent, so a later run can tell that an order changed. */
 export function bodyHash(json: string): string {
@@ -162,47 +142,27 @@ export function normalizeBaseUrl(baseUrl: string): string {
   }
 }
 
-interface Waiter {
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
-
 export class OrderJournal {
   readonly path: string;
   readonly baseUrl: string;
   readonly replay: ReplaySummary;
   private readonly states: Map<string, JournalState>;
-  private fd: number | undefined;
-  private readonly lock: FileLock;
-  /** Lines handed to `append` and not yet written. */
-  private pending: string[] = [];
-  /** Callers waiting for their `sending` line to be durable. */
-  private waiters: Waiter[] = [];
-  private syncRequested = false;
-  private flushing: Promise<void> | undefined;
-  /** The next round, when one is due and nobody hurried. */
-  private timer: NodeJS.Timeout | undefined;
-  /** Someone needs a round as soon as the current one ends. */
-  private hurried = false;
-  private readonly groupMs: number;
+  private readonly log: AppendLog;
+  /** The first write that failed: nothing more may be sent. */
   private failure: Error | undefined;
 
   private constructor(
     path: string,
     baseUrl: string,
-    fd: number,
+    log: AppendLog,
     states: Map<string, JournalState>,
     replay: ReplaySummary,
-    groupMs: number,
-    lock: FileLock,
   ) {
-    this.groupMs = groupMs;
     this.path = path;
     this.baseUrl = baseUrl;
-    this.fd = fd;
+    this.log = log;
     this.states = states;
     this.replay = replay;
-    this.lock = lock;
   }
 
   /**
@@ -211,47 +171,31 @@ export class OrderJournal {
    */
   static async open(path: string, options: OpenJournalOptions): Promise<OrderJournal> {
     const baseUrl = normalizeBaseUrl(options.baseUrl);
-    await requireRegularFile(path);
-    const lock = await acquireFileLock(`${path}.lock`, {
+    const log = await AppendLog.open(path, {
       what: `the import journal ${path}`,
-      busyAdvice: 'wait for it to finish.',
-      waitMs: options.lockWaitMs,
-      onWait: options.onLockWait,
-      signal: options.signal,
-      command: 'orders import',
+      synced: true,
+      mode: 0o644,
+      lock: {
+        busyAdvice: 'wait for it to finish.',
+        waitMs: options.lockWaitMs,
+        onWait: options.onLockWait,
+        signal: options.signal,
+        command: 'orders import',
+      },
+    }).catch((error: unknown) => {
+      throw journalOpenError(path, error, 'open');
     });
-    let fd: number | undefined;
     try {
-      fd = await openAsync(path, APPEND_FLAGS, 0o644).catch((error: Error) => {
-        throw new UsageError(
-          `Cannot open the import journal ${path} for writing (${errorCode(error)}: ${describeCode(errorCode(error))}); nothing was sent.`,
-          ['Make the file and its folder writable, or name another journal with --journal.'],
-        );
+      const reader = new JournalReader(path, baseUrl);
+      const torn = await log.replay(reader.visit, options.signal).catch((error: unknown) => {
+        throw journalOpenError(path, error, 'open');
       });
-      const { states, replay, completeBytes, totalBytes } = await replayFile(
-        fd,
-        path,
-        baseUrl,
-        options.signal,
-      );
+      const { states, replay } = reader.summary(torn.lines, torn.tornTail !== undefined);
       if (replay.otherBaseUrls.length > 0 && !options.allowOtherBaseUrls)
         throw new OtherBaseUrlError(path, baseUrl, replay.otherBaseUrls);
-      const journal = new OrderJournal(
-        path,
-        baseUrl,
-        fd,
-        states,
-        replay,
-        options.groupMs ?? DEFAULT_GROUP_MS,
-        lock,
-      );
-      try {
-        if (completeBytes < totalBytes) await ftruncateAsync(fd, completeBytes);
-      } catch (error) {
-        journal.failure = new JournalWriteError(path, error as Error);
-      }
+      const journal = new OrderJournal(path, baseUrl, log, states, replay);
       if (options.recordRun !== false) {
-        journal.appendLine(
+        journal.keep(
           JSON.stringify({
             event: 'run',
             baseUrl,
@@ -267,8 +211,7 @@ export class OrderJournal {
       });
       return journal;
     } catch (error) {
-      if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
-      await lock.release();
+      await log.close();
       throw error;
     }
   }
@@ -282,28 +225,13 @@ export class OrderJournal {
     baseUrl: string,
     signal?: AbortSignal,
   ): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary }> {
-    await requireRegularFile(path);
-    let fd: number;
-    try {
-      fd = await openAsync(path, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        return {
-          states: new Map(),
-          replay: { lines: 0, tornTail: false, created: 0, failed: 0, unknown: 0, otherBaseUrls: [] },
-        };
-      }
-      throw new UsageError(
-        `Cannot read the import journal ${path} (${errorCode(error)}: ${describeCode(errorCode(error))}).`,
-        ['Make it readable, or name another journal with --journal.'],
-      );
-    }
-    try {
-      const { states, replay } = await replayFile(fd, path, normalizeBaseUrl(baseUrl), signal);
-      return { states, replay };
-    } finally {
-      await closeAsync(fd);
-    }
+    const reader = new JournalReader(path, normalizeBaseUrl(baseUrl));
+    const read = await readLog(path, `the import journal ${path}`, reader.visit, signal).catch(
+      (error: unknown) => {
+        throw journalOpenError(path, error, 'read');
+      },
+    );
+    return reader.summary(read.lines, read.tornTail !== undefined);
   }
 
   /** Every order this journal knows for its base URL, by externalId, with its last state. */
@@ -329,13 +257,12 @@ export class OrderJournal {
       bodyHash: hash,
     };
     if (line !== undefined) record.line = line;
-    this.record(record);
-    return this.durable(false);
-  }
-
-  /** Starts the round now (or right after the current one) if records wait to be on disk. */
-  hurry(): void {
-    if (this.waiters.length > 0) this.flushNow();
+    if (this.failure) return Promise.reject(this.failure);
+    applyRecord(this.states, record);
+    return this.log.append(JSON.stringify(record)).then(
+      () => undefined,
+      (error: unknown) => Promise.reject(this.fail(error)),
+    );
   }
 
   created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
@@ -375,97 +302,39 @@ export class OrderJournal {
     this.record(record);
   }
 
-  /** Resolves once every record so far is written and synced; starts the round now. */
-  sync(): Promise<void> {
-    return this.durable(true);
-  }
-
-  private durable(now: boolean): Promise<void> {
-    this.failure ??= this.lock.lost;
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise<void>((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
-      this.syncRequested = true;
-      if (now) this.flushNow();
-      else this.scheduleFlush();
-    });
+  /** Resolves once every record so far is written and synced. */
+  async sync(): Promise<void> {
+    if (this.failure) throw this.failure;
+    await this.log.flush().catch((error: unknown) => Promise.reject(this.fail(error)));
+    if (this.failure) throw this.failure;
   }
 
   /** Writes and syncs what is pending, closes the file and releases the lock. */
   async close(): Promise<void> {
-    if (this.fd === undefined) return;
     try {
       if (!this.failure) await this.sync();
     } finally {
-      const fd = this.fd;
-      this.fd = undefined;
-      await closeAsync(fd).catch(() => undefined);
-      await this.lock.release();
+      await this.log.close();
     }
   }
 
+  /** Appends a record that nobody waits for; a failure stops whatever is sent next. */
   private record(record: JournalRecord): void {
-    this.appendLine(JSON.stringify(record));
     applyRecord(this.states, record);
+    this.keep(JSON.stringify(record));
   }
 
-  private appendLine(line: string): void {
-    this.pending.push(`${line}\n`);
-    this.scheduleFlush();
+  private keep(line: string): void {
+    this.log.append(line).catch((error: unknown) => this.fail(error));
   }
 
-  /** Makes sure a round comes within `groupMs`. */
-  private scheduleFlush(): void {
-    if (this.timer || this.flushing || this.fd === undefined) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.startRound();
-    }, this.groupMs);
-  }
-
-  private flushNow(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.flushing) this.hurried = true;
-    else this.startRound();
-  }
-
-  private startRound(): void {
-    if (this.flushing || this.fd === undefined || this.failure) return;
-    if (this.pending.length === 0 && !this.syncRequested) return;
-    this.hurried = false;
-    this.flushing = this.round().finally(() => {
-      this.flushing = undefined;
-      // What arrived during the round goes now if someone is waiting for it, else in time.
-      if (this.hurried) this.startRound();
-      else if (this.pending.length > 0 || this.syncRequested) this.scheduleFlush();
-    });
-  }
-
-  /** One write() of every line queued so far and, when a caller waits for it, one fdatasync. */
-  private async round(): Promise<void> {
-    const fd = this.fd!;
-    const lines = this.pending;
-    this.pending = [];
-    const waiters = this.waiters;
-    this.waiters = [];
-    const sync = this.syncRequested;
-    this.syncRequested = false;
-    try {
-      // The lock was removed under us: another import may be writing; write nothing more.
-      if (this.lock.lost) throw this.lock.lost;
-      if (lines.length > 0) await writeAll(fd, Buffer.from(lines.join(''), 'utf8'));
-      // With O_DSYNC the write itself returned only once on disk: one thread-pool call a round.
-      if (sync && !SYNCED_WRITES) await fdatasyncAsync(fd);
-    } catch (error) {
-      this.failure = error instanceof CliError ? error : new JournalWriteError(this.path, error as Error);
-      for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
-      this.waiters = [];
-      return;
-    }
-    for (const waiter of waiters) waiter.resolve();
+  /** Keeps the first failure, as the error every later write reports. */
+  private fail(error: unknown): Error {
+    this.failure ??=
+      error instanceof AppendLogError || !(error instanceof CliError)
+        ? new JournalWriteError(this.path, error as Error)
+        : error;
+    return this.failure;
   }
 }
 
@@ -516,104 +385,67 @@ function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
-/** Reading a device or a pipe as a journal never ends (/dev/full reads as endless zeros). */
-async function requireRegularFile(path: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    const code = errorCode(error);
-    if (code === 'ENOENT') return;
-    throw new UsageError(
-      `Cannot use the import journal ${path} (${code}: ${describeCode(code)}); nothing was sent.`,
+/** The journal could not be opened or read: bad usage (exit 2), nothing was sent. */
+function journalOpenError(path: string, error: unknown, doing: 'open' | 'read'): unknown {
+  if (error instanceof NotRegularFileError) {
+    // Reading a device or a pipe as a journal never ends (/dev/full reads as endless zeros).
+    return new UsageError(
+      `The import journal ${path} is ${error.kind}, not a regular file, so it cannot keep the record of what was sent; nothing was sent.`,
+      ['Name a file with --journal <file>.'],
     );
   }
-  if (info.isFile()) return;
-  const kind = info.isDirectory()
-    ? 'a folder'
-    : info.isCharacterDevice() || info.isBlockDevice()
-      ? 'a device'
-      : info.isFIFO()
-        ? 'a pipe'
-        : 'not a regular file';
-  throw new UsageError(
-    `The import journal ${path} is ${kind}, not a regular file, so it cannot keep the record of what was sent; nothing was sent.`,
-    ['Name a file with --journal <file>.'],
+  if (error instanceof CancelledError)
+    return new CancelledError('Interrupted while reading the import journal; nothing was sent.');
+  if (!(error instanceof AppendLogError)) return error;
+  if (doing === 'read' || error.doing === 'read') {
+    return new UsageError(`Cannot read the import journal ${path} (${error.reason}); nothing was sent.`, [
+      'Make it readable, or name another journal with --journal.',
+    ]);
+  }
+  if (error.doing === 'write') return new JournalWriteError(path, error).beforeSending();
+  return new UsageError(
+    `Cannot open the import journal ${path} for writing (${error.reason}); nothing was sent.`,
+    ['Make the file and its folder writable, or name another journal with --journal.'],
   );
 }
 
-async function writeAll(fd: number, buffer: Buffer): Promise<void> {
-  let offset = 0;
-  while (offset < buffer.length) {
-    const { bytesWritten } = await writeAsync(fd, buffer, offset, buffer.length - offset, null);
-    offset += bytesWritten;
-  }
-}
+/** Replays journal lines: the last state per externalId for `baseUrl`, and what other URLs hold. */
+class JournalReader {
+  private readonly states = new Map<string, JournalState>();
+  private readonly others = new Map<string, Map<string, JournalState>>();
 
-const CHUNK = 1 << 20;
+  constructor(
+    private readonly path: string,
+    private readonly baseUrl: string,
+  ) {}
 
-/** Reads every complete line of the file, keeping the last state per externalId for `baseUrl`. */
-async function replayFile(
-  fd: number,
-  path: string,
-  baseUrl: string,
-  signal?: AbortSignal,
-): Promise<{
-  states: Map<string, JournalState>;
-  replay: ReplaySummary;
-  completeBytes: number;
-  totalBytes: number;
-}> {
-  const states = new Map<string, JournalState>();
-  const others = new Map<string, Map<string, JournalState>>();
-  let lines = 0;
-  let position = 0;
-  let completeBytes = 0;
-  let carry: Buffer = Buffer.alloc(0);
-  const chunk = Buffer.allocUnsafe(CHUNK);
-  for (;;) {
-    if (signal?.aborted)
-      throw new CancelledError('Interrupted while reading the import journal; nothing was sent.');
-    const { bytesRead } = await readAsync(fd, chunk, 0, CHUNK, position);
-    if (bytesRead === 0) break;
-    position += bytesRead;
-    const data: Buffer =
-      carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-    let start = 0;
-    for (let end = data.indexOf(0x0a, start); end !== -1; end = data.indexOf(0x0a, start)) {
-      lines++;
-      applyLine(states, others, data.toString('utf8', start, end), baseUrl, path, lines);
-      completeBytes += end + 1 - start;
-      start = end + 1;
-    }
-    carry = Buffer.from(data.subarray(start));
-  }
-  let created = 0;
-  let failed = 0;
-  let unknown = 0;
-  for (const state of states.values()) {
-    if (state.event === 'created') created++;
-    else if (state.event === 'failed') failed++;
-    else unknown++;
-  }
-  const otherBaseUrls: ReplaySummary['otherBaseUrls'] = [];
-  for (const [otherUrl, otherStates] of others) {
-    let otherCreated = 0;
-    let otherUnknown = 0;
-    for (const state of otherStates.values()) {
-      if (state.event === 'created') otherCreated++;
-      else if (state.event !== 'failed') otherUnknown++;
-    }
-    if (otherCreated + otherUnknown > 0) {
-      otherBaseUrls.push({ baseUrl: otherUrl, created: otherCreated, unknown: otherUnknown });
-    }
-  }
-  return {
-    states,
-    replay: { lines, tornTail: position > completeBytes, created, failed, unknown, otherBaseUrls },
-    completeBytes,
-    totalBytes: position,
+  readonly visit: LineVisitor = (line, lineNumber) => {
+    applyLine(this.states, this.others, line.toString('utf8'), this.baseUrl, this.path, lineNumber);
   };
+
+  summary(lines: number, tornTail: boolean): { states: Map<string, JournalState>; replay: ReplaySummary } {
+    let created = 0;
+    let failed = 0;
+    let unknown = 0;
+    for (const state of this.states.values()) {
+      if (state.event === 'created') created++;
+      else if (state.event === 'failed') failed++;
+      else unknown++;
+    }
+    const otherBaseUrls: ReplaySummary['otherBaseUrls'] = [];
+    for (const [otherUrl, otherStates] of this.others) {
+      let otherCreated = 0;
+      let otherUnknown = 0;
+      for (const state of otherStates.values()) {
+        if (state.event === 'created') otherCreated++;
+        else if (state.event !== 'failed') otherUnknown++;
+      }
+      if (otherCreated + otherUnknown > 0) {
+        otherBaseUrls.push({ baseUrl: otherUrl, created: otherCreated, unknown: otherUnknown });
+      }
+    }
+    return { states: this.states, replay: { lines, tornTail, created, failed, unknown, otherBaseUrls } };
+  }
 }
 
 function applyLine(

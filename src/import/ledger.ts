@@ -20,15 +20,16 @@
  * doubt; `failed` (or resolved as not created) → not created; `not-sent` restores the state
  * before its `sending`.
  *
- * Writes: in each round (every 10 ms, or at once when hurried) the records go in one synced
- * write to this process's write-ahead log (`wal/<pid>-<id>.ndjson`), and the records of each
- * shard in one write() to the shard, opened with O_APPEND, so that processes writing the same
- * shard never interleave inside a line. A `sending` record is thus on disk before its promise
- * resolves at the price of one sync a round, not one per shard; the shards are synced at a
- * clean close (then the log is deleted), and a log left by a process that is gone is copied
- * into the shards by the next command that opens the ledger. A kill can still leave a partial last line,
- * which the next writer's line glues onto: readers find records by their `{"externalId":` start
- * and skip what does not parse.
+ * Writes: each record goes at once, unsynced, to its shard, opened with O_APPEND, in one write()
+ * so that processes writing the same shard never interleave inside a line; and to this process's
+ * write-ahead log (`wal/<pid>-<id>.ndjson`), an AppendLog whose synced writes the records of all
+ * the workers share (group commit). A `sending` record is thus on disk before its promise
+ * resolves at the price of one sync a write of the log, not one per shard; the shards are synced
+ * at a clean close (then the log is deleted) and when the log grows large (then a new one
+ * starts), and a log left by a process that is gone is copied into the shards by the next
+ * command that opens the ledger. A kill can still leave a partial last line in a shard, which the
+ * next writer's line glues onto: readers find records by their `{"externalId":` start and skip
+ * what does not parse.
  */
 import { randomUUID } from 'node:crypto';
 import { lookup as dnsLookup } from 'node:dns/promises';
@@ -37,7 +38,6 @@ import {
   closeSync,
   constants,
   fdatasync,
-  ftruncate,
   mkdir,
   open,
   openSync,
@@ -53,6 +53,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { AppendLog } from '../io/append-log.js';
 import { isoNow } from '../io/iso-time.js';
 import { normalizeBaseUrl } from './journal.js';
 
@@ -60,20 +61,15 @@ const openAsync = promisify(open);
 const writeAsync = promisify(write);
 const closeAsync = promisify(close);
 const fdatasyncAsync = promisify(fdatasync);
-const ftruncateAsync = promisify(ftruncate);
 const readdirAsync = promisify(readdir);
 const renameAsync = promisify(rename);
 const unlinkAsync = promisify(unlink);
-const SYNCED_WRITES = typeof constants.O_DSYNC === 'number';
-const WAL_FLAGS =
-  constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (SYNCED_WRITES ? constants.O_DSYNC : 0);
-/** Past this size, the shards written since are synced and the write-ahead log starts empty. */
+/** Past this size, the shards written since are synced and a new write-ahead log starts. */
 const WAL_CHECKPOINT_BYTES = 64 << 20;
 const mkdirAsync = promisify(mkdir);
 
 export const LEDGER_SHARDS = 4096;
 const SHARD_MASK = LEDGER_SHARDS - 1;
-const DEFAULT_GROUP_MS = 10;
 const APPEND_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 /**
  * Shard files kept open between rounds: an order's outcome goes to the shard its `sending` just
@@ -126,25 +122,9 @@ export interface LedgerEntry extends LedgerSource {
   previous?: LedgerEntry;
 }
 
-/** A set of externalIds held as UTF-8 bytes (the import's ExternalIdIndex). */
-export interface ExternalIdSet {
-  readonly size: number;
-  /** Calls `visit` with the bytes of each id. */
-  forEachId(visit: (bytes: Buffer, start: number, end: number) => void): void;
-  /** The id's number, from 0 to `size - 1`, or -1 when it is not in the set. */
-  entryOf(bytes: Buffer, start: number, end: number): number;
-}
-
 export interface OpenLedgerOptions {
-  /** Longest wait of a record for its round, unless someone hurries (default 10 ms). */
-  groupMs?: number;
   /** Only read (a dry run): the folder is not created, records are refused. */
   readOnly?: boolean;
-}
-
-interface Waiter {
-  resolve: () => void;
-  reject: (error: Error) => void;
 }
 
 /** The folder of one service's ledger inside the config folder. */
@@ -249,45 +229,33 @@ export class OrderLedger {
   sameServiceAs: string | undefined;
   readonly folder: string;
   private readonly source: LedgerSource;
-  private readonly groupMs: number;
-  /** Lines waiting for their round, by shard. */
-  private pending = new Map<number, string[]>();
   /** Open shard files, least recently used first. */
   private fds = new Map<number, number>();
   /**
-   * This process's write-ahead log: every record of a round goes there in one synced write (one
-   * sync a round, whatever the number of shards), and to its shard unsynced. A machine crash can
-   * lose the shards' last records; the next command that opens the ledger copies them back from
-   * the logs of processes that are gone.
+   * This process's write-ahead log: every record goes there, synced, and to its shard unsynced.
+   * A machine crash can lose the shards' last records; the next command that opens the ledger
+   * copies them back from the logs of processes that are gone.
    */
-  private walFd: number | undefined;
-  private walPath: string | undefined;
-  private walBytes = 0;
-  /** Shards written since the last checkpoint: synced before the log is emptied. */
+  private wal: AppendLog | undefined;
+  /** Shards written since the current log was started: synced before it is deleted. */
   private unsynced = new Set<number>();
-  private waiters: Waiter[] = [];
-  private flushing: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private hurried = false;
+  /** A checkpoint under way (see `checkpoint`). */
+  private checkpointing: Promise<void> | undefined;
   private failure: Error | undefined;
   private closed = false;
   /**
-   * What `load` found for the externalIds of an import (other writers' last states only), held
-   * compactly for a million of them: `hitOf[n]` is 1 + the index in `hits` of the id numbered n
-   * in `ids`, and a hit is one tab-separated string (see `encodeHit`).
+   * What `load` found for the externalIds of an import (other writers' last states only), one
+   * tab-separated string a hit (see `encodeHit`), so that a million of them stay small.
    */
-  private ids: ExternalIdSet | undefined;
-  private hitOf: Int32Array | undefined;
-  private hits: string[] = [];
+  private hits = new Map<string, string>();
   private sources: string[] = [];
   private sourceIndex = new Map<string, number>();
   private counts = { created: 0, inDoubt: 0 };
 
-  private constructor(folder: string, baseUrl: string, source: LedgerSource, groupMs: number) {
+  private constructor(folder: string, baseUrl: string, source: LedgerSource) {
     this.folder = folder;
     this.baseUrl = baseUrl;
     this.source = source;
-    this.groupMs = groupMs;
   }
 
   /** Opens (creating its folder) the ledger of the service at `baseUrl` in the config folder. */
@@ -313,21 +281,13 @@ export class OrderLedger {
         throw new LedgerWriteError(folder, error as Error);
       }
     }
-    const ledger = new OrderLedger(
-      folder,
-      normalizeBaseUrl(baseUrl),
-      source,
-      options.groupMs ?? DEFAULT_GROUP_MS,
-    );
+    const ledger = new OrderLedger(folder, normalizeBaseUrl(baseUrl), source);
     ledger.sameServiceAs = alias?.baseUrl;
     ledger.closed = Boolean(options.readOnly);
     if (!options.readOnly) {
       try {
         await recoverLogs(folder);
-        const wal = join(folder, 'wal');
-        await mkdirAsync(wal, { recursive: true, mode: 0o700 });
-        ledger.walPath = join(wal, `${process.pid}-${randomUUID().slice(0, 8)}.ndjson`);
-        ledger.walFd = await openAsync(ledger.walPath, WAL_FLAGS, 0o600);
+        ledger.wal = await openWal(folder);
       } catch (error) {
         if (error instanceof CliError) throw error;
         throw new LedgerWriteError(folder, error as Error);
@@ -356,14 +316,11 @@ export class OrderLedger {
    * with `countOnly` (a dry run) only `loadedCounts` does.
    */
   async load(
-    ids: ExternalIdSet,
+    ids: ReadonlyMap<string, unknown>,
     options: { journal?: string; countOnly?: boolean } = {},
   ): Promise<{ shardsRead: number }> {
     const needed = new Uint8Array(LEDGER_SHARDS);
-    ids.forEachId((bytes, start, end) => {
-      needed[fnv1a(bytes, start, end) & SHARD_MASK] = 1;
-    });
-    const hitOf = options.countOnly ? undefined : new Int32Array(ids.size);
+    for (const id of ids.keys()) needed[shardOf(id)] = 1;
     let shardsRead = 0;
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
       if (needed[shard] === 0) continue;
@@ -372,32 +329,23 @@ export class OrderLedger {
       const data = this.readShard(shard);
       if (data === undefined) continue;
       shardsRead++;
-      const states = new Map<number, LedgerEntry>();
+      const states = new Map<string, LedgerEntry>();
       for (let at = data.indexOf(RECORD_START); at !== -1; at = data.indexOf(RECORD_START, at + 1)) {
-        const idStart = at + RECORD_START.length;
-        const idEnd = jsonStringEnd(data, idStart);
-        if (idEnd === -1) continue;
-        const entry = lastStringEscaped
-          ? decodedEntry(ids, data, idStart, idEnd)
-          : ids.entryOf(data, idStart + 1, idEnd);
-        if (entry === -1) continue;
+        // Only the records of the input's ids are parsed whole.
+        const id = externalIdAt(data, at + RECORD_START.length);
+        if (id === undefined || !ids.has(id)) continue;
         const record = parseRecordAt(data, at);
         if (!record) continue;
-        const state = applyRecord(states.get(entry), record);
-        if (state) states.set(entry, state);
-        else states.delete(entry);
+        const state = applyRecord(states.get(id), record);
+        if (state) states.set(id, state);
+        else states.delete(id);
       }
-      for (const [entry, state] of states) {
+      for (const [id, state] of states) {
         if (options.journal !== undefined && state.journal === options.journal) continue;
         if (state.status === 'created') this.counts.created++;
         else if (state.status === 'in-doubt') this.counts.inDoubt++;
-        if (hitOf) hitOf[entry] = this.hits.push(this.encodeHit(state));
+        if (!options.countOnly) this.hits.set(id, this.encodeHit(state));
       }
-    }
-    // Without a hit, nothing needs the ids any more: their memory goes back before the sending.
-    if (hitOf && this.hits.length > 0) {
-      this.ids = ids;
-      this.hitOf = hitOf;
     }
     return { shardsRead };
   }
@@ -409,11 +357,8 @@ export class OrderLedger {
 
   /** After `load`: the state other writers left for this externalId, if any. */
   stateOf(externalId: string): LedgerEntry | undefined {
-    if (!this.ids || !this.hitOf) return undefined;
-    const bytes = Buffer.from(externalId, 'utf8');
-    const entry = this.ids.entryOf(bytes, 0, bytes.length);
-    const hit = entry === -1 ? 0 : this.hitOf[entry]!;
-    return hit === 0 ? undefined : this.decodeHit(this.hits[hit - 1]!);
+    const hit = this.hits.get(externalId);
+    return hit === undefined ? undefined : this.decodeHit(hit);
   }
 
   /** `status event at source id code httpStatus reason`, tab-separated: some 60 bytes a hit. */
@@ -455,25 +400,24 @@ export class OrderLedger {
 
   /** Records that the order is about to be sent; resolves once that is on disk. */
   sending(externalId: string, bodyHash: string): Promise<void> {
-    this.record({ externalId, event: 'sending', at: isoNow(), ...this.source, bodyHash });
-    return this.durable(false);
+    return this.record({ externalId, event: 'sending', at: isoNow(), ...this.source, bodyHash });
   }
 
   created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
-    this.record({ externalId, event: 'created', at: isoNow(), ...this.source, ...outcome });
+    void this.record({ externalId, event: 'created', at: isoNow(), ...this.source, ...outcome });
   }
 
   failed(externalId: string, outcome: { httpStatus?: number; message: string }): void {
-    this.record({ externalId, event: 'failed', at: isoNow(), ...this.source, ...outcome });
+    void this.record({ externalId, event: 'failed', at: isoNow(), ...this.source, ...outcome });
   }
 
   unknown(externalId: string, reason: string): void {
-    this.record({ externalId, event: 'unknown', at: isoNow(), ...this.source, reason });
+    void this.record({ externalId, event: 'unknown', at: isoNow(), ...this.source, reason });
   }
 
   /** The order recorded as `sending` was not sent after all: its earlier state stands. */
   notSent(externalId: string, reason: string): void {
-    this.record({ externalId, event: 'not-sent', at: isoNow(), ...this.source, reason });
+    void this.record({ externalId, event: 'not-sent', at: isoNow(), ...this.source, reason });
   }
 
   /**
@@ -483,129 +427,86 @@ export class OrderLedger {
   resolved(externalId: string, resolution: 'created' | 'not-created', id?: string | number): Promise<void> {
     const record: LedgerRecord = { externalId, event: 'resolved', at: isoNow(), ...this.source, resolution };
     if (id !== undefined) record.id = id;
-    this.record(record);
-    return this.durable(true);
-  }
-
-  /** Starts the round now (or right after the current one) if someone waits for it. */
-  hurry(): void {
-    if (this.waiters.length > 0) this.flushNow();
+    return this.record(record);
   }
 
   /** Resolves once every record so far is on disk. */
-  sync(): Promise<void> {
-    return this.durable(true);
+  async sync(): Promise<void> {
+    if (this.failure) throw this.failure;
+    await this.wal?.flush().catch((error: unknown) => Promise.reject(this.fail(error)));
   }
 
   /** Writes what is pending; records after this are refused. */
   async close(): Promise<void> {
     if (this.closed) return;
     try {
+      await this.checkpointing;
       if (!this.failure) {
         await this.sync();
         // The shards hold every record on disk now: the log is not needed any more.
-        await this.syncShards();
-        if (this.walPath) await unlinkAsync(this.walPath);
+        await this.syncShards(this.unsynced);
+        if (this.wal) await unlinkAsync(this.wal.path);
       }
     } finally {
       this.closed = true;
       const fds = [...this.fds.values()];
       this.fds.clear();
       await Promise.all(fds.map((fd) => closeAsync(fd).catch(() => undefined)));
-      if (this.walFd !== undefined) await closeAsync(this.walFd).catch(() => undefined);
-      this.walFd = undefined;
+      await this.wal?.close();
     }
   }
 
-  /** Queues a record for the next round (see `round`). */
-  private record(record: LedgerRecord): void {
+  /**
+   * Appends a record to its shard and to the write-ahead log; resolves once it is on disk there.
+   * Callers that do not wait need not catch: a failure is reported by the next awaited record.
+   */
+  private record(record: LedgerRecord): Promise<void> {
     if (this.closed) throw new Error('ledger: record after close');
+    if (this.failure) return rejected(this.failure);
+    const line = JSON.stringify(record);
     const shard = shardOf(record.externalId);
-    const line = `${JSON.stringify(record)}\n`;
-    const lines = this.pending.get(shard);
-    if (lines) lines.push(line);
-    else this.pending.set(shard, [line]);
-    this.scheduleFlush();
-  }
-
-  private durable(now: boolean): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    return new Promise<void>((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
-      if (now) this.flushNow();
-      else this.scheduleFlush();
-    });
-  }
-
-  private scheduleFlush(): void {
-    if (this.timer || this.flushing) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.startRound();
-    }, this.groupMs);
-  }
-
-  private flushNow(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.flushing) this.hurried = true;
-    else this.startRound();
-  }
-
-  private startRound(): void {
-    if (this.flushing || this.failure) return;
-    if (this.pending.size === 0 && this.waiters.length === 0) return;
-    this.hurried = false;
-    this.flushing = this.round().finally(() => {
-      this.flushing = undefined;
-      if (this.hurried) this.startRound();
-      else if (this.pending.size > 0 || this.waiters.length > 0) this.scheduleFlush();
-    });
-  }
-
-  /** One synced write of the round to the log, and one unsynced append per shard, in parallel. */
-  private async round(): Promise<void> {
-    const pending = this.pending;
-    this.pending = new Map();
-    const waiters = this.waiters;
-    this.waiters = [];
     try {
-      const texts = [...pending].map(([shard, lines]) => [shard, lines.join('')] as const);
-      const walText = Buffer.from(texts.map(([, text]) => text).join(''), 'utf8');
-      // The shards' unsynced appends go to the page cache in microseconds: done here, they spare
-      // the main thread a hand-off to the thread pool for each, the largest cost per order.
-      for (const [shard, text] of texts) {
-        this.unsynced.add(shard);
-        appendAllSync(this.shardFd(shard), Buffer.from(text, 'utf8'));
-      }
-      if (this.walFd !== undefined) await appendAll(this.walFd, walText);
-      this.walBytes += walText.length;
-      if (this.walBytes > WAL_CHECKPOINT_BYTES && this.walFd !== undefined) {
-        await this.syncShards();
-        await ftruncateAsync(this.walFd, 0);
-        this.walBytes = 0;
-      }
-      // Keep the most recently written shards open; close the rest (none is in use between rounds).
-      const excess = [...this.fds].slice(0, Math.max(0, this.fds.size - OPEN_SHARDS));
-      for (const [shard, fd] of excess) {
-        this.fds.delete(shard);
-        closeSync(fd);
-      }
+      appendAllSync(this.shardFd(shard), Buffer.from(`${line}\n`, 'utf8'));
     } catch (error) {
-      this.failure = new LedgerWriteError(this.folder, error as Error);
-      for (const waiter of [...waiters, ...this.waiters]) waiter.reject(this.failure);
-      this.waiters = [];
-      return;
+      return rejected(this.fail(error));
     }
-    for (const waiter of waiters) waiter.resolve();
+    this.unsynced.add(shard);
+    const onDisk = this.wal!.append(line).then(
+      () => undefined,
+      (error: unknown) => Promise.reject(this.fail(error)),
+    );
+    if (this.wal!.size > WAL_CHECKPOINT_BYTES && !this.checkpointing) this.checkpointing = this.checkpoint();
+    return onDisk;
   }
 
-  /** Syncs every shard written since the last checkpoint (a few at a time). */
-  private async syncShards(): Promise<void> {
-    const shards = [...this.unsynced];
-    this.unsynced.clear();
+  private fail(error: unknown): Error {
+    this.failure ??=
+      error instanceof LedgerWriteError ? error : new LedgerWriteError(this.folder, error as Error);
+    return this.failure;
+  }
+
+  /** Starts a new write-ahead log; once the shards written so far are synced, deletes the old one. */
+  private async checkpoint(): Promise<void> {
+    try {
+      const next = await openWal(this.folder);
+      const old = this.wal!;
+      const shards = this.unsynced;
+      this.wal = next;
+      this.unsynced = new Set();
+      await old.close();
+      await this.syncShards(shards);
+      await unlinkAsync(old.path);
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.checkpointing = undefined;
+    }
+  }
+
+  /** Syncs the given shards (a few at a time). */
+  private async syncShards(written: Set<number>): Promise<void> {
+    const shards = [...written];
+    written.clear();
     for (let i = 0; i < shards.length; i += 16) {
       await Promise.all(
         shards.slice(i, i + 16).map(async (shard) => {
@@ -632,6 +533,12 @@ export class OrderLedger {
     }
     const fd = openSync(join(this.folder, shardFileName(shard)), APPEND_FLAGS, 0o600);
     this.fds.set(shard, fd);
+    // Keep the most recently written shards open: an outcome goes to the shard its `sending` did.
+    if (this.fds.size > OPEN_SHARDS) {
+      const [oldest, oldestFd] = this.fds.entries().next().value!;
+      this.fds.delete(oldest);
+      closeSync(oldestFd);
+    }
     return fd;
   }
 
@@ -740,6 +647,21 @@ function appendAllSync(fd: number, buffer: Buffer): void {
   }
 }
 
+/** This process's new write-ahead log in the ledger's `wal` folder. */
+async function openWal(folder: string): Promise<AppendLog> {
+  const wal = join(folder, 'wal');
+  await mkdirAsync(wal, { recursive: true, mode: 0o700 });
+  const path = join(wal, `${process.pid}-${randomUUID().slice(0, 8)}.ndjson`);
+  return AppendLog.open(path, { what: `the order ledger's log ${path}`, synced: true });
+}
+
+function rejected(error: Error): Promise<never> {
+  const promise = Promise.reject(error);
+  // Callers that do not wait for a record learn of the failure from the next one that they do.
+  promise.catch(() => undefined);
+  return promise;
+}
+
 /** Appends whole lines in one write(): concurrent appenders never interleave inside it. */
 async function appendAll(fd: number, buffer: Buffer): Promise<void> {
   const { bytesWritten } = await writeAsync(fd, buffer, 0, buffer.length, null);
@@ -749,32 +671,25 @@ async function appendAll(fd: number, buffer: Buffer): Promise<void> {
   }
 }
 
-/** Whether the last string `jsonStringEnd` found holds a backslash escape. */
-let lastStringEscaped = false;
-
-/** The index of the quote closing the JSON string that opens at `start`, or -1. */
-function jsonStringEnd(data: Buffer, start: number): number {
-  lastStringEscaped = false;
-  if (data[start] !== 0x22) return -1;
+/** The JSON string that starts at `start` (an externalId), or undefined when it is not whole. */
+function externalIdAt(data: Buffer, start: number): string | undefined {
+  if (data[start] !== 0x22) return undefined;
+  let escaped = false;
   for (let i = start + 1; i < data.length; i++) {
     const byte = data[i];
     if (byte === 0x5c) {
-      lastStringEscaped = true;
+      escaped = true;
       i++;
-    } else if (byte === 0x22) return i;
-    else if (byte === NEWLINE) return -1;
+    } else if (byte === 0x22) {
+      if (!escaped) return data.toString('utf8', start + 1, i);
+      try {
+        return JSON.parse(data.toString('utf8', start, i + 1)) as string;
+      } catch {
+        return undefined;
+      }
+    } else if (byte === NEWLINE) return undefined;
   }
-  return -1;
-}
-
-function decodedEntry(ids: ExternalIdSet, data: Buffer, start: number, end: number): number {
-  try {
-    const id = JSON.parse(data.toString('utf8', start, end + 1)) as string;
-    const bytes = Buffer.from(id, 'utf8');
-    return ids.entryOf(bytes, 0, bytes.length);
-  } catch {
-    return -1;
-  }
+  return undefined;
 }
 
 /** The record that starts at `at` and ends at the next newline, or undefined (torn, damaged). */

@@ -4,14 +4,8 @@
  * journaled with its outcome when it comes back. Orders the journal already knows are skipped
  * (created) or held back (outcome unknown). It stops starting new requests on Ctrl-C, at the
  * first refusal of the credentials, or when the service cannot be reached, and always waits for
- * the requests in flight, so that the journal ends consistent.
- *
- * Throughput: an fdatasync costs 0.5 to 8 ms on ordinary disks (and more on busy virtual ones),
- * as much as a fifth of a request. So the next orders are journaled ahead (`lookahead` of them,
- * their records synced in shared rounds) and a free slot sends the next one at once. The price:
- * after a kill -9, up to `lookahead` orders that were journaled but not yet sent replay as
- * `unknown` (never a lost or doubled order). A clean stop (Ctrl-C, refused credentials) records
- * them as `not-sent`.
+ * the requests in flight, so that the journal ends consistent. The `sending` records of all the
+ * workers share the journal's and the ledger's synced writes (group commit).
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError, AuthError, ConnectionError, TimeoutError } from '../api/errors.js';
@@ -24,9 +18,6 @@ import type { ValidatedOrder } from './types.js';
 
 export const ORDERS_PATH = '/api/v1/orders';
 
-/** One order of the input in the sending pass: its body, or why it cannot be sent. */
-export type SubmitItem = ValidatedOrder;
-
 export interface SubmitOptions {
   client: Pick<ApiClient, 'request'>;
   journal: OrderJournal;
@@ -37,14 +28,12 @@ export interface SubmitOptions {
   ledger?: OrderLedger;
   /** Requests in flight at most. */
   concurrency: number;
-  /** Orders journaled as `sending` ahead of a free slot (default: `concurrency`). */
-  lookahead?: number;
   /** Send again orders whose outcome is unknown (the user checked they do not exist). */
   retryUnknown?: boolean;
   /** Aborted on Ctrl-C: no new request starts; those in flight are waited for. */
   signal: AbortSignal;
   /** Called once per order, in completion order (`index` gives the input order). */
-  onResult: (result: OrderResult, item: SubmitItem) => void;
+  onResult: (result: OrderResult, item: ValidatedOrder) => void;
 }
 
 export type StopKind = 'interrupted' | 'credentials' | 'unreachable' | 'journal' | 'ledger' | 'error';
@@ -73,18 +62,6 @@ const STOP_NOTE: Record<StopKind, string> = {
   error: 'not sent: the import stopped on an unexpected error',
 };
 
-/** An order journaled as `sending`, waiting for a free slot. */
-interface Armed {
-  item: SubmitItem;
-  externalId: string;
-  json: string;
-  /** Resolves once its `sending` record is on disk. */
-  durable: Promise<void>;
-  onDisk: boolean;
-  /** Where its `sending` record reached the disk (a `not-sent` goes only there). */
-  recorded: SendingRecords;
-}
-
 interface SendingRecords {
   journal: boolean;
   ledger: boolean;
@@ -92,29 +69,27 @@ interface SendingRecords {
 
 /** Sends the orders and reports each outcome; resolves once nothing is in flight. */
 export async function submitOrders(
-  items: AsyncIterable<SubmitItem> | Iterable<SubmitItem>,
+  items: AsyncIterable<ValidatedOrder> | Iterable<ValidatedOrder>,
   options: SubmitOptions,
 ): Promise<SubmitOutcome> {
   const { client, journal, ledger, signal, onResult } = options;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
-  const lookahead = Math.max(0, Math.floor(options.lookahead ?? concurrency));
-  const armed: Armed[] = [];
   let inFlight = 0;
   let sent = 0;
   let firstSend = 0;
   let lastAnswer = 0;
   let stopped: SubmitStop | undefined;
-  /** The main loop, when it waits for room or for the last answers. */
-  let wake: (() => void) | undefined;
-  const wakeUp = (): void => {
-    const resume = wake;
-    wake = undefined;
+  /** Resumes the main loop when it waits for a free slot or for the last answers. */
+  let resumeMainLoop: (() => void) | undefined;
+  const slotFreed = (): void => {
+    const resume = resumeMainLoop;
+    resumeMainLoop = undefined;
     resume?.();
   };
-  const waitForWake = (): Promise<void> => new Promise<void>((resolve) => (wake = resolve));
+  const nextSlotFreed = (): Promise<void> => new Promise<void>((resolve) => (resumeMainLoop = resolve));
   const stop = (kind: StopKind, error?: Error): void => {
     stopped ??= error ? { kind, error } : { kind };
-    wakeUp();
+    slotFreed();
   };
   // Read through a function: callbacks set the stop while the main loop waits.
   const stopReason = (): SubmitStop | undefined => stopped;
@@ -130,11 +105,11 @@ export async function submitOrders(
     if (recorded.ledger) ledger?.notSent(externalId, STOP_NOTE[kind]);
   };
 
-  const notSent = (item: SubmitItem, kind: StopKind): void => {
+  const notSent = (item: ValidatedOrder, kind: StopKind): void => {
     onResult({ ...base(item), status: 'not-sent', message: STOP_NOTE[kind] }, item);
   };
 
-  const settleResponse = (item: SubmitItem, externalId: string, status: number, body: unknown): void => {
+  const settleResponse = (item: ValidatedOrder, externalId: string, status: number, body: unknown): void => {
     if (status >= 200 && status < 300) {
       const { id, code } = serviceIds(body);
       journal.created(externalId, { httpStatus: status, id, code });
@@ -149,7 +124,7 @@ export async function submitOrders(
     onResult({ ...base(item), status: 'failed', httpStatus: status, message }, item);
   };
 
-  const settleError = (item: SubmitItem, externalId: string, error: unknown): void => {
+  const settleError = (item: ValidatedOrder, externalId: string, error: unknown): void => {
     if (error instanceof ApiError) {
       // The service answered with an error: it did not create the order, so re-sending is safe.
       const message = failureMessage(error);
@@ -178,25 +153,29 @@ export async function submitOrders(
     if (!(error instanceof ConnectionError)) stop('error', error as Error);
   };
 
-  const fly = async (next: Armed): Promise<void> => {
-    const { item, externalId, json, durable } = next;
-    // Its turn has come: if its record is still waiting for a round, start the round now.
-    if (!next.onDisk) {
-      journal.hurry();
-      ledger?.hurry();
-    }
-    try {
-      await durable;
-    } catch (error) {
+  /** Records the order as `sending` (on disk), then sends it and records its outcome. */
+  const sendOrder = async (item: ValidatedOrder, externalId: string, json: string): Promise<void> => {
+    const hash = bodyHash(json);
+    const [inJournal, inLedger] = await Promise.allSettled([
+      journal.sending(externalId, hash, item.source.location.line),
+      ledger?.sending(externalId, hash),
+    ]);
+    const recorded: SendingRecords = {
+      journal: inJournal.status === 'fulfilled',
+      ledger: inLedger.status === 'fulfilled',
+    };
+    const refused = [inJournal, inLedger].find((settled) => settled.status === 'rejected');
+    if (refused) {
+      const error = refused.reason as Error;
       const kind = error instanceof LedgerWriteError ? 'ledger' : 'journal';
-      stop(kind, error as Error);
-      recordNotSent(externalId, kind, next.recorded);
+      stop(kind, error);
+      recordNotSent(externalId, kind, recorded);
       notSent(item, kind);
       return;
     }
     const late = stopReason();
     if (late) {
-      recordNotSent(externalId, late.kind, next.recorded);
+      recordNotSent(externalId, late.kind, recorded);
       notSent(item, late.kind);
       return;
     }
@@ -212,30 +191,6 @@ export async function submitOrders(
     } catch (error) {
       lastAnswer = performance.now();
       settleError(item, externalId, error);
-    }
-  };
-
-  /** Starts armed orders, oldest first, while there are free slots. */
-  const pump = (): void => {
-    while (inFlight < concurrency && armed.length > 0 && !stopReason()) {
-      const next = armed.shift()!;
-      inFlight++;
-      void fly(next)
-        .catch((error: unknown) => stop('error', error as Error))
-        .finally(() => {
-          inFlight--;
-          pump();
-          wakeUp();
-        });
-    }
-  };
-
-  /** After a stop: armed orders were journaled as `sending` but never sent; record that. */
-  const disarm = async (kind: StopKind): Promise<void> => {
-    for (const { item, externalId, durable, recorded } of armed.splice(0)) {
-      await durable.catch(() => undefined);
-      recordNotSent(externalId, kind, recorded);
-      notSent(item, kind);
     }
   };
 
@@ -329,50 +284,26 @@ export async function submitOrders(
         continue;
       }
 
-      while (inFlight + armed.length >= concurrency + lookahead && !stopReason()) await waitForWake();
+      while (inFlight >= concurrency && !stopReason()) await nextSlotFreed();
       const late = stopReason();
       if (late) {
         notSent(item, late.kind);
         continue;
       }
-      const hash = bodyHash(json);
-      const recorded: SendingRecords = { journal: false, ledger: false };
-      const inJournal = journal.sending(externalId, hash, source.location.line).then(() => {
-        recorded.journal = true;
-      });
-      const inLedger = ledger?.sending(externalId, hash).then(() => {
-        recorded.ledger = true;
-      });
-      const entry: Armed = {
-        item,
-        externalId,
-        json,
-        durable: inLedger ? Promise.all([inJournal, inLedger]).then(() => undefined) : inJournal,
-        onDisk: false,
-        recorded,
-      };
-      // Rejections are handled where it is awaited (fly, disarm); this also keeps Node quiet.
-      entry.durable.then(
-        () => {
-          entry.onDisk = true;
-        },
-        () => undefined,
-      );
-      armed.push(entry);
-      pump();
+      inFlight++;
+      void sendOrder(item, externalId, json)
+        .catch((error: unknown) => stop('error', error as Error))
+        .finally(() => {
+          inFlight--;
+          slotFreed();
+        });
     }
   } catch (error) {
     // Reading the input failed half-way (the file changed under us): stop, but settle what is out.
     stop('error', error as Error);
   } finally {
     signal.removeEventListener('abort', onAbort);
-    for (;;) {
-      const stoppedNow = stopReason();
-      if (stoppedNow) await disarm(stoppedNow.kind);
-      else pump();
-      if (inFlight === 0 && armed.length === 0) break;
-      await waitForWake();
-    }
+    while (inFlight > 0) await nextSlotFreed();
   }
   return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
 }
@@ -388,7 +319,7 @@ function decidesOverJournal(elsewhere: LedgerEntry, journalAt: string | undefine
   return journalAt === undefined || elsewhere.at >= journalAt;
 }
 
-function base(item: SubmitItem): Pick<OrderResult, 'index' | 'externalId' | 'location'> {
+function base(item: ValidatedOrder): Pick<OrderResult, 'index' | 'externalId' | 'location'> {
   return { index: item.source.index, externalId: item.source.externalId, location: item.source.location };
 }
 

@@ -3,7 +3,6 @@
  * read -> parse -> map -> group -> validate -> submit -> journal -> report.
  */
 import type { InputProblem } from '../core/errors.js';
-import type { ExternalIdIndex } from './external-ids.js';
 
 export type InputFormat = 'csv' | 'json' | 'ndjson';
 
@@ -167,6 +166,6 @@ export interface ImportValidation {
   omitted: number;
   /** Every order in input order, ready for the sending pass, when the input fit in `keepItems`. */
   kept?: ValidatedOrder[];
-  /** Every externalId of the input, for the order ledger's check (dropped once it is done). */
-  externalIds?: ExternalIdIndex | undefined;
+  /** Every externalId of the input with its first line, for the order ledger's check (dropped once it is done). */
+  externalIds?: ReadonlyMap<string, number> | undefined;
 }

@@ -11,7 +11,6 @@ import { quote } from '../io/quote.js';
 import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS, validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { checkReferences } from './check-refs.js';
-import { ExternalIdIndex } from './external-ids.js';
 import { DEFAULT_LIMITS, type InputLimits, sizeProblems } from './limits.js';
 import type { ReferenceCatalog } from './references.js';
 import { resolveProductCodes } from './resolve-products.js';
@@ -145,7 +144,8 @@ export async function validateImport(
     checkRefs: options.checkRefs,
     limits: options.limits ?? source.limits,
   };
-  const seen = new ExternalIdIndex();
+  /** externalId -> the line where it first appeared. */
+  const seen = new Map<string, number>();
   const invalid: SourceOrder[] = [];
   const invalidIndexes = new Set<number>();
   const problems: InputProblem[] = [];
@@ -163,9 +163,9 @@ export async function validateImport(
       const prepared = await prepareOrder(order, options.references, prepareOptions);
       const orderProblems = prepared.problems;
       if (order.externalId !== undefined) {
-        const firstLine = seen.addOrGet(order.externalId, order.location.line);
-        if (firstLine !== undefined)
-          orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
+        const firstLine = seen.get(order.externalId);
+        if (firstLine === undefined) seen.set(order.externalId, order.location.line);
+        else orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
       }
       if (kept !== undefined) {
         keptItems += itemCount(prepared.body);

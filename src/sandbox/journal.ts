@@ -1,10 +1,10 @@
 /**
  * Optional persistence for `--data <dir>`: every change to the sandbox's state is appended as one
- * JSON line to `<dir>/sandbox-journal.ndjson` and replayed at start. Appending costs one small
- * write per change, where rewriting a snapshot would cost the whole state at benchmark rates.
+ * JSON line to `<dir>/sandbox-journal.ndjson` (an AppendLog) and replayed at start. Appending
+ * costs one small write per change, where rewriting a snapshot would cost the whole state.
  */
-import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { AppendLog } from '../io/append-log.js';
 
 export const JOURNAL_FILE = 'sandbox-journal.ndjson';
 
@@ -16,26 +16,40 @@ export type JournalEntry =
   | { op: 'subscription'; record: Record<string, unknown> };
 
 export class StateJournal {
-  readonly path: string;
-  private fd: number | undefined;
+  private readonly log: AppendLog;
+  private closed = false;
 
-  private constructor(path: string, fd: number) {
-    this.path = path;
-    this.fd = fd;
+  private constructor(log: AppendLog) {
+    this.log = log;
   }
 
-  /** Opens (creating the folder and file if needed) and returns the entries already recorded. */
-  static open(dataDir: string): { journal: StateJournal; entries: JournalEntry[] } {
-    mkdirSync(dataDir, { recursive: true });
+  get path(): string {
+    return this.log.path;
+  }
+
+  /**
+   * Opens (creating the folder and file if needed) and returns the entries already recorded; a
+   * torn last line (a kill during a write) is cut off, so the next append does not glue onto it.
+   */
+  static async open(dataDir: string): Promise<{ journal: StateJournal; entries: JournalEntry[] }> {
     const path = join(dataDir, JOURNAL_FILE);
-    const fd = openSync(path, 'a+');
-    const bytes = readFileSync(fd);
-    // A torn last line is what a kill during a write leaves: drop it, or the next append would
-    // be glued to it and corrupt a good entry.
-    const completeLength = bytes.lastIndexOf(0x0a) + 1;
-    if (completeLength < bytes.length) ftruncateSync(fd, completeLength);
-    const entries = parseJournal(path, bytes.subarray(0, completeLength).toString('utf8'));
-    return { journal: new StateJournal(path, fd), entries };
+    const log = await AppendLog.open(path, { what: `the sandbox journal ${path}`, mode: 0o666 });
+    const entries: JournalEntry[] = [];
+    try {
+      await log.replay((line, number) => {
+        const text = line.toString('utf8');
+        if (text.trim() === '') return;
+        try {
+          entries.push(JSON.parse(text) as JournalEntry);
+        } catch (error) {
+          throw new Error(`${path}:${number}: not JSON (${(error as Error).message})`, { cause: error });
+        }
+      });
+    } catch (error) {
+      await log.close();
+      throw error;
+    }
+    return { journal: new StateJournal(log), entries };
   }
 
   /**
@@ -43,31 +57,18 @@ export class StateJournal {
    * killed right after answering still remembers what it answered.
    */
   append(entry: JournalEntry): void {
-    if (this.fd === undefined) return;
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    if (this.closed) return;
+    this.log.appendNow(JSON.stringify(entry));
   }
 
-  /** Forgets everything (reset to the seed). The file is opened for appending, so writes follow. */
+  /** Forgets everything (reset to the seed). */
   clear(): void {
-    if (this.fd !== undefined) ftruncateSync(this.fd, 0);
+    if (!this.closed) this.log.truncateNow();
   }
 
   close(): void {
-    if (this.fd === undefined) return;
-    closeSync(this.fd);
-    this.fd = undefined;
+    if (this.closed) return;
+    this.closed = true;
+    this.log.closeNow();
   }
-}
-
-function parseJournal(path: string, text: string): JournalEntry[] {
-  const entries: JournalEntry[] = [];
-  for (const [index, line] of text.split('\n').entries()) {
-    if (line.trim() === '') continue;
-    try {
-      entries.push(JSON.parse(line) as JournalEntry);
-    } catch (error) {
-      throw new Error(`${path}:${index + 1}: not JSON (${(error as Error).message})`, { cause: error });
-    }
-  }
-  return entries;
 }

@@ -141,7 +141,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const dataLock = options.dataDir === undefined ? undefined : await lockDataDir(options);
   let store: SandboxStore;
   try {
-    store = SandboxStore.open(seed, options.dataDir);
+    store = await SandboxStore.open(seed, options.dataDir);
   } catch (error) {
     await dataLock?.release();
     throw error;

@@ -76,9 +76,9 @@ export class SandboxStore {
   }
 
   /** Builds the store from the seed and, with a data folder, replays what was recorded there. */
-  static open(seed: SeedData, dataDir?: string): SandboxStore {
+  static async open(seed: SeedData, dataDir?: string): Promise<SandboxStore> {
     if (dataDir === undefined) return new SandboxStore(seed, undefined);
-    const { journal, entries } = StateJournal.open(dataDir);
+    const { journal, entries } = await StateJournal.open(dataDir);
     const store = new SandboxStore(seed, journal);
     for (const entry of entries) store.apply(entry);
     return store;

@@ -8,13 +8,12 @@
  * The key is never in it: `x-webhook-key` is written `[redacted]`. The original body bytes are
  * kept exactly. A body that is valid UTF-8 without line breaks (what services send) is written
  * verbatim as the value of `body`, the last field of the line, so that reading it back is a
- * matter of cutting the line after `,"body":` (`parseEventLine`) and the hot path never
- * re-serializes it. Any other body is written as `JSON.stringify(body)` followed by its exact
+ * matter of cutting the line after `,"body":` (`parseEventLine`). Any other body is written as `JSON.stringify(body)` followed by its exact
  * bytes in `rawBody` (UTF-8 text) or `rawBodyBase64` (bytes that are not valid UTF-8).
  */
 import { isUtf8 } from 'node:buffer';
 import { REDACTED } from '../core/redact.js';
-import { WEBHOOK_EVENT_HEADER, WEBHOOK_KEY_HEADER } from './verify.js';
+import { WEBHOOK_KEY_HEADER } from './verify.js';
 
 export interface EventRecord {
   receivedAt: string;
@@ -28,11 +27,10 @@ export interface EventRecord {
 }
 
 const BODY_KEY = ',"body":';
-const ASCII = /^[\x00-\x7f]*$/;
 
 /**
- * The headers as recorded, from `req.rawHeaders` in one pass (cheaper than Node's lazily built
- * `req.headers`): lower-case names, a repeated header's values joined with `, `, the key redacted.
+ * The headers as recorded, from `req.rawHeaders`: lower-case names, a repeated header's values
+ * joined with `, `, the key redacted.
  */
 export function recordedHeaders(rawHeaders: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -46,77 +44,8 @@ export function recordedHeaders(rawHeaders: readonly string[]): Record<string, s
 }
 
 /**
- * The `"headers"` JSON of the lines of one receiver, as `JSON.stringify(recordedHeaders(raw))`
- * would write it (in the order received). It remembers the previous request's headers: a sender
- * repeats the same names and mostly the same values (content-length aside), so each name/value
- * pair is escaped once rather than per request. Repeated names take the general path.
- */
-export class HeaderRecorder {
-  private names: string[] = [];
-  private lowerNames: string[] = [];
-  private values: (string | undefined)[] = [];
-  private fragments: string[] = [];
-  private nonAscii: boolean[] = [];
-  private nonAsciiCount = 0;
-  private repeats = false;
-  private eventAt = -1;
-  /** X-WEBHOOK-EVENT of the headers recorded last (null without one). */
-  event: string | null = null;
-  /** Whether the headers recorded last are all ASCII (their JSON can be copied byte for byte). */
-  ascii = true;
-
-  /** The headers of one request (`req.rawHeaders`) as a JSON object text. */
-  record(raw: readonly string[]): string {
-    const pairs = raw.length >> 1;
-    let sameNames = pairs === this.names.length;
-    for (let p = 0; sameNames && p < pairs; p++) sameNames = raw[2 * p] === this.names[p];
-    if (!sameNames) this.learnNames(raw, pairs);
-    if (this.repeats) {
-      const headers = recordedHeaders(raw);
-      this.event = headers[WEBHOOK_EVENT_HEADER] ?? null;
-      const json = JSON.stringify(headers);
-      this.ascii = ASCII.test(json);
-      return json;
-    }
-    let json = '{';
-    for (let p = 0; p < pairs; p++) {
-      const value = raw[2 * p + 1]!;
-      if (value !== this.values[p]) {
-        const name = this.lowerNames[p]!;
-        this.values[p] = value;
-        const fragment = `${JSON.stringify(name)}:${JSON.stringify(name === WEBHOOK_KEY_HEADER ? REDACTED : value)}`;
-        const nonAscii = !ASCII.test(fragment);
-        if (nonAscii !== this.nonAscii[p]) this.nonAsciiCount += nonAscii ? 1 : -1;
-        this.nonAscii[p] = nonAscii;
-        this.fragments[p] = fragment;
-      }
-      json += p === 0 ? this.fragments[p] : `,${this.fragments[p]}`;
-    }
-    this.event = this.eventAt === -1 ? null : raw[2 * this.eventAt + 1]!;
-    this.ascii = this.nonAsciiCount === 0;
-    return `${json}}`;
-  }
-
-  private learnNames(raw: readonly string[], pairs: number): void {
-    this.names = [];
-    this.lowerNames = [];
-    for (let p = 0; p < pairs; p++) {
-      this.names.push(raw[2 * p]!);
-      this.lowerNames.push(raw[2 * p]!.toLowerCase());
-    }
-    this.values = new Array(pairs).fill(undefined);
-    this.fragments = new Array(pairs).fill('');
-    this.nonAscii = new Array(pairs).fill(false);
-    this.nonAsciiCount = 0;
-    this.repeats = new Set(this.lowerNames).size !== pairs;
-    this.eventAt = this.lowerNames.indexOf(WEBHOOK_EVENT_HEADER);
-  }
-}
-
-/**
  * Serializes an accepted notification to one line (no trailing newline). `bodyText` is the body
- * decoded as UTF-8 and `body` its parsed value (so it is valid JSON); both are passed in so the
- * hot path parses once.
+ * decoded as UTF-8 and `body` its parsed value (so it is valid JSON); the receiver has both.
  */
 export function formatEventLine(
   receivedAt: string,
@@ -126,7 +55,7 @@ export function formatEventLine(
   bodyText: string,
   body: unknown,
 ): string {
-  const head = lineHead(receivedAt, event, JSON.stringify(headers));
+  const head = `{"receivedAt":${JSON.stringify(receivedAt)},"event":${JSON.stringify(event)},"headers":${JSON.stringify(headers)}${BODY_KEY}`;
   if (isVerbatimBody(raw)) return `${head}${bodyText}}`;
   const utf8 = isUtf8(raw);
   const canonical = JSON.stringify(body);
@@ -134,13 +63,8 @@ export function formatEventLine(
   return `${head}${canonical},"rawBody":${JSON.stringify(bodyText)}}`;
 }
 
-/** The line up to its body: `{"receivedAt":…,"event":…,"headers":{…},"body":`. */
-export function lineHead(receivedAt: string, event: string | null, headersJson: string): string {
-  return `{"receivedAt":"${receivedAt}","event":${event === null ? 'null' : JSON.stringify(event)},"headers":${headersJson}${BODY_KEY}`;
-}
-
 /** A body the line holds as it came (valid UTF-8 without line breaks), closed by `}`. */
-export function isVerbatimBody(raw: Buffer): boolean {
+function isVerbatimBody(raw: Buffer): boolean {
   return raw.indexOf(0x0a) === -1 && raw.indexOf(0x0d) === -1 && isUtf8(raw);
 }
 
@@ -228,23 +152,18 @@ export function summarizeBody(body: unknown): string {
   if (body === null || typeof body !== 'object') return `body ${truncate(JSON.stringify(body), 60)}`;
   if (Array.isArray(body)) return `a list of ${body.length}`;
   const b = body as Record<string, unknown>;
-  // Joined as it goes (listen prints one per event: no array of parts to build and join).
-  let out = '';
+  const parts: string[] = [];
   const id = idOf(b);
-  if (id !== undefined) out = `id ${id}`;
-  if (typeof b.externalId === 'string') out = joined(out, `externalId ${truncate(b.externalId, 40)}`);
-  if (typeof b.externalReference === 'string') out = joined(out, `ref ${truncate(b.externalReference, 40)}`);
+  if (id !== undefined) parts.push(`id ${id}`);
+  if (typeof b.externalId === 'string') parts.push(`externalId ${truncate(b.externalId, 40)}`);
+  if (typeof b.externalReference === 'string') parts.push(`ref ${truncate(b.externalReference, 40)}`);
   const customer = b.customer as { name?: unknown } | null | undefined;
-  if (customer && typeof customer.name === 'string') out = joined(out, truncate(customer.name, 40));
-  if (Array.isArray(b.items)) out = joined(out, `${b.items.length} item${b.items.length === 1 ? '' : 's'}`);
-  if (typeof b.status === 'string') out = joined(out, b.status);
-  if (out !== '') return out;
+  if (customer && typeof customer.name === 'string') parts.push(truncate(customer.name, 40));
+  if (Array.isArray(b.items)) parts.push(`${b.items.length} item${b.items.length === 1 ? '' : 's'}`);
+  if (typeof b.status === 'string') parts.push(b.status);
+  if (parts.length > 0) return parts.join(' · ');
   const keys = Object.keys(b);
   return keys.length === 0 ? 'empty object' : `fields ${truncate(keys.slice(0, 6).join(', '), 60)}`;
-}
-
-function joined(summary: string, part: string): string {
-  return summary === '' ? part : `${summary} · ${part}`;
 }
 
 /**

@@ -256,8 +256,7 @@ function persistWith(
   log: EventLog | undefined,
   queue: ForwardQueue | undefined,
 ): ((event: AcceptedEvent, done: (error?: Error) => void) => void) | undefined {
-  const toLog = (e: AcceptedEvent, done: (error?: Error) => void) =>
-    log!.append(e.logLine?.() ?? { text: e.line, end: '\n' }, done);
+  const toLog = (e: AcceptedEvent, done: (error?: Error) => void) => log!.append(e.line, done);
   const toQueue = (e: AcceptedEvent, done: (error?: Error) => void) =>
     queue!.enqueue(e.line).then(() => done(), done);
   if (log && queue) {

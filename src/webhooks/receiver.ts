@@ -20,72 +20,24 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { statusText } from '../core/http-status.js';
 import { isoNow } from '../io/iso-time.js';
-import type { LogLine } from './event-log.js';
-import {
-  formatEventLine,
-  HeaderRecorder,
-  isVerbatimBody,
-  lineHead,
-  recordedHeaders,
-} from './event-record.js';
+import { formatEventLine, recordedHeaders } from './event-record.js';
 import { WEBHOOK_EVENT_HEADER, type WebhookKeyVerifier } from './verify.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** An accepted notification, built once as the receiver hands it on. */
 export interface AcceptedEvent {
   receivedAt: string;
   event: string | null;
-  readonly headers: Record<string, string>;
+  /** As recorded (`recordedHeaders`): lower-case names, the key redacted. */
+  headers: Record<string, string>;
   body: unknown;
   /** The event as one JSON line (`formatEventLine`): what the log holds and `--json` prints. */
-  readonly line: string;
+  line: string;
   /** The body bytes exactly as received. */
   raw: Buffer;
-  /** The line and its newline as the log writes them (`line` + `\n`, without joining them first). */
-  logLine?(): LogLine;
-}
-
-/**
- * An accepted notification as the receiver hands it on. The headers' object and the line as one
- * string are made when first asked for: `listen` without `--json` or `--forward-to` writes the
- * line to its log from parts and never needs either.
- */
-class ReceivedEvent implements AcceptedEvent {
-  private lineText: string | undefined;
-  private headerObject: Record<string, string> | undefined;
-
-  constructor(
-    readonly receivedAt: string,
-    readonly event: string | null,
-    readonly raw: Buffer,
-    readonly body: unknown,
-    private readonly bodyText: string,
-    private readonly rawHeaders: readonly string[],
-    private readonly headersJson: string,
-    /** The headers (the event among them) are ASCII: so is the line up to its body. */
-    private readonly headersAscii: boolean,
-  ) {}
-
-  get headers(): Record<string, string> {
-    this.headerObject ??= recordedHeaders(this.rawHeaders);
-    return this.headerObject;
-  }
-
-  get line(): string {
-    this.lineText ??= isVerbatimBody(this.raw)
-      ? `${lineHead(this.receivedAt, this.event, this.headersJson)}${this.bodyText}}`
-      : formatEventLine(this.receivedAt, this.event, this.headers, this.raw, this.bodyText, this.body);
-    return this.lineText;
-  }
-
-  logLine(): LogLine {
-    if (this.lineText === undefined && isVerbatimBody(this.raw)) {
-      const text = lineHead(this.receivedAt, this.event, this.headersJson);
-      return { text, ascii: this.headersAscii, bytes: this.raw, end: '}\n' };
-    }
-    return { text: this.line, end: '\n' };
-  }
 }
 
 export interface Rejection {
@@ -147,7 +99,6 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
   const { persist, onAccepted, onRejected } = options;
   let verifier = options.verifier;
   const counts = new Map<number, number>();
-  const headerRecorder = new HeaderRecorder();
   let accepting = true;
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -194,15 +145,12 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
 
   const ok = (res: ServerResponse, accepted: AcceptedEvent): void => {
     count(200);
-    if (accepting) {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': OK_BODY.length });
-    } else {
-      res.writeHead(200, {
-        'content-type': 'application/json',
-        'content-length': OK_BODY.length,
-        connection: 'close',
-      });
-    }
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': OK_BODY.length,
+      // Once stopping, the connection is not kept for another request.
+      ...(accepting ? {} : { connection: 'close' }),
+    });
     res.end(OK_BODY);
     onAccepted?.(accepted);
   };
@@ -221,17 +169,10 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
       reject(req, res, 400, reason);
       return;
     }
-    const headersJson = headerRecorder.record(req.rawHeaders);
-    const accepted = new ReceivedEvent(
-      receivedAt,
-      headerRecorder.event,
-      raw,
-      body,
-      text,
-      req.rawHeaders,
-      headersJson,
-      headerRecorder.ascii,
-    );
+    const headers = recordedHeaders(req.rawHeaders);
+    const event = headers[WEBHOOK_EVENT_HEADER] ?? null;
+    const line = formatEventLine(receivedAt, event, headers, raw, text, body);
+    const accepted: AcceptedEvent = { receivedAt, event, headers, body, line, raw };
     if (!persist) {
       ok(res, accepted);
       return;
@@ -271,7 +212,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
         return;
       }
     }
-    const declared = rawHeader(req.rawHeaders, 'content-length');
+    const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > maxBody) {
       reject(req, res, 413, `body of ${declared} bytes is over the limit of ${maxBody} bytes`);
       return;
@@ -327,7 +268,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
           : `malformed HTTP request (${code || error.message})`;
     count(status);
     onRejected?.({ receivedAt: new Date().toISOString(), status, reason });
-    socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.end(`HTTP/1.1 ${status} ${statusText(status)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     socket.destroySoon();
   });
 
@@ -370,12 +311,6 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
   };
 }
 
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
-
 function pathOf(url: string | undefined): string {
   if (url === undefined) return '/';
   const q = url.indexOf('?');
@@ -385,15 +320,6 @@ function pathOf(url: string | undefined): string {
 /** `/hooks/` and `/hooks` are the same path; `/` stays `/`. */
 function normalizePath(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-}
-
-/** One header from the raw list (the first occurrence), without building `req.headers`. */
-function rawHeader(rawHeaders: readonly string[], name: string): string | undefined {
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const candidate = rawHeaders[i]!;
-    if (candidate.length === name.length && candidate.toLowerCase() === name) return rawHeaders[i + 1];
-  }
-  return undefined;
 }
 
 function headerValue(req: IncomingMessage, name: string): string | null {

@@ -2,7 +2,6 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExternalIdIndex } from '../../src/import/external-ids.js';
 import { ledgerFolder, OrderLedger, shardFileName, shardOf } from '../../src/import/ledger.js';
 import { tempDir } from '../support/cli.js';
 
@@ -12,10 +11,9 @@ function open(config: string, by: 'orders create' | 'orders import' = 'orders cr
   return OrderLedger.open(config, BASE, { by, input: '/data/in.csv', ...(journal ? { journal } : {}) });
 }
 
-function idsOf(...ids: string[]): ExternalIdIndex {
-  const index = new ExternalIdIndex();
-  for (const [line, id] of ids.entries()) index.addOrGet(id, line + 1);
-  return index;
+/** The externalIds of an input, with the line of each, as the validation pass keeps them. */
+function idsOf(...ids: string[]): Map<string, number> {
+  return new Map(ids.map((id, index) => [id, index + 1]));
 }
 
 describe('OrderLedger', () => {

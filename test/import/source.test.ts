@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CancelledError, InputError, UsageError } from '../../src/core/errors.js';
-import { ExternalIdIndex } from '../../src/import/external-ids.js';
 import { openOrderSource } from '../../src/import/source.js';
 import { validateImport } from '../../src/import/validate.js';
 import { FIXTURES, lines, readAll, rejection, sourceContext, writeInput } from './input-support.js';
@@ -177,24 +176,5 @@ describe('Ctrl-C', () => {
     const source = await openOrderSource('a.csv', {}, ctx);
     controller.abort(new CancelledError());
     await expect(validateImport(source)).rejects.toBeInstanceOf(CancelledError);
-  });
-});
-
-describe('ExternalIdIndex', () => {
-  it('remembers the first line of each id, across rehashes, for any text', () => {
-    const index = new ExternalIdIndex();
-    const ids = Array.from({ length: 50_000 }, (_, i) => (i % 7 === 0 ? `Commande-é-${i}` : `ORD-${i}`));
-    for (const [i, id] of ids.entries()) expect(index.addOrGet(id, i + 2)).toBeUndefined();
-    expect(index.size).toBe(50_000);
-    expect(index.addOrGet('ORD-1', 99)).toBe(3);
-    expect(index.addOrGet('Commande-é-49994', 99)).toBe(49_996);
-    expect(index.addOrGet('ORD-10', 99)).toBe(12);
-    // Near misses are other ids: a prefix, an extra character, a different case.
-    expect(index.addOrGet('ORD-', 5)).toBeUndefined();
-    expect(index.addOrGet('ORD-10 ', 6)).toBeUndefined();
-    expect(index.addOrGet('ord-10', 7)).toBeUndefined();
-    expect(index.addOrGet('x'.repeat(1000), 8)).toBeUndefined();
-    expect(index.addOrGet('x'.repeat(1000), 9)).toBe(8);
-    expect(index.size).toBe(50_004);
   });
 });

@@ -7,7 +7,8 @@ import { ApiClient } from '../../src/api/client.js';
 import { Redactor } from '../../src/core/redact.js';
 import { OrderJournal } from '../../src/import/journal.js';
 import type { OrderResult } from '../../src/import/report.js';
-import { type SubmitItem, submitOrders } from '../../src/import/submit.js';
+import { submitOrders } from '../../src/import/submit.js';
+import type { ValidatedOrder } from '../../src/import/types.js';
 import { tempDir } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 import { createdCounts, externalId, orders, readLines } from './submit-support.js';
@@ -25,7 +26,7 @@ function clientFor(connections: number): ApiClient {
   });
 }
 
-function itemsOf(list: Record<string, unknown>[]): SubmitItem[] {
+function itemsOf(list: Record<string, unknown>[]): ValidatedOrder[] {
   return list.map((body, index) => ({
     source: {
       index,

@@ -1,125 +1,91 @@
-/**
- * The pieces `listen` builds each line from: the headers' JSON (remembered between requests) and
- * the event log, which encodes lines given as parts into one buffer per turn of the event loop.
- */
-import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { EventLog } from '../../src/webhooks/event-log.js';
-import { HeaderRecorder, recordedHeaders } from '../../src/webhooks/event-record.js';
+/** The one line format of log, `--json`, queue and replay: what goes in comes back byte for byte. */
+import { describe, expect, it } from 'vitest';
+import {
+  formatEventLine,
+  originalBodyBytes,
+  parseEventLine,
+  recordedHeaders,
+  replayHeaders,
+} from '../../src/webhooks/event-record.js';
 
-describe('HeaderRecorder', () => {
-  const base = [
-    'Host',
-    '127.0.0.1:8787',
-    'Content-Type',
-    'application/json',
-    'X-WEBHOOK-EVENT',
+const RAW_HEADERS = [
+  'Content-Type',
+  'application/json',
+  'X-WEBHOOK-EVENT',
+  'sales_order_validated',
+  'X-Webhook-Key',
+  'whk_secret_value_0123456789',
+  'x-custom',
+  'a',
+  'X-Custom',
+  'b',
+];
+
+function lineOf(raw: Buffer): string {
+  const text = raw.toString('utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { replaced: true };
+  }
+  return formatEventLine(
+    '2026-01-01T00:00:00.000Z',
     'sales_order_validated',
-    'X-Webhook-Key',
-    'whk_secret_value_0123456789',
-    'Content-Length',
-    '120',
-  ];
+    recordedHeaders(RAW_HEADERS),
+    raw,
+    text,
+    body,
+  );
+}
 
-  it('writes what JSON.stringify(recordedHeaders()) writes, request after request', () => {
-    const recorder = new HeaderRecorder();
-    const requests = [
-      base,
-      base.map((v, i) => (i === 9 ? '97' : v)), // another content-length
-      base.map((v, i) => (i === 5 ? 'order_"quoted"\\' : v)), // a value that needs escaping
-      [...base, 'User-Agent', 'ordercli/1.0'], // one more header
-      base.map((v, i) => (i === 0 ? 'HOST' : v)), // a name cased differently
-      [...base, 'x-custom', 'a', 'X-Custom', 'b'], // a repeated name: joined
-      [...base, 'x-webhook-key', 'second'], // the key twice: still redacted once
-      ['Content-Type', 'application/json'], // no event header
-      base,
-    ];
-    for (const raw of requests) {
-      const json = recorder.record(raw);
-      const expected = recordedHeaders(raw);
-      expect(JSON.parse(json)).toEqual(expected);
-      expect(recorder.event).toBe(expected['x-webhook-event'] ?? null);
-      expect(json).not.toContain('whk_secret_value');
-      expect(json).not.toContain('second');
-      expect(recorder.ascii).toBe(!/[^\x00-\x7f]/.test(json));
-    }
-  });
-
-  it('says whether the headers are ASCII, as values change and change back', () => {
-    const recorder = new HeaderRecorder();
-    // Node decodes header bytes as Latin-1: a byte 0xE9 arrives as é.
-    const latin = base.map((v, i) => (i === 5 ? 'commande_validée' : v));
-    expect(JSON.parse(recorder.record(base))).toEqual(recordedHeaders(base));
-    expect(recorder.ascii).toBe(true);
-    expect(JSON.parse(recorder.record(latin))['x-webhook-event']).toBe('commande_validée');
-    expect(recorder.ascii).toBe(false);
-    recorder.record(latin);
-    expect(recorder.ascii).toBe(false);
-    recorder.record(base);
-    expect(recorder.ascii).toBe(true);
+describe('recordedHeaders', () => {
+  it('lower-cases names, joins a repeated header and redacts the key', () => {
+    expect(recordedHeaders(RAW_HEADERS)).toEqual({
+      'content-type': 'application/json',
+      'x-webhook-event': 'sales_order_validated',
+      'x-webhook-key': '[redacted]',
+      'x-custom': 'a, b',
+    });
+    expect(recordedHeaders([...RAW_HEADERS, 'x-webhook-key', 'second'])['x-webhook-key']).toBe('[redacted]');
   });
 });
 
-describe('EventLog', () => {
-  let dir: string | undefined;
-  afterEach(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
-    dir = undefined;
+describe('formatEventLine and parseEventLine', () => {
+  it('keeps a one-line UTF-8 body verbatim as the end of the line', () => {
+    const raw = Buffer.from('{ "id": 1, "code": "SO-1", "note": "validée" }');
+    const line = lineOf(raw);
+    expect(line.endsWith(`,"body":${raw.toString('utf8')}}`)).toBe(true);
+    expect(line).not.toContain('whk_secret_value');
+    const record = parseEventLine(line)!;
+    expect(record.event).toBe('sales_order_validated');
+    expect(record.body).toEqual({ id: 1, code: 'SO-1', note: 'validée' });
+    expect(originalBodyBytes(record)).toEqual(raw);
+    expect(replayHeaders(record)).not.toHaveProperty('x-webhook-key');
   });
 
-  it('writes lines given as text and bytes whole, in order, and calls back after the write', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'ordercli-event-log-'));
-    const path = join(dir, 'events.ndjson');
-    const log = await EventLog.open(path);
-    const written: string[] = [];
-    const done: Promise<void>[] = [];
-    // Enough, and long enough (non-ASCII, larger than the first buffer), to make the batch grow.
-    for (let n = 0; n < 300; n++) {
-      const body = Buffer.from(JSON.stringify({ n, note: 'é€😀'.repeat(n * 20) }), 'utf8');
-      // 90 kB of UTF-8 first; then odd lines are ASCII (copied), even ones not (encoded).
-      const note = n === 0 ? '€'.repeat(30_000) : n % 2 === 1 ? 'ascii'.repeat(n) : 'ü€'.repeat(n * 20);
-      const head = `{"n":${n},"note":"${note}","body":`;
-      written.push(`${head}${body.toString('utf8')}}`);
-      done.push(
-        new Promise<void>((resolve, reject) => {
-          log.append(
-            { text: head, ascii: n % 2 === 1 && !/[^\x00-\x7f]/.test(head), bytes: body, end: '}\n' },
-            (error) => {
-              if (error) reject(error);
-              else resolve();
-            },
-          );
-        }),
-      );
-    }
-    // Nothing is written before the turn ends; all of it once the callbacks have run.
-    expect(readFileSync(path, 'utf8')).toBe('');
-    await Promise.all(done);
-    expect(await readFile(path, 'utf8')).toBe(`${written.join('\n')}\n`);
-    // A line larger than the buffer kept between turns (4 MiB), then a small one: both whole.
-    const big = Buffer.alloc(5 * 1024 * 1024, 0x61);
-    await new Promise<void>((resolve, reject) =>
-      log.append({ text: '{"big":"', ascii: true, bytes: big, end: '"}\n' }, (e) =>
-        e ? reject(e) : resolve(),
-      ),
-    );
-    await new Promise<void>((resolve, reject) =>
-      log.append({ text: '{"small":true}', end: '\n' }, (e) => (e ? reject(e) : resolve())),
-    );
-    const after = readFileSync(path, 'utf8')
-      .slice(`${written.join('\n')}\n`.length)
-      .split('\n');
-    expect(after[0]).toBe(`{"big":"${big.toString('latin1')}"}`);
-    expect(after.slice(1)).toEqual(['{"small":true}', '']);
-    await log.close();
-    await new Promise<void>((resolve) =>
-      log.append({ text: 'late', end: '\n' }, (error) => {
-        expect(error?.message).toMatch(/closed/);
-        resolve();
-      }),
-    );
+  it('keeps a body with line breaks as rawBody, and bytes that are not UTF-8 as rawBodyBase64', () => {
+    const multiline = Buffer.from('{\n  "id": 2,\r\n  "amount": 1.50\n}');
+    const lineA = lineOf(multiline);
+    expect(lineA).not.toMatch(/[\r\n]/);
+    expect(originalBodyBytes(parseEventLine(lineA)!)).toEqual(multiline);
+
+    const latin1 = Buffer.concat([Buffer.from('{"note":"'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const lineB = lineOf(latin1);
+    expect(JSON.parse(lineB).rawBodyBase64).toBe(latin1.toString('base64'));
+    expect(originalBodyBytes(parseEventLine(lineB)!)).toEqual(latin1);
+  });
+
+  it('reads a line whose fields were reordered by another tool, and refuses what is not an event', () => {
+    const value = JSON.parse(lineOf(Buffer.from('{"id":3}')));
+    const reordered = JSON.stringify({
+      body: value.body,
+      headers: value.headers,
+      event: value.event,
+      receivedAt: value.receivedAt,
+    });
+    expect(originalBodyBytes(parseEventLine(reordered)!).toString()).toBe('{"id":3}');
+    expect(parseEventLine('not json')).toBeUndefined();
+    expect(parseEventLine('{"receivedAt":"x"}')).toBeUndefined();
   });
 });

@@ -24,7 +24,7 @@ describe('listen --log under load', () => {
         note: 'x'.repeat((i * 37) % 3000),
       });
       // Every seventh carries header bytes outside ASCII (é goes out as UTF-8, C3 A9, which the
-      // receiver reads as Latin-1, Ã©): the log copies ASCII lines and encodes the others.
+      // receiver reads as Latin-1, Ã©): recorded as read, in lines that stay whole.
       const extra: Record<string, string> = i % 7 === 3 ? { 'x-note': 'commande validée' } : {};
       return post(listen.url, body, {
         'content-type': 'application/json',

@@ -78,10 +78,7 @@ export async function run(options: CreateOptions, ctx: Context): Promise<void> {
           `warning: --force: sending ${JSON.stringify(externalId)} although the order ledger says it was ${describeEntry(known)}.\n`,
         );
       }
-      const durable = ledger.sending(externalId, bodyHash(json));
-      // One order: its record goes to disk now, not at the end of a grouping round.
-      ledger.hurry();
-      await durable;
+      await ledger.sending(externalId, bodyHash(json));
     }
     let response: Awaited<ReturnType<typeof api.request>>;
     try {

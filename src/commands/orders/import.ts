@@ -38,8 +38,14 @@ import {
   validateImport,
   writeRejects,
 } from '../../import/source.js';
-import { type SubmitItem, type SubmitStop, submitOrders } from '../../import/submit.js';
-import type { ImportValidation, InputFormat, OrderSource, SourceOrder } from '../../import/types.js';
+import { type SubmitStop, submitOrders } from '../../import/submit.js';
+import type {
+  ImportValidation,
+  InputFormat,
+  OrderSource,
+  SourceOrder,
+  ValidatedOrder as SubmitItem,
+} from '../../import/types.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import type { IOStreams } from '../../io/streams.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';

@@ -1,0 +1,120 @@
+/**
+ * Sends one queued event to the local application until it takes it or refuses it for good.
+ *
+ * Each attempt goes through `sendNotification` with the original headers and body bytes and the
+ * key added back, so the application sees exactly what the service sends. A 2xx is `delivered`. A
+ * connection error, a time-out, 5xx, 408, 425 or 429 is retried with exponential back-off and
+ * jitter (`Retry-After` honoured, up to a minute), for as long as it takes: the application is
+ * expected to come back. Any other answer (3xx, 4xx) is `rejected`: the same bytes would be refused
+ * again and would block every later event behind them; the event stays in the file and the
+ * `--log` for `webhooks replay` once the application is fixed.
+ */
+import type { Dispatcher } from 'undici';
+import { Agent } from '../api/transport.js';
+import { describeNetworkError } from '../core/network-error.js';
+import { backOffDelay, parseRetryAfter, sleep } from '../core/retry.js';
+import { codeOf, type EventRecord, originalBodyBytes, replayHeaders } from './event-record.js';
+import { sendNotification } from './notify.js';
+
+export type ForwardOutcome = 'delivered' | 'rejected' | 'retrying';
+
+export interface ForwardAttempt {
+  seq: number;
+  event: string | null;
+  code: string | undefined;
+  attempt: number;
+  outcome: ForwardOutcome;
+  status?: number;
+  /** Why no answer came (refused, timed out, ...). */
+  error?: string;
+  /** The start of the application's answer. */
+  responseText?: string;
+  durationMs?: number;
+  /** When retrying: the delay before the next attempt. */
+  retryInMs?: number;
+}
+
+export interface ForwardSenderOptions {
+  /** Where entries are forwarded. */
+  target: string;
+  /** Added back as `X-WEBHOOK-KEY` at each sending; undefined sends no key (`--no-verify`). */
+  key: string | undefined;
+  /** Per-attempt time-out (default 10 s). */
+  timeoutMs?: number;
+  /** First retry delay, doubled per attempt with jitter (default 250 ms). */
+  retryBaseMs?: number;
+  /** Longest retry delay (default 5 s: a local application that comes back is served quickly). */
+  maxRetryDelayMs?: number;
+  /** Told about every attempt, for the console. */
+  onAttempt?: (report: ForwardAttempt) => void;
+}
+
+const RETRY_STATUSES = new Set([408, 425, 429]);
+const RESPONSE_PREVIEW_BYTES = 4096;
+/** The longest `Retry-After` obeyed, so that one answer cannot stall the queue. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+export class ForwardSender {
+  private readonly agent: Dispatcher = new Agent({ keepAliveTimeout: 2_000 });
+
+  constructor(private readonly options: ForwardSenderOptions) {}
+
+  /** The key to add back from now on (`listen --subscribe` learns it after the queue is open). */
+  useKey(key: string): void {
+    this.options.key = key;
+  }
+
+  /**
+   * Attempts one event until it is delivered or rejected (the last attempt's report), or until
+   * `stop` aborts (undefined: the event stays queued).
+   */
+  async deliver(seq: number, record: EventRecord, stop: AbortSignal): Promise<ForwardAttempt | undefined> {
+    const body = originalBodyBytes(record);
+    const code = codeOf(record.body);
+    for (let attempt = 1; !stop.aborted; attempt++) {
+      const report: ForwardAttempt = { seq, event: record.event, code, attempt, outcome: 'retrying' };
+      let retryAfterMs: number | undefined;
+      try {
+        const result = await sendNotification({
+          url: this.options.target,
+          event: record.event ?? '',
+          key: this.options.key,
+          body,
+          headers: replayHeaders(record),
+          timeoutMs: this.options.timeoutMs,
+          dispatcher: this.agent,
+          maxResponseBytes: RESPONSE_PREVIEW_BYTES,
+        });
+        report.status = result.status;
+        report.durationMs = result.durationMs;
+        report.responseText = result.bodyText;
+        if (result.status >= 200 && result.status < 300) report.outcome = 'delivered';
+        else if (result.status < 500 && !RETRY_STATUSES.has(result.status)) report.outcome = 'rejected';
+        else retryAfterMs = parseRetryAfter(result.headers['retry-after']);
+      } catch (error) {
+        report.error = describeNetworkError(error);
+      }
+      if (report.outcome === 'retrying') {
+        const delay =
+          retryAfterMs === undefined ? this.backOff(attempt) : Math.min(MAX_RETRY_AFTER_MS, retryAfterMs);
+        report.retryInMs = Math.round(delay);
+      }
+      this.options.onAttempt?.(report);
+      if (report.outcome !== 'retrying') return report;
+      await sleep(report.retryInMs!, stop).catch(() => undefined);
+    }
+    return undefined;
+  }
+
+  /** Closes the connections to the application. */
+  close(): Promise<void> {
+    return this.agent.close().catch(() => undefined);
+  }
+
+  private backOff(attempt: number): number {
+    return backOffDelay(attempt, {
+      baseMs: this.options.retryBaseMs ?? 250,
+      maxMs: this.options.maxRetryDelayMs ?? 5_000,
+    });
+  }
+}
