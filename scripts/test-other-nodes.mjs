@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The end-to-end part of the test suite (everything that runs the real binary against a real
-// sandbox: test/cli, test/commands, test/webhooks) again under Node 22 and Node 24, the `node`
-// package run by npx (from the npm cache when it is there, otherwise fetched once from the npm
-// registry, like any install step). The tests spawn `process.execPath`, so the binary under test
-// runs on that Node too. Part of `npm test`, hence of CI.
+// sandbox: test/cli, test/commands, test/api, test/config, test/webhooks) again under Node 22 and
+// Node 24, the `node` package run by npx (from the npm cache when it is there, otherwise fetched
+// once from the npm registry, like any install step). The tests spawn `process.execPath`, so the
+// binary under test runs on that Node too. Part of `npm test`, hence of CI.
 //
 //   node scripts/test-other-nodes.mjs            # both
 //   node scripts/test-other-nodes.mjs 24         # one
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const majors = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['22', '24'];
-const SUITES = ['test/cli', 'test/commands', 'test/webhooks'];
+const SUITES = ['test/cli', 'test/commands', 'test/api', 'test/config', 'test/webhooks'];
 
 if (process.env.ORDERCLI_SKIP_OTHER_NODES) {
   console.log(

@@ -4,7 +4,7 @@
  * Faults apply to `/api/v1/*` only.
  */
 import { statusText } from '../core/http-status.js';
-import { type ApiResponse, problem } from './responses.js';
+import { problem, type SandboxResponse } from './responses.js';
 
 export interface FaultOptions {
   /** Added before every answer, in milliseconds. */
@@ -150,7 +150,7 @@ function decisionFor(rule: FaultRule, options: FaultOptions): FaultDecision {
 }
 
 /** The answer to a `status` fault: a problem document saying it was injected, with `Retry-After`. */
-export function faultResponse(decision: { status: number; retryAfter?: number }): ApiResponse {
+export function faultResponse(decision: { status: number; retryAfter?: number }): SandboxResponse {
   const headers: Record<string, string> = {};
   if (decision.retryAfter !== undefined) headers['retry-after'] = String(decision.retryAfter);
   const title = statusText(decision.status) ?? 'Error';

@@ -4,7 +4,7 @@
  */
 import type { ValidationProblem } from '../schemas/problems.js';
 
-export interface ApiResponse {
+export interface SandboxResponse {
   status: number;
   /** A value to JSON-encode. */
   body?: unknown;
@@ -27,11 +27,11 @@ export interface Problem {
   [field: string]: unknown;
 }
 
-export function ok(body: unknown, status = 200): ApiResponse {
+export function ok(body: unknown, status = 200): SandboxResponse {
   return { status, body };
 }
 
-export function okJson(json: Buffer): ApiResponse {
+export function okJson(json: Buffer): SandboxResponse {
   return { status: 200, json };
 }
 
@@ -42,21 +42,21 @@ export function problem(
   title: string,
   extra: Omit<Problem, 'type' | 'title' | 'status'> = {},
   headers?: Record<string, string>,
-): ApiResponse {
+): SandboxResponse {
   const body: Problem = { type: PROBLEM_BASE + kind, title, status, ...extra };
   return { status, body, contentType: PROBLEM_CONTENT_TYPE, ...(headers ? { headers } : {}) };
 }
 
 /** The 422 every validation failure answers, listing each field's problem. */
-export function validationProblem(errors: ValidationProblem[], title: string): ApiResponse {
+export function validationProblem(errors: ValidationProblem[], title: string): SandboxResponse {
   return problem(422, 'validation', title, { errors });
 }
 
-export function notFound(detail: string): ApiResponse {
+export function notFound(detail: string): SandboxResponse {
   return problem(404, 'not-found', 'Not found', { detail });
 }
 
-export function methodNotAllowed(method: string, allowed: readonly string[]): ApiResponse {
+export function methodNotAllowed(method: string, allowed: readonly string[]): SandboxResponse {
   return problem(
     405,
     'method-not-allowed',
@@ -67,7 +67,7 @@ export function methodNotAllowed(method: string, allowed: readonly string[]): Ap
 }
 
 /** Encodes the response body once, for both the content length and the write. */
-export function encodeBody(response: ApiResponse): Buffer {
+export function encodeBody(response: SandboxResponse): Buffer {
   if (response.json !== undefined) return response.json;
   return Buffer.from(response.body === undefined ? '' : JSON.stringify(response.body));
 }

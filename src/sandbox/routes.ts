@@ -1,6 +1,6 @@
 /**
- * The endpoints of the interface under `/api/v1`, as plain functions from a parsed request to an
- * `ApiResponse`. Authentication, body parsing and faults happen before, in the server.
+ * The endpoints of the interface under `/api/v1`, as plain functions from a parsed request to a
+ * `SandboxResponse`. Authentication, body parsing and faults happen before, in the server.
  */
 import { type Order, validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
@@ -8,12 +8,12 @@ import { validateContactReference } from '../schemas/references.js';
 import { validateWebhookSubscription } from '../schemas/webhook.js';
 import { type AuthLevel, eventsAvailableTo, RIGHT_DESCRIPTIONS, type Right, type Rights } from './auth.js';
 import {
-  type ApiResponse,
   methodNotAllowed,
   notFound,
   ok,
   okJson,
   problem,
+  type SandboxResponse,
   validationProblem,
 } from './responses.js';
 import type { PackagingReferenceRecord } from './seed.js';
@@ -33,7 +33,7 @@ export interface RouteContext {
   onOrderCreated(order: StoredOrder): void;
 }
 
-export interface ApiRequest {
+export interface SandboxRequest {
   method: string;
   /** Path segments after `/api/v1`, decoded. */
   segments: string[];
@@ -46,7 +46,10 @@ interface CollectionRoute {
   /** The right needed for the list and its records; none means every authenticated caller. */
   requires?: Right;
   /** The method that creates (POST) or upserts (PUT) on the collection path, if any. */
-  write?: { method: 'POST' | 'PUT'; handle: (context: RouteContext, request: ApiRequest) => ApiResponse };
+  write?: {
+    method: 'POST' | 'PUT';
+    handle: (context: RouteContext, request: SandboxRequest) => SandboxResponse;
+  };
 }
 
 const ROUTES: Record<EntityKind, CollectionRoute> = {
@@ -62,7 +65,7 @@ const ROUTES: Record<EntityKind, CollectionRoute> = {
 };
 
 /** Dispatches one authenticated API request. */
-export function handleApiRequest(context: RouteContext, request: ApiRequest): ApiResponse {
+export function handleApiRequest(context: RouteContext, request: SandboxRequest): SandboxResponse {
   const [collection, id, ...rest] = request.segments;
   if (collection === undefined || !isEntityKind(collection) || rest.length > 0) {
     return notFound(`no endpoint /api/v1/${request.segments.join('/')}; known: ${ENTITY_KINDS.join(', ')}`);
@@ -90,7 +93,7 @@ function isEntityKind(value: string): value is EntityKind {
 }
 
 /** A 403 naming the missing right, or undefined when the caller has it. */
-function forbiddenUnless(right: Right | undefined, rights: Rights): ApiResponse | undefined {
+function forbiddenUnless(right: Right | undefined, rights: Rights): SandboxResponse | undefined {
   if (right === undefined || rights[right]) return undefined;
   const { name, instead } = RIGHT_DESCRIPTIONS[right];
   return problem(403, 'forbidden', 'Forbidden', {
@@ -99,7 +102,7 @@ function forbiddenUnless(right: Right | undefined, rights: Rights): ApiResponse 
   });
 }
 
-function listEntities(context: RouteContext, kind: EntityKind): ApiResponse {
+function listEntities(context: RouteContext, kind: EntityKind): SandboxResponse {
   if (kind === 'webhooks') {
     const subscriptions = context.store.list('webhooks') as unknown as WebhookSubscriptionRecord[];
     return ok(subscriptions.map((subscription) => showSubscription(subscription, context.webhookKey)));
@@ -107,7 +110,7 @@ function listEntities(context: RouteContext, kind: EntityKind): ApiResponse {
   return okJson(context.store.listJson(kind));
 }
 
-function getEntity(context: RouteContext, kind: EntityKind, id: string): ApiResponse {
+function getEntity(context: RouteContext, kind: EntityKind, id: string): SandboxResponse {
   const record = context.store.get(kind, id);
   if (record === undefined) return notFound(`no ${kind} record has id ${JSON.stringify(id)}`);
   if (kind === 'webhooks') {
@@ -121,7 +124,7 @@ function showSubscription(subscription: WebhookSubscriptionRecord, key: string) 
 }
 
 /** `POST /orders`: the shared schema first, then the seed's access rules and references. */
-function createOrder(context: RouteContext, request: ApiRequest): ApiResponse {
+function createOrder(context: RouteContext, request: SandboxRequest): SandboxResponse {
   const problems = validateOrder(request.body);
   if (problems.length === 0)
     problems.push(...checkOrderReferences(context.store, request.body as Order, request.rights));
@@ -198,7 +201,7 @@ export function checkOrderReferences(store: SandboxStore, order: Order, rights: 
   return problems;
 }
 
-function createContactReference(context: RouteContext, request: ApiRequest): ApiResponse {
+function createContactReference(context: RouteContext, request: SandboxRequest): SandboxResponse {
   const problems = validateContactReference(request.body);
   if (problems.length > 0) return validationProblem(problems, 'The contact reference is invalid');
   const body = request.body as { contact: unknown; customer: unknown };
@@ -206,7 +209,7 @@ function createContactReference(context: RouteContext, request: ApiRequest): Api
 }
 
 /** `PUT /webhooks`: subscribes, or confirms an existing subscription for the same event and URL. */
-function subscribeWebhook(context: RouteContext, request: ApiRequest): ApiResponse {
+function subscribeWebhook(context: RouteContext, request: SandboxRequest): SandboxResponse {
   const problems = validateWebhookSubscription(request.body);
   if (problems.length > 0) return validationProblem(problems, 'The webhook subscription is invalid');
   const { event, url } = request.body as { event: string; url: string };

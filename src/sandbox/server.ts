@@ -21,7 +21,7 @@ import {
 } from './faults.js';
 import { JOURNAL_FILE } from './journal.js';
 import { type RequestLogEntry, trimLog } from './request-log.js';
-import { type ApiResponse, encodeBody, JSON_CONTENT_TYPE, notFound, problem } from './responses.js';
+import { encodeBody, JSON_CONTENT_TYPE, notFound, problem, type SandboxResponse } from './responses.js';
 import { handleApiRequest, type RouteContext } from './routes.js';
 import { loadSeed } from './seed.js';
 import { SandboxStore, type StoredOrder } from './store.js';
@@ -267,7 +267,7 @@ async function respond(
   path: string,
   isApi: boolean,
   fault: FaultDecision | undefined,
-): Promise<ApiResponse | undefined> {
+): Promise<SandboxResponse | undefined> {
   const { req, entry } = context;
   if (!isApi) return notFound(`no endpoint ${entry.path}; the API is under ${API_PREFIX}/`);
   let body: unknown;
@@ -363,7 +363,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyRead> {
   });
 }
 
-function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; response: ApiResponse } {
+function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; response: SandboxResponse } {
   const text = bytes.toString('utf8');
   if (text.trim() === '') {
     return {
@@ -385,7 +385,7 @@ function parseJson(bytes: Buffer): { ok: true; value: unknown } | { ok: false; r
   }
 }
 
-function tooLarge(): ApiResponse {
+function tooLarge(): SandboxResponse {
   return problem(
     413,
     'payload-too-large',
@@ -396,7 +396,7 @@ function tooLarge(): ApiResponse {
   );
 }
 
-function unauthorized(req: IncomingMessage): ApiResponse {
+function unauthorized(req: IncomingMessage): SandboxResponse {
   const sent = req.headers.authorization !== undefined || req.headers['x-api-key'] !== undefined;
   const detail = sent
     ? 'The token is not one this sandbox accepts (or Authorization does not use the Bearer scheme).'
@@ -410,7 +410,7 @@ function unauthorized(req: IncomingMessage): ApiResponse {
   );
 }
 
-function internalError(error: unknown): ApiResponse {
+function internalError(error: unknown): SandboxResponse {
   return problem(500, 'internal', 'Internal sandbox error', {
     detail: (error as Error)?.message ?? String(error),
   });
@@ -418,7 +418,7 @@ function internalError(error: unknown): ApiResponse {
 
 let requestCounter = 0;
 
-function send(res: ServerResponse, entry: RequestLogEntry, response: ApiResponse): void {
+function send(res: ServerResponse, entry: RequestLogEntry, response: SandboxResponse): void {
   const bytes = encodeBody(response);
   res.writeHead(response.status, {
     'content-type': response.contentType ?? JSON_CONTENT_TYPE,

@@ -19,13 +19,14 @@ export const ENTITY_KINDS = [
 ] as const;
 export type EntityKind = (typeof ENTITY_KINDS)[number];
 
-export type OrderStatus = 'pending' | 'validated';
+/** Where a created order is in the sandbox's life cycle: validated after the validation delay. */
+export type StoredOrderStatus = 'pending' | 'validated';
 
 /** A created order as the sandbox returns it: the order as sent plus the fields the service owns. */
 export interface StoredOrder {
   id: number;
   code: string;
-  status: OrderStatus;
+  status: StoredOrderStatus;
   externalId?: string;
   externalReference?: string;
   contact: Record<string, unknown>;

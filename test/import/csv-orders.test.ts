@@ -1,7 +1,7 @@
 // CSV rows becoming orders: grouping, cell conversion, and where each problem is reported.
 import { describe, expect, it } from 'vitest';
 import { invalidInputError, validateImport } from '../../src/import/validate.js';
-import { lines, readAll, sourceOf } from './input-support.js';
+import { lines, readAll, sourceOf } from '../support/import-input.js';
 
 const HEADER =
   'externalId,externalReference,contact.id,contact.internalReferenceId,customer.name,deliveryAddress.zipCode,item.packaging,item.internalReferenceId,item.orderedQuantity';

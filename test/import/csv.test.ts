@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { InputError, UsageError } from '../../src/core/errors.js';
 import { detectDelimiter } from '../../src/import/csv.js';
 import { validateImport } from '../../src/import/validate.js';
-import { lines, readAll, rejection, sourceOf } from './input-support.js';
+import { lines, readAll, rejection, sourceOf } from '../support/import-input.js';
 
 const HEADER = [
   'externalId',

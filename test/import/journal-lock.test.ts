@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { BIN, runBin, tempDir, testEnv } from '../support/cli.js';
+import { createdCounts, orders, writeNdjson } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
-import { createdCounts, orders, writeNdjson } from './submit-support.js';
 
 const sandbox = useSandbox({ latencyMs: 20, validationDelayMs: 10 });
 

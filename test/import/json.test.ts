@@ -4,7 +4,7 @@ import { InputError } from '../../src/core/errors.js';
 import { splitJsonArray } from '../../src/import/json.js';
 import { locateSyntaxError, parseJson } from '../../src/import/json-syntax.js';
 import { validateImport } from '../../src/import/validate.js';
-import { lines, readAll, rejection, sourceOf } from './input-support.js';
+import { lines, readAll, rejection, sourceOf } from '../support/import-input.js';
 
 const ORDER = {
   contact: { internalReferenceId: 301 },

@@ -1,17 +1,16 @@
 // productCode resolution and --check-refs against the sandbox's reference lists (real HTTP).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { Redactor } from '../../src/core/redact.js';
 import { ReferenceCatalog } from '../../src/import/references.js';
 import { openOrderSource } from '../../src/import/source.js';
 import { prepareOrder, validateImport } from '../../src/import/validate.js';
-import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
-import { FIXTURES, lines, sourceContext, sourceOf } from './input-support.js';
+import { FIXTURES, lines, sourceContext, sourceOf } from '../support/import-input.js';
+import { useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox();
 let client: ApiClient;
-beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, quiet: true });
+beforeAll(() => {
   client = new ApiClient({
     baseUrl: sandbox.url,
     token: sandbox.tokens.partner,
@@ -20,10 +19,8 @@ beforeAll(async () => {
     redactor: new Redactor(),
   });
 });
-beforeEach(() => sandbox.reset());
 afterAll(async () => {
   await client.close();
-  await sandbox.close();
 });
 
 function catalog(): ReferenceCatalog {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openRejects, writeRejects } from '../../src/import/rejects.js';
 import { openOrderSource } from '../../src/import/source.js';
 import { validateImport } from '../../src/import/validate.js';
-import { readAll, sourceContext, writeInput } from './input-support.js';
+import { readAll, sourceContext, writeInput } from '../support/import-input.js';
 
 async function rejectsOf(name: string, content: string | Buffer, rejectsName: string) {
   const ctx = sourceContext();

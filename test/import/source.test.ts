@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CancelledError, InputError, UsageError } from '../../src/core/errors.js';
 import { openOrderSource } from '../../src/import/source.js';
 import { validateImport } from '../../src/import/validate.js';
-import { FIXTURES, lines, readAll, rejection, sourceContext, writeInput } from './input-support.js';
+import { FIXTURES, lines, readAll, rejection, sourceContext, writeInput } from '../support/import-input.js';
 
 const CSV =
   'externalId,contact.internalReferenceId,item.internalReferenceId,item.orderedQuantity\nS-1,301,401,2\n';

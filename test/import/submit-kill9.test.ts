@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, tempDir, testEnv } from '../support/cli.js';
+import { createdCounts, orders, readLines, writeNdjson } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
-import { createdCounts, orders, readLines, writeNdjson } from './submit-support.js';
 
 const ITERATIONS = Number(process.env.KILL9_ITERATIONS ?? 3);
 const ORDERS = 300;

@@ -10,8 +10,8 @@ import type { OrderResult } from '../../src/import/report.js';
 import { submitOrders } from '../../src/import/submit.js';
 import type { ValidatedOrder } from '../../src/import/types.js';
 import { tempDir } from '../support/cli.js';
+import { createdCounts, externalId, orders, readLines } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
-import { createdCounts, externalId, orders, readLines } from './submit-support.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 

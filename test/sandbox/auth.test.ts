@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { call, startTestSandbox } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { call, useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-});
-beforeEach(() => sandbox.reset());
-afterAll(() => sandbox.close());
+const sandbox = useSandbox({ validationDelayMs: 20, deliveryBackoffMs: 20 });
 
 describe('sandbox authentication', () => {
   it('answers 401 with a JSON problem when no token is sent', async () => {
@@ -84,7 +78,7 @@ describe('sandbox authentication', () => {
   });
 
   it('accepts configured tokens', async () => {
-    const custom = await startTestSandbox({ tokens: { full: 'f-123', partner: 'p-456' } });
+    const custom = await startSandbox({ port: 0, quiet: true, tokens: { full: 'f-123', partner: 'p-456' } });
     try {
       expect(custom.tokens).toEqual({ full: 'f-123', partner: 'p-456' });
       expect((await call(custom, 'GET', '/api/v1/contacts', { token: 'f-123' })).status).toBe(200);

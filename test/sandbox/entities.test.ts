@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PackagingReferenceRecord as Reference } from '../../src/sandbox/seed.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
 import { packagingReferenceSchema } from '../../src/schemas/references.js';
-import { call, partnerOrder, startTestSandbox } from './support.js';
+import { call, partnerOrder, useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-});
-afterAll(() => sandbox.close());
+const sandbox = useSandbox({ validationDelayMs: 20, deliveryBackoffMs: 20 }, { resetEach: false });
 
 describe('GET /api/v1/packaging_references', () => {
   it('returns a JSON array of packaging references with exactly the interface fields', async () => {

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { call, eventually, partnerOrder, startTestSandbox } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
+import { call, eventually, partnerOrder, useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ validationDelayMs: 20, deliveryBackoffMs: 20 });
 let token: string;
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
+beforeAll(() => {
   token = sandbox.tokens.partner;
 });
-beforeEach(() => sandbox.reset());
-afterAll(() => sandbox.close());
 
 const postOrder = (externalId: string) =>
   call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder(externalId) });
@@ -146,7 +143,7 @@ describe('random faults', () => {
   });
 
   it('starts with the faults given as options', async () => {
-    const faulty = await startTestSandbox({ throttleRate: 1, retryAfterSeconds: 5 });
+    const faulty = await startSandbox({ port: 0, quiet: true, throttleRate: 1, retryAfterSeconds: 5 });
     try {
       const response = await call(faulty, 'GET', '/api/v1/shipping_modes', { token: faulty.tokens.full });
       expect([response.status, response.headers['retry-after']]).toEqual([429, '5']);

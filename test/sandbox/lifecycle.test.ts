@@ -9,20 +9,19 @@ import {
   generatePackagingReferences,
   loadSeed,
 } from '../../src/sandbox/seed.js';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { call, eventually, partnerOrder, type Receiver, startReceiver, startTestSandbox } from './support.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { call, eventually, partnerOrder, useSandbox } from '../support/sandbox.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('reset()', () => {
-  let sandbox: Sandbox;
+  const sandbox = useSandbox({ validationDelayMs: 60, deliveryBackoffMs: 20 }, { resetEach: false });
   let receiver: Receiver;
   beforeAll(async () => {
-    sandbox = await startTestSandbox({ validationDelayMs: 60 });
     receiver = await startReceiver();
   });
   afterAll(async () => {
-    await sandbox.close();
     await receiver.close();
   });
 
@@ -42,16 +41,15 @@ describe('reset()', () => {
     });
     await call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder('RS-1') });
     sandbox.scriptFaults([{ kind: 'status', status: 503, times: 5 }]);
-    sandbox.setFaults({ latencyMs: 500 });
+    // An hour of latency: a request after the reset is answered only if the reset dropped it.
+    sandbox.setFaults({ latencyMs: 3_600_000 });
 
     sandbox.reset();
 
     expect(sandbox.requests).toBe(requests);
     expect(sandbox.requests).toHaveLength(0);
     expect(sandbox.orders()).toHaveLength(0);
-    const started = performance.now();
     const references = await call(sandbox, 'GET', '/api/v1/contact_references', { token });
-    expect(performance.now() - started).toBeLessThan(400);
     expect(references.status).toBe(200);
     expect((references.body as unknown[]).length).toBe(8);
     expect((await call(sandbox, 'GET', '/api/v1/webhooks', { token })).body).toEqual([]);
@@ -73,7 +71,13 @@ describe('persistence with dataDir', () => {
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it('keeps orders, contact references and subscriptions across restarts, never the key', async () => {
-    const first = await startTestSandbox({ dataDir, webhookKey: 'whk_secret_one' });
+    const first = await startSandbox({
+      port: 0,
+      quiet: true,
+      validationDelayMs: 20,
+      dataDir,
+      webhookKey: 'whk_secret_one',
+    });
     const token = first.tokens.partner;
     await call(first, 'POST', '/api/v1/orders', { token, body: partnerOrder('P-1') });
     await call(first, 'POST', '/api/v1/contact_references', {
@@ -91,7 +95,13 @@ describe('persistence with dataDir', () => {
     await first.close();
     expect(await readFile(join(dataDir, JOURNAL_FILE), 'utf8')).not.toContain('whk_secret_one');
 
-    const second = await startTestSandbox({ dataDir, webhookKey: 'whk_secret_two' });
+    const second = await startSandbox({
+      port: 0,
+      quiet: true,
+      validationDelayMs: 20,
+      dataDir,
+      webhookKey: 'whk_secret_two',
+    });
     try {
       expect(second.orders()).toEqual([expect.objectContaining({ externalId: 'P-1', status: 'validated' })]);
       expect((await call(second, 'GET', '/api/v1/contact_references/309', { token })).status).toBe(200);
@@ -114,7 +124,7 @@ describe('persistence with dataDir', () => {
     } finally {
       await second.close();
     }
-    const third = await startTestSandbox({ dataDir });
+    const third = await startSandbox({ port: 0, quiet: true, dataDir });
     try {
       expect(third.orders()).toHaveLength(0);
     } finally {
@@ -124,7 +134,7 @@ describe('persistence with dataDir', () => {
 
   it('validates and notifies orders left pending by the previous run', async () => {
     const dir = join(dataDir, 'pending');
-    const first = await startTestSandbox({ dataDir: dir, validationDelayMs: 60_000 });
+    const first = await startSandbox({ port: 0, quiet: true, dataDir: dir, validationDelayMs: 60_000 });
     const receiver = await startReceiver();
     try {
       const token = first.tokens.partner;
@@ -136,7 +146,7 @@ describe('persistence with dataDir', () => {
       await first.close();
       expect(first.orders()[0]!.status).toBe('pending');
 
-      const second = await startTestSandbox({ dataDir: dir });
+      const second = await startSandbox({ port: 0, quiet: true, dataDir: dir, validationDelayMs: 20 });
       try {
         const [notification] = await receiver.waitFor(1);
         expect(notification!.body).toMatchObject({ externalId: 'PD-1', status: 'validated' });
@@ -151,8 +161,8 @@ describe('persistence with dataDir', () => {
 });
 
 describe('close()', () => {
-  it('closes idle keep-alive connections at once and frees the port', async () => {
-    const sandbox = await startTestSandbox();
+  it('closes idle keep-alive connections and frees the port', async () => {
+    const sandbox = await startSandbox({ port: 0, quiet: true });
     const socket = connect(sandbox.port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
@@ -161,16 +171,18 @@ describe('close()', () => {
     await new Promise((resolve) => socket.once('data', resolve));
     const socketClosed = new Promise((resolve) => socket.once('close', resolve));
 
-    const started = performance.now();
     await sandbox.close();
     await socketClosed;
-    // The server's keep-alive time-out is 5 s: closing must not wait for it.
-    expect(performance.now() - started).toBeLessThan(1000);
     await expect(call(sandbox, 'GET', '/api/v1/shipping_modes')).rejects.toThrow(/ECONNREFUSED|connect/);
   });
 
   it('ends requests in progress, pending validations and delivery retries', async () => {
-    const sandbox = await startTestSandbox({ validationDelayMs: 50 });
+    const sandbox = await startSandbox({
+      port: 0,
+      quiet: true,
+      validationDelayMs: 50,
+      deliveryBackoffMs: 20,
+    });
     const receiver = await startReceiver();
     try {
       const token = sandbox.tokens.partner;
@@ -179,12 +191,11 @@ describe('close()', () => {
         body: { event: 'sales_order_validated', url: receiver.url },
       });
       await call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder('C-1') });
-      sandbox.setFaults({ latencyMs: 10_000 });
+      // An hour of latency: close() returns only if it ends the request instead of waiting for it.
+      sandbox.setFaults({ latencyMs: 3_600_000 });
       const slow = call(sandbox, 'GET', '/api/v1/shipping_modes', { token });
       await eventually(() => sandbox.requests.length === 3);
-      const started = performance.now();
       await sandbox.close();
-      expect(performance.now() - started).toBeLessThan(1000);
       await expect(slow).rejects.toThrow();
       await sleep(120);
       expect(receiver.received).toHaveLength(0);
@@ -195,9 +206,9 @@ describe('close()', () => {
   });
 
   it('rejects when the port is taken, and can be retried', async () => {
-    const sandbox = await startTestSandbox();
+    const sandbox = await startSandbox({ port: 0, quiet: true });
     try {
-      await expect(startTestSandbox({ port: sandbox.port })).rejects.toThrow(/EADDRINUSE/);
+      await expect(startSandbox({ port: sandbox.port, quiet: true })).rejects.toThrow(/EADDRINUSE/);
     } finally {
       await sandbox.close();
     }
@@ -228,14 +239,11 @@ describe('extraPackagingReferences', () => {
     expect(generatePackagingReferences(50).map((r) => r.label)).toEqual(a.slice(0, 50).map((r) => r.label));
   });
 
-  it('serves 50,000 extra references, loaded in well under a second', async () => {
-    const started = performance.now();
+  it('serves 50,000 extra references', async () => {
     const seed = loadSeed({ extraPackagingReferences: 50_000 });
-    // A loose bound (it takes a few tens of ms): it only catches an accidental quadratic step.
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(seed.packagingReferences.length).toBe(46 + 50_000);
 
-    sandbox = await startTestSandbox({ extraPackagingReferences: 50_000 });
+    sandbox = await startSandbox({ port: 0, quiet: true, extraPackagingReferences: 50_000 });
     const token = sandbox.tokens.partner;
     const list = await call(sandbox, 'GET', '/api/v1/packaging_references', { token });
     expect((list.body as unknown[]).length).toBe(50_046);

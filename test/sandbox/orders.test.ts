@@ -1,20 +1,16 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
-import { call, eventually, fullAccessOrder, partnerOrder, startTestSandbox } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, eventually, fullAccessOrder, partnerOrder, useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ validationDelayMs: 20, deliveryBackoffMs: 20 });
 let partner: string;
 let full: string;
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
+beforeAll(() => {
   partner = sandbox.tokens.partner;
   full = sandbox.tokens.full;
 });
-beforeEach(() => sandbox.reset());
-afterAll(() => sandbox.close());
 
 describe('POST /api/v1/orders', () => {
   it('creates a pending order (201) that becomes validated after the delay', async () => {

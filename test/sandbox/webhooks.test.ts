@@ -1,20 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/server.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { VERSION } from '../../src/version.js';
-import { call, eventually, partnerOrder, type Receiver, startReceiver, startTestSandbox } from './support.js';
+import { type Receiver, startReceiver } from '../support/receiver.js';
+import { call, eventually, partnerOrder, useSandbox } from '../support/sandbox.js';
 
-let sandbox: Sandbox;
+const sandbox = useSandbox({ webhookKey: 'whk_test_key', validationDelayMs: 20, deliveryBackoffMs: 20 });
 let receiver: Receiver;
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox({ webhookKey: 'whk_test_key' });
-});
 beforeEach(async () => {
-  sandbox.reset();
   receiver = await startReceiver();
 });
 afterEach(() => receiver.close());
-afterAll(() => sandbox.close());
 
 async function subscribe(token: string, url: string, event = 'sales_order_validated') {
   return call(sandbox, 'PUT', '/api/v1/webhooks', { token, body: { event, url } });
@@ -126,7 +122,13 @@ describe('sales_order_validated deliveries', () => {
   });
 
   it('logs failed attempts when the receiver is down and gives up after the last attempt', async () => {
-    const down = await startTestSandbox({ deliveryAttempts: 2, deliveryBackoffMs: 10 });
+    const down = await startSandbox({
+      port: 0,
+      quiet: true,
+      validationDelayMs: 20,
+      deliveryAttempts: 2,
+      deliveryBackoffMs: 10,
+    });
     try {
       const gone = await startReceiver();
       await gone.close();
@@ -153,20 +155,36 @@ describe('sales_order_validated deliveries', () => {
     try {
       await subscribe(sandbox.tokens.partner, receiver.url);
       await subscribe(sandbox.tokens.partner, second.url);
-      await call(sandbox, 'POST', '/api/v1/orders', {
+      const created = await call(sandbox, 'POST', '/api/v1/orders', {
         token: sandbox.tokens.partner,
         body: partnerOrder('WH-4'),
       });
-      await receiver.waitFor(1);
-      await second.waitFor(1);
+      const order = created.body as { id: number; code: string };
+      const [first] = await receiver.waitFor(1);
+      const [other] = await second.waitFor(1);
+      for (const notification of [first!, other!]) {
+        expect(notification.headers['x-webhook-key']).toBe('whk_test_key');
+        expect(notification.headers['x-webhook-event']).toBe('sales_order_validated');
+        expect(notification.body).toMatchObject({
+          id: order.id,
+          code: order.code,
+          externalId: 'WH-4',
+          status: 'validated',
+        });
+      }
+      // Both got the same bytes, once each.
+      expect(other!.rawBody.equals(first!.rawBody)).toBe(true);
+      await eventually(() => sandbox.deliveries.length === 2);
+      expect(receiver.received).toHaveLength(1);
+      expect(second.received).toHaveLength(1);
     } finally {
       await second.close();
     }
   });
 
   it('uses a random key by default', async () => {
-    const a = await startTestSandbox();
-    const b = await startTestSandbox();
+    const a = await startSandbox({ port: 0, quiet: true });
+    const b = await startSandbox({ port: 0, quiet: true });
     try {
       expect(a.webhookKey).toMatch(/^whk_[0-9a-f]{48}$/);
       expect(a.webhookKey).not.toBe(b.webhookKey);

@@ -1,10 +1,17 @@
 /**
- * A sandbox for the tests of one file: started before them on a free port of 127.0.0.1, reset
- * before each (unless `resetEach: false`), closed after them.
+ * The sandbox of a test file and what its tests send it.
+ *
+ * `useSandbox(options)` starts one before the tests of the file on a free port of 127.0.0.1, quiet,
+ * resets it before each (unless `resetEach: false`) and closes it after them:
  *
  *   const sandbox = useSandbox({ validationDelayMs: 10 });
  *   it('…', () => runCli(['--base-url', sandbox.url, …]));
+ *
+ * A test that needs a sandbox of its own (a restart on the same `dataDir`, a second service, a
+ * port already taken) starts it with `startSandbox({ port: 0, quiet: true, … })` and closes it.
  */
+import type { IncomingHttpHeaders } from 'node:http';
+import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 
@@ -25,4 +32,94 @@ export function useSandbox(options: SandboxOptions = {}, { resetEach = true } = 
       return typeof value === 'function' ? value.bind(current) : value;
     },
   });
+}
+
+export interface CallOptions {
+  token?: string;
+  /** Sends the token raw in this header instead of `Authorization: Bearer`. */
+  header?: string;
+  body?: unknown;
+  /** Raw body text, sent as is. */
+  raw?: string | Buffer;
+}
+
+export interface CallResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  text: string;
+}
+
+/** One request to the sandbox's HTTP interface; the body is parsed when it is JSON. */
+export async function call(
+  sandbox: Pick<Sandbox, 'url'>,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
+  const headers: Record<string, string> = {};
+  if (options.token !== undefined) {
+    if (options.header) headers[options.header] = options.token;
+    else headers.authorization = `Bearer ${options.token}`;
+  }
+  let body: string | Buffer | undefined = options.raw;
+  if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await request(`${sandbox.url}${path}`, { method: method as 'GET', headers, body });
+  const text = await response.body.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // Not JSON: the test sees the text.
+  }
+  return { status: response.statusCode, headers: response.headers, body: parsed, text };
+}
+
+/** Waits until `check` is true, polling; for state that changes on the sandbox's timers. */
+export async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** A valid partner order: contact reference 301, packaging references 401 (two) and 403 (one). */
+export function partnerOrder(externalId = 'EXT-0001'): Record<string, unknown> {
+  return {
+    externalId,
+    externalReference: `CMD-${externalId}`,
+    contact: { internalReferenceId: 301 },
+    customer: { name: 'Maison Rousseau' },
+    invoicingAddress: {
+      recipient: 'Maison Rousseau',
+      street: '12 rue des Halles',
+      zipCode: '69002',
+      city: 'Lyon',
+      country: 'FR',
+    },
+    deliveryAddress: {
+      recipient: 'Maison Rousseau',
+      street: '3 quai Saint-Antoine',
+      zipCode: '69002',
+      city: 'Lyon',
+      country: 'FR',
+    },
+    items: [
+      { internalReferenceId: 401, orderedQuantity: 2 },
+      { internalReferenceId: 403, orderedQuantity: 1 },
+    ],
+  };
+}
+
+/** A valid order for a client with CRM and catalog access. */
+export function fullAccessOrder(externalId = 'EXT-F-0001'): Record<string, unknown> {
+  return {
+    externalId,
+    externalReference: `CMD-${externalId}`,
+    contact: { id: 101 },
+    customer: { name: 'Épicerie fine Lefèvre' },
+    items: [{ packaging: 1101, orderedQuantity: 12 }],
+  };
 }

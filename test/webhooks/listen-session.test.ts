@@ -18,8 +18,8 @@ import {
 } from '../../src/webhooks/listen-session.js';
 import type { Rejection } from '../../src/webhooks/receiver.js';
 import { tempDir } from '../support/cli.js';
+import { type LocalApp, post, startApp, waitFor } from '../support/listen.js';
 import { useSandbox } from '../support/sandbox.js';
-import { type LocalApp, post, startApp, waitFor } from './support.js';
 
 const KEY = 'whk_session_test_key_0123456789';
 const EVENT = 'sales_order_validated';

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Rejection, startWebhookReceiver, type WebhookReceiver } from '../../src/webhooks/receiver.js';
 import { WebhookKeyVerifier } from '../../src/webhooks/verify.js';
-import { post, rawExchange, waitFor } from './support.js';
+import { post, rawExchange, waitFor } from '../support/listen.js';
 
 const KEY = 'whk_abuse_test_key';
 let receiver: WebhookReceiver | undefined;
@@ -27,23 +27,19 @@ async function start(extra: { headersTimeoutMs?: number; requestTimeoutMs?: numb
 describe('receiver under abuse', () => {
   it('closes a client that never finishes its headers (408)', async () => {
     const { receiver, rejections } = await start({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
-    const started = Date.now();
     const answer = await rawExchange(receiver.url, 'POST / HTTP/1.1\r\nHost: x\r\nX-Webhook-', 5_000);
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(Date.now() - started).toBeLessThan(4_000);
     await waitFor(() => rejections.some((r) => r.status === 408));
   });
 
   it('closes a client that stalls in the middle of its body (408)', async () => {
     const { receiver } = await start({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
-    const started = Date.now();
     const answer = await rawExchange(
       receiver.url,
       `POST / HTTP/1.1\r\nHost: x\r\nX-Webhook-Key: ${KEY}\r\nContent-Length: 100\r\n\r\n{"code":`,
       5_000,
     );
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(Date.now() - started).toBeLessThan(4_000);
   });
 
   it('stops taking connections when it stops, and drains the request in flight', async () => {

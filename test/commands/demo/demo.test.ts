@@ -1,0 +1,56 @@
+import { request } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { runBin, runCli } from '../../support/cli.js';
+
+function refused(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'GET' }, (res) => {
+      res.resume();
+      resolve(false);
+    });
+    req.on('error', () => resolve(true));
+    req.end();
+  });
+}
+
+describe('ordercli demo', () => {
+  it('runs the whole first run on an embedded sandbox and leaves nothing running', async () => {
+    const result = await runCli(['demo']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('ordercli orders import');
+    expect(result.stdout).toMatch(/✓ (\d+) of \1 orders validated; every notification carried the right key/);
+    expect(result.stdout).toContain('Crème fraîche épaisse 30 % MG');
+    expect(result.stderr).toContain('created  3');
+    const url = /Sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(result.stdout)?.[1];
+    const listenUrl = /Ready: listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(result.stdout)?.[1];
+    expect(url).toBeDefined();
+    expect(await refused(`${url}/api/v1/shipping_modes`)).toBe(true);
+    expect(await refused(`${listenUrl}/`)).toBe(true);
+    // The webhook key is never shown, not even a sandbox one.
+    expect(result.stdout + result.stderr).not.toMatch(/whk_demo_[0-9a-f]{32}/);
+  });
+
+  it('works as the installed binary in a pipe and exits by itself', async () => {
+    const result = await runBin(['demo'], { timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('Now against your instance');
+  });
+
+  it('started through npx, shows every command as npx ordercli, as it can be typed in a clone', async () => {
+    const result = await runCli(['demo'], { env: { npm_command: 'exec' } });
+    expect(result.code, result.stderr).toBe(0);
+    const shown = result.stdout
+      .split('\n')
+      .filter((line) => line.trimStart().startsWith('$ '))
+      .map((line) => line.trimStart().slice(2));
+    expect(shown.length).toBeGreaterThan(8);
+    for (const line of shown) expect(line, line).toMatch(/^(npx ordercli |export )/);
+    expect(result.stdout).toContain('(npx ordercli refs browse');
+  });
+
+  it('refuses a missing orders file with exit 2 before starting anything', async () => {
+    const result = await runCli(['demo', '--file', 'no-such-orders.csv']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no-such-orders.csv does not exist');
+  });
+});

@@ -1,0 +1,481 @@
+// `orders import` through the CLI against a real sandbox: exit codes, re-runs, faults, outputs.
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../../src/sandbox/server.js';
+import { runCli, tempDir } from '../../support/cli.js';
+import {
+  createdCounts,
+  csvOf,
+  externalId,
+  lastEvents,
+  orders,
+  postsTo,
+  readCsvReport,
+  readLines,
+  writeNdjson,
+} from '../../support/orders.js';
+import { useSandbox } from '../../support/sandbox.js';
+
+const sandbox = useSandbox({ validationDelayMs: 10 });
+
+function cli(...args: string[]): string[] {
+  return ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', ...args];
+}
+
+describe('orders import: success and re-runs', () => {
+  it('creates every order once and exits 0, with a summary on stderr and nothing on stdout', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(30));
+    const result = await runCli(cli(input, '--concurrency', '4'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /Import of .*orders\.ndjson → http:\/\/127\.0\.0\.1:\d+: finished in [\d.]+ s, 30 orders sent \(\d+\/s\)/,
+    );
+    expect(result.stderr).toMatch(/created\s+30/);
+    const counts = createdCounts(sandbox);
+    expect(counts.size).toBe(30);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    // The journal sits beside the input and says created for each one.
+    const events = lastEvents(`${input}.journal.ndjson`);
+    expect([...events.values()]).toEqual(Array(30).fill('created'));
+    expect(existsSync(`${input}.journal.ndjson.lock`)).toBe(false);
+  });
+
+  it('a re-run skips the orders already created and sends nothing', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(12));
+    expect((await runCli(cli(input))).code).toBe(0);
+    const before = postsTo(sandbox);
+    const again = await runCli(cli(input, '--json'));
+    expect(again.code, again.stderr).toBe(0);
+    expect(postsTo(sandbox)).toBe(before);
+    const result = JSON.parse(again.stdout);
+    expect(result.counts).toMatchObject({ total: 12, created: 0, skipped: 12 });
+    expect(result.orders[0]).toMatchObject({ externalId: externalId(1), status: 'skipped', id: 10001 });
+    expect(sandbox.orders()).toHaveLength(12);
+  });
+
+  it('a dry run after an import says what the journal already holds, and sends nothing', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(6));
+    expect((await runCli(cli(input))).code).toBe(0);
+    const posts = postsTo(sandbox);
+    const dry = await runCli(cli(input, '--dry-run'));
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(
+      `The journal ${input}.journal.ndjson records 6 orders already created at ${sandbox.url} (a real run skips them) and 0 with an unknown outcome.`,
+    );
+    expect(postsTo(sandbox)).toBe(posts);
+  });
+
+  it('skips an order already created even if it changed, and says so', async () => {
+    const dir = tempDir();
+    const list = orders(3);
+    const input = writeNdjson(dir, 'orders.ndjson', list);
+    expect((await runCli(cli(input))).code).toBe(0);
+    (list[1] as { externalReference: string }).externalReference = 'CHANGED';
+    writeNdjson(dir, 'orders.ndjson', list);
+    const report = join(dir, 'report.ndjson');
+    const again = await runCli(cli(input, '--report', report));
+    expect(again.code).toBe(0);
+    expect(readLines(report)[1]).toMatchObject({
+      status: 'skipped',
+      message: expect.stringContaining('changed'),
+    });
+    expect(sandbox.orders()).toHaveLength(3);
+  });
+
+  it('never re-targets a journal: another base URL stops with exit 2; another service needs its own --journal', async () => {
+    const other = await startSandbox({ port: 0, quiet: true });
+    try {
+      const dir = tempDir();
+      const input = writeNdjson(dir, 'orders.ndjson', orders(5));
+      expect((await runCli(cli(input))).code).toBe(0);
+      const args = ['--base-url', other.url, '--token', other.tokens.partner, 'orders', 'import', input];
+      const elsewhere = await runCli(args);
+      expect(elsewhere.code, elsewhere.stderr).toBe(2);
+      expect(elsewhere.stderr).toContain(`not at this run's ${other.url}`);
+      expect(other.orders()).toHaveLength(0);
+      const ownJournal = await runCli([...args, '--journal', `${dir}/other.journal.ndjson`]);
+      expect(ownJournal.code, ownJournal.stderr).toBe(0);
+      expect(other.orders()).toHaveLength(5);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('orders import: invalid input', () => {
+  const badCsv = [
+    'externalId,contact.internalReferenceId,item.internalReferenceId,item.orderedQuantity',
+    'A-1,301,401,2',
+    'A-2,301,401,0',
+    'A-3,,402,1',
+    'A-4,302,403,1',
+  ].join('\n');
+
+  it('exits 2 listing every problem as file:line: field: message, sends nothing, writes --rejects', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
+    const result = await runCli(cli('orders.csv', '--rejects', 'rejects.csv'), { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('2 of 4 orders in orders.csv are invalid; nothing was sent.');
+    expect(result.stderr).toMatch(/orders\.csv:3: item\.orderedQuantity: /);
+    expect(result.stderr).toMatch(/orders\.csv:4: contact: /);
+    expect(postsTo(sandbox)).toBe(0);
+    expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toBe(
+      'externalId,contact.internalReferenceId,item.internalReferenceId,item.orderedQuantity\nA-2,301,401,0\nA-3,,402,1\n',
+    );
+    expect(existsSync(join(dir, 'orders.csv.journal.ndjson'))).toBe(false);
+  });
+
+  it('--skip-invalid sends the valid ones, reports the others, and exits 4', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
+    const result = await runCli(cli('orders.csv', '--skip-invalid', '--report', 'report.csv'), { cwd: dir });
+    expect(result.code, result.stderr).toBe(4);
+    expect([...createdCounts(sandbox).keys()].sort()).toEqual(['A-1', 'A-4']);
+    const report = readCsvReport(join(dir, 'report.csv'));
+    expect(report.map((r) => [r.externalId, r.status, r.line])).toEqual([
+      ['A-1', 'created', '2'],
+      ['A-2', 'invalid', '3'],
+      ['A-3', 'invalid', '4'],
+      ['A-4', 'created', '5'],
+    ]);
+    expect(report[0]).toMatchObject({
+      httpStatus: '201',
+      id: expect.stringMatching(/^\d+$/),
+      code: expect.stringMatching(/^SO-/),
+    });
+    expect(report[1]!.message).toContain('orderedQuantity');
+    expect(result.stderr).toMatch(/invalid\s+2/);
+  });
+
+  it('gives the same outcome when the input is too large to keep and is read a second time', async () => {
+    const outcomes: string[][][] = [];
+    for (const keep of ['0', '3', '']) {
+      sandbox.reset();
+      const dir = tempDir();
+      writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
+      const result = await runCli(cli('orders.csv', '--skip-invalid', '--report', 'report.csv'), {
+        cwd: dir,
+        env: { ORDERCLI_IMPORT_KEEP_ITEMS: keep },
+      });
+      expect(result.code, result.stderr).toBe(4);
+      expect([...createdCounts(sandbox).keys()].sort()).toEqual(['A-1', 'A-4']);
+      outcomes.push(readCsvReport(join(dir, 'report.csv')).map((r) => [r.externalId!, r.status!, r.line!]));
+    }
+    expect(outcomes[1]).toEqual(outcomes[0]);
+    expect(outcomes[2]).toEqual(outcomes[0]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
+    sandbox.reset();
+    const refused = await runCli(cli('orders.csv', '--skip-invalid'), {
+      cwd: dir,
+      env: { ORDERCLI_IMPORT_KEEP_ITEMS: 'lots' },
+    });
+    expect(refused.code).toBe(2);
+    expect(postsTo(sandbox)).toBe(0);
+    expect(refused.stderr).toContain('ORDERCLI_IMPORT_KEEP_ITEMS must be a whole number');
+  });
+
+  it('--dry-run validates the whole input and sends nothing', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'orders.csv'), csvOf(25));
+    const result = await runCli(cli('orders.csv', '--dry-run', '--json'), { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('25 orders read, 25 valid, 0 invalid; nothing was sent.');
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      dryRun: true,
+      counts: { total: 25, valid: 25, invalid: 0 },
+    });
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('refuses a bad --concurrency or --report name before reading anything (exit 2)', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(2));
+    const zero = await runCli(cli(input, '--concurrency', '0'));
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain('--concurrency must be a whole number from 1 to 256');
+    const report = await runCli(cli(input, '--report', 'report.txt'));
+    expect(report.code).toBe(2);
+    expect(report.stderr).toContain('name the file .csv or .ndjson');
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('standard input needs --journal, and then imports', async () => {
+    const dir = tempDir();
+    const text = orders(4)
+      .map((o) => JSON.stringify(o))
+      .join('\n');
+    const refused = await runCli(cli('-', '--format', 'ndjson'), { stdin: text, cwd: dir });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('needs --journal');
+    const done = await runCli(cli('-', '--format', 'ndjson', '--journal', 'stdin.journal.ndjson'), {
+      stdin: text,
+      cwd: dir,
+    });
+    expect(done.code, done.stderr).toBe(0);
+    expect(sandbox.orders()).toHaveLength(4);
+    expect(lastEvents(join(dir, 'stdin.journal.ndjson')).size).toBe(4);
+  });
+});
+
+describe('orders import: the service refuses or fails', () => {
+  it('exits 3 at the first 401, sending nothing more, and a re-run with good credentials creates all', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(20));
+    const report = join(dir, 'report.ndjson');
+    const refused = await runCli([
+      '--base-url',
+      sandbox.url,
+      '--token',
+      'not-a-token',
+      'orders',
+      'import',
+      input,
+      '--concurrency',
+      '3',
+      '--report',
+      report,
+    ]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('refused the credentials');
+    expect(refused.stderr).toContain('Nothing more was sent after this');
+    // Only requests already in flight at the first refusal (at most --concurrency) were sent.
+    const posts = postsTo(sandbox);
+    expect(posts).toBeGreaterThanOrEqual(1);
+    expect(posts).toBeLessThanOrEqual(3);
+    const lines = readLines(report);
+    expect(lines).toHaveLength(20);
+    expect(lines.filter((l) => l.status === 'failed' && l.httpStatus === 401)).toHaveLength(posts);
+    const notSent = lines.filter((l) => l.status === 'not-sent' && String(l.message).startsWith('not sent'));
+    expect(notSent).toHaveLength(20 - posts);
+
+    const again = await runCli(cli(input));
+    expect(again.code, again.stderr).toBe(0);
+    expect(createdCounts(sandbox).size).toBe(20);
+  });
+
+  it('orders answered 500 are failed (exit 4, in --rejects); a re-run creates them, each once', async () => {
+    const dir = tempDir();
+    const list = orders(40);
+    writeNdjson(dir, 'orders.ndjson', list);
+    sandbox.setFaults({ failRate: 0.3 });
+    const first = await runCli(
+      cli('orders.ndjson', '--report', 'report.csv', '--rejects', 'rejects.ndjson'),
+      { cwd: dir },
+    );
+    expect(first.code, first.stderr).toBe(4);
+    const report = readCsvReport(join(dir, 'report.csv'));
+    const failed = report.filter((r) => r.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const r of failed) {
+      expect(r).toMatchObject({
+        httpStatus: '500',
+        message:
+          '500 Internal Server Error: The sandbox injected this 500 answer; the request was not processed.',
+      });
+    }
+    expect(report.filter((r) => r.status === 'created')).toHaveLength(40 - failed.length);
+    // The rejects are the failed orders exactly as written in the input.
+    const rejects = readFileSync(join(dir, 'rejects.ndjson'), 'utf8').trimEnd().split('\n');
+    expect(rejects).toEqual(failed.map((r) => JSON.stringify(list[Number(r.line) - 1])));
+    expect(first.stderr).toContain('Orders not created:');
+
+    sandbox.setFaults({ failRate: 0 });
+    const second = await runCli(cli('orders.ndjson', '--json'), { cwd: dir });
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout).counts).toMatchObject({
+      created: failed.length,
+      skipped: 40 - failed.length,
+    });
+    const counts = createdCounts(sandbox);
+    expect(counts.size).toBe(40);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('429 with Retry-After: every request waits, and all orders are created once', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(16));
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 3 },
+    ]);
+    const started = Date.now();
+    const result = await runCli(cli(input, '--concurrency', '4'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(result.stderr).toMatch(/retried\s+3 requests \(3 after 429 Too Many Requests\)/);
+    const counts = createdCounts(sandbox);
+    expect(counts.size).toBe(16);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('a connection reset after processing is unknown: reported, never re-sent without --retry-unknown', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(10));
+    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-after', times: 1 }]);
+    const first = await runCli(cli(input, '--concurrency', '2', '--json'));
+    expect(first.code).toBe(4);
+    const result = JSON.parse(first.stdout);
+    expect(result.counts).toMatchObject({ created: 9, unknown: 1 });
+    const unknown = result.orders.find((o: { status: string }) => o.status === 'unknown');
+    expect(first.stderr).toContain('--retry-unknown');
+    // The sandbox did create it: a re-send would make a second one.
+    expect(createdCounts(sandbox).get(unknown.externalId)).toBe(1);
+
+    const posts = postsTo(sandbox);
+    const again = await runCli(cli(input, '--json'));
+    expect(again.code).toBe(4);
+    expect(postsTo(sandbox)).toBe(posts);
+    expect(
+      JSON.parse(again.stdout).orders.find(
+        (o: { externalId: string }) => o.externalId === unknown.externalId,
+      ),
+    ).toMatchObject({
+      status: 'unknown',
+      message: expect.stringContaining('check at the service'),
+    });
+    expect(createdCounts(sandbox).get(unknown.externalId)).toBe(1);
+  });
+
+  it('--retry-unknown sends an unknown order again (here: reset before the service read it)', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(6));
+    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-before-read', times: 1 }]);
+    const first = await runCli(cli(input, '--concurrency', '1', '--json'));
+    expect(first.code).toBe(4);
+    const unknown = JSON.parse(first.stdout).orders.find((o: { status: string }) => o.status === 'unknown');
+    expect(unknown.externalId).toBe(externalId(1));
+    expect(createdCounts(sandbox).has(externalId(1))).toBe(false);
+
+    const retried = await runCli(cli(input, '--retry-unknown', '--json'));
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(JSON.parse(retried.stdout).counts).toMatchObject({ created: 1, skipped: 5 });
+    expect(createdCounts(sandbox).get(externalId(1))).toBe(1);
+    expect(createdCounts(sandbox).size).toBe(6);
+  });
+
+  it('exits 1 when the service cannot be reached, and reports the rest as not sent', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(5));
+    const result = await runCli([
+      '--base-url',
+      'http://127.0.0.1:9',
+      '--retries',
+      '0',
+      'orders',
+      'import',
+      input,
+      '--concurrency',
+      '1',
+      '--report',
+      join(dir, 'r.ndjson'),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Could not connect');
+    const lines = readLines(join(dir, 'r.ndjson'));
+    expect(lines.map((l) => l.status)).toEqual(Array(5).fill('not-sent'));
+    expect(lines[0]!.message).toMatch(/^not sent: Could not connect/);
+    // Nothing was sent, so the journal holds no order in a state that blocks a re-run.
+    expect([...lastEvents(`${input}.journal.ndjson`).values()].every((e) => e === 'not-sent')).toBe(true);
+  });
+});
+
+describe('orders import: interruption and the journal', () => {
+  it('Ctrl-C stops sending, waits for those in flight, leaves the journal consistent, exits 130', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(60));
+    sandbox.setFaults({ latencyMs: 100 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 400);
+    const result = await runCli(cli(input, '--concurrency', '4', '--report', join(dir, 'r.csv')), {
+      signal: controller.signal,
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/Interrupted: \d+ orders created, \d+ not sent; the journal .* is saved/);
+    const created = createdCounts(sandbox);
+    expect(created.size).toBeGreaterThan(0);
+    expect(created.size).toBeLessThan(60);
+    // No order is left as `sending`: each one in flight got its answer before the exit.
+    const events = lastEvents(`${input}.journal.ndjson`);
+    for (const [id, event] of events) {
+      expect(['created', 'not-sent'], id).toContain(event);
+      expect(created.has(id), id).toBe(event === 'created');
+    }
+    const report = readCsvReport(join(dir, 'r.csv'));
+    expect(report).toHaveLength(60);
+    expect(report.filter((r) => r.status === 'created')).toHaveLength(created.size);
+    expect(report.filter((r) => r.status === 'not-sent')).toHaveLength(60 - created.size);
+    expect(result.stderr).toMatch(/not sent +\d+ +the import stopped first/);
+
+    sandbox.setFaults({ latencyMs: 0 });
+    const rest = await runCli(cli(input));
+    expect(rest.code, rest.stderr).toBe(0);
+    const counts = createdCounts(sandbox);
+    expect(counts.size).toBe(60);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('drops a torn last line of the journal (kill -9 while writing) and resumes', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(8));
+    expect((await runCli(cli(input))).code).toBe(0);
+    appendFileSync(
+      `${input}.journal.ndjson`,
+      `{"event":"sending","externalId":"${externalId(9)}","baseUrl":"${sandbox.url}","at`,
+    );
+    const again = await runCli(cli(input));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('was cut off');
+    expect(again.stderr).toMatch(/skipped\s+8/);
+    for (const line of readFileSync(`${input}.journal.ndjson`, 'utf8').trimEnd().split('\n'))
+      JSON.parse(line);
+  });
+
+  it('replays a journal left by a killed run: in-flight orders are unknown and not re-sent', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(4));
+    const at = new Date().toISOString();
+    const lines = [
+      { event: 'run', baseUrl: sandbox.url, at },
+      { event: 'sending', externalId: externalId(1), baseUrl: sandbox.url, at, bodyHash: 'x' },
+      {
+        event: 'created',
+        externalId: externalId(1),
+        baseUrl: sandbox.url,
+        at,
+        httpStatus: 201,
+        id: 77,
+        code: 'SO-77',
+      },
+      { event: 'sending', externalId: externalId(2), baseUrl: sandbox.url, at, bodyHash: 'y' },
+    ];
+    writeFileSync(
+      `${input}.journal.ndjson`,
+      `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"event":"sen`,
+    );
+    const result = await runCli(cli(input, '--json'));
+    expect(result.code).toBe(4);
+    const out = JSON.parse(result.stdout);
+    expect(out.counts).toMatchObject({ skipped: 1, unknown: 1, created: 2 });
+    expect(out.orders[0]).toMatchObject({ status: 'skipped', id: 77, code: 'SO-77' });
+    expect(out.orders[1]).toMatchObject({ status: 'unknown' });
+    expect([...createdCounts(sandbox).keys()].sort()).toEqual([externalId(3), externalId(4)]);
+  });
+});
+
+describe('orders import: progress on stderr', () => {
+  it('draws a bar on a terminal and keeps stdout clean', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(40));
+    sandbox.setFaults({ latencyMs: 30 });
+    const result = await runCli(cli(input, '--concurrency', '2'), { tty: true, columns: 100 });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('\r\x1b[2K[');
+    expect(result.stderr).toMatch(/█+░*\] \d+\/40 +\d+% · \d+\/s · ETA /);
+    expect(result.stdout).toBe('');
+  });
+
+  it('writes no terminal control codes when stderr is not a terminal', async () => {
+    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(10));
+    const result = await runCli(cli(input));
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('\x1b');
+  });
+});

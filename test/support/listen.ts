@@ -1,0 +1,236 @@
+/**
+ * Helpers for the webhook tests: `listen` run in-process (Ctrl-C through an AbortController) or
+ * as the built binary, both waited on until their ready line; raw HTTP requests; a local "app".
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
+import { main } from '../../src/cli/main.js';
+import { createTestIO, type TestIO } from '../../src/io/memory.js';
+import { BIN, type CliResult, testEnv } from './cli.js';
+
+export const READY = /Ready: listening on (\S+)/;
+
+export interface RunningListen {
+  url: string;
+  io: TestIO;
+  /** Ctrl-C, then the outcome. */
+  stop(): Promise<CliResult>;
+  /** The outcome once listen ends by itself (--once). */
+  done: Promise<CliResult>;
+}
+
+/** Polls until `probe` gives a value (or `timeoutMs` passes). */
+export async function waitFor<T>(
+  probe: () => T | undefined | false,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Starts `ordercli [globals] listen --port 0 ...args` in-process and waits for its ready line. */
+export async function startListen(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; globals?: string[] } = {},
+): Promise<RunningListen> {
+  const io = createTestIO();
+  const abort = new AbortController();
+  const hasPort = args.includes('--port');
+  const argv = [...(options.globals ?? []), 'listen', ...(hasPort ? [] : ['--port', '0']), ...args];
+  let finished: CliResult | undefined;
+  const done = main(argv, { io, env: testEnv(options.env), signal: abort.signal, cwd: options.cwd }).then(
+    (code) => {
+      finished = { code, stdout: io.stdoutText(), stderr: io.stderrText() };
+      return finished;
+    },
+  );
+  const url = await waitFor(
+    () => {
+      if (finished)
+        throw new Error(`listen ended before it was ready (exit ${finished.code}):\n${finished.stderr}`);
+      return READY.exec(io.stderrText())?.[1];
+    },
+    10_000,
+    'the ready line',
+  );
+  return {
+    url,
+    io,
+    done,
+    stop: async () => {
+      abort.abort();
+      return done;
+    },
+  };
+}
+
+export interface RunningBin {
+  url: string;
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+}
+
+/** Spawns the built binary's `listen` and waits for its ready line. */
+export async function spawnListen(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd?: string,
+): Promise<RunningBin> {
+  const child = spawn(process.execPath, [BIN, 'listen', ...args], {
+    env: testEnv(env),
+    cwd,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdin.end();
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      exitCode = code;
+      resolve(code);
+    }),
+  );
+  const url = await waitFor(
+    () => {
+      if (exitCode !== undefined)
+        throw new Error(`listen exited (${exitCode}) before it was ready:\n${stderr}`);
+      return READY.exec(stderr)?.[1];
+    },
+    15_000,
+    'the ready line of the binary',
+  );
+  return { url, child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** One POST (or other method) with node:http; headers may repeat when given as an array of pairs. */
+export function post(
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string> | [string, string][],
+  method = 'POST',
+): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    // A raw header list (to repeat a header) gets no defaults from Node: frame the request here.
+    const { host } = new URL(url);
+    const list: [string, string][] = Array.isArray(headers) ? headers : Object.entries(headers);
+    const names = new Set(list.map(([name]) => name.toLowerCase()));
+    if (!names.has('host')) list.unshift(['host', host]);
+    if (!names.has('content-length') && !names.has('transfer-encoding')) {
+      list.push(['content-length', String(Buffer.byteLength(body))]);
+    }
+    const req = request(url, { method, headers: list.flat(), agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Writes raw bytes on a socket and returns everything the server answers until it closes. */
+export function rawExchange(url: string, bytes: Buffer | string, waitMs = 5_000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let answer = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(answer);
+    }, waitMs);
+    socket.setEncoding('latin1');
+    socket.on('data', (c: string) => (answer += c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.write(bytes);
+  });
+}
+
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: Buffer;
+  url: string;
+}
+
+export interface LocalApp {
+  url: string;
+  port: number;
+  received: ReceivedRequest[];
+  /** Decides each answer (default 200). */
+  answer: (request: ReceivedRequest, index: number) => number;
+  close(): Promise<void>;
+}
+
+/** The integrator's application: records what it receives; answers what `answer` says. */
+export async function startApp(port = 0): Promise<LocalApp> {
+  const app: LocalApp = {
+    url: '',
+    port: 0,
+    received: [],
+    answer: () => 200,
+    close: async () => undefined,
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const received = {
+        headers: req.headers,
+        rawHeaders: req.rawHeaders,
+        body: Buffer.concat(chunks),
+        url: req.url ?? '/',
+      };
+      const status = app.answer(received, app.received.length);
+      app.received.push(received);
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(status < 300 ? 'thanks\n' : `app says no (${status})\nsecond line\n`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  app.port = (server.address() as AddressInfo).port;
+  app.url = `http://127.0.0.1:${app.port}/hooks`;
+  app.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return app;
+}
+
+/** A port that was free a moment ago (for a server that starts later). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Asserts that no output or file text contains the key. */
+export function leaks(key: string, ...texts: string[]): boolean {
+  return texts.some((t) => t.includes(key));
+}

@@ -1,0 +1,86 @@
+/** The forwarding queue file after a crash: marked entries stay done, a torn last line is cut off. */
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatEventLine } from '../../src/webhooks/event-record.js';
+import { ForwardQueue } from '../../src/webhooks/forward-queue.js';
+import { ForwardQueueFile } from '../../src/webhooks/forward-queue-file.js';
+import { tempDir } from '../support/cli.js';
+import { type LocalApp, startApp, waitFor } from '../support/listen.js';
+
+const KEY = 'whk_queue_file_key';
+let app: LocalApp | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+const line = (n: number, body = `{"id":${n},"code":"SO-${n}"}`) =>
+  formatEventLine(
+    '2026-01-01T00:00:00.000Z',
+    'sales_order_validated',
+    { 'x-webhook-key': '[redacted]' },
+    Buffer.from(body),
+    body,
+    JSON.parse(body),
+  );
+
+describe('ForwardQueue file', () => {
+  it('resumes unmarked entries in order, cuts a torn line, and keeps appending cleanly', async () => {
+    const file = join(tempDir(), 'queue.ndjson');
+    const entry = (seq: number) => `{"type":"event","seq":${seq},${line(seq).slice(1)}\n`;
+    writeFileSync(
+      file,
+      entry(1) + entry(2) + '{"type":"delivered","seq":1,"status":200,"at":"x"}\n' + entry(3),
+    );
+    appendFileSync(file, entry(4).slice(0, 30)); // the crash tore the last write
+
+    app = await startApp();
+    const queue = await ForwardQueue.open({ file, target: app.url, key: KEY });
+    expect(queue.resumed).toBe(2);
+    await queue.enqueue(line(5, '{ "id": 5, "code": "SO-5" }'));
+    queue.start();
+    await waitFor(() => app!.received.length === 3, 10_000, 'three deliveries');
+    await queue.close();
+    expect(app.received.map((r) => r.body.toString())).toEqual([
+      '{"id":2,"code":"SO-2"}',
+      '{"id":3,"code":"SO-3"}',
+      '{ "id": 5, "code": "SO-5" }',
+    ]);
+    expect(app.received.every((r) => r.headers['x-webhook-key'] === KEY)).toBe(true);
+
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    for (const l of lines) JSON.parse(l); // every line whole: the torn one is gone
+    // The torn entry was never acknowledged: its number goes to the next event.
+    const events = lines.filter((l) => l.includes('"type":"event"')).map((l) => JSON.parse(l));
+    expect(events.map((e) => [e.seq, e.body.id])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 3],
+      [4, 5],
+    ]);
+    expect(readFileSync(file, 'utf8')).not.toContain(KEY);
+
+    // Everything delivered: the next start empties the file.
+    const again = await ForwardQueue.open({ file, target: app.url, key: KEY });
+    expect(again.resumed).toBe(0);
+    await again.close();
+    expect(readFileSync(file, 'utf8')).toBe('');
+  });
+
+  it('empties a file that has grown large once every entry has its outcome, and goes on appending', async () => {
+    const file = join(tempDir(), 'queue.ndjson');
+    const queue = await ForwardQueueFile.open({ file });
+    const big = (n: number) => line(n, JSON.stringify({ id: n, note: 'x'.repeat(1024 * 1024) }));
+    const entries = await Promise.all([1, 2, 3, 4, 5].map((n) => queue.append(big(n))));
+    expect((await queue.read(entries[4]!))?.body).toMatchObject({ id: 5 });
+    for (const entry of entries.slice(0, 4)) await queue.finish(entry.seq, 'delivered', 200);
+    // One entry is still without an outcome: nothing is emptied yet.
+    expect(statSync(file).size).toBeGreaterThan(5 * 1024 * 1024);
+    await queue.finish(entries[4]!.seq, 'rejected', 422);
+    const next = await queue.append(line(6));
+    expect(readFileSync(file, 'utf8')).toBe(`{"type":"event","seq":6,${line(6).slice(1)}\n`);
+    expect((await queue.read(next))?.body).toEqual({ id: 6, code: 'SO-6' });
+    await queue.close();
+  });
+});
