@@ -1,8 +1,8 @@
 /**
- * undici's Agent and request(), loaded from their own modules rather than from undici's index:
- * the index also loads fetch, WebSocket, the mocks and the cache (about 100 ms at every start-up,
- * measured by bench/startup); these two load in a third of that. undici is pinned to an exact
- * version in package.json, so these paths cannot move under us unnoticed: every API test uses them.
+ * undici's Agent and request(), loaded from their own modules rather than from undici's index,
+ * which also loads fetch, WebSocket, the mocks and the cache: a cost every API command would pay
+ * at start-up (figures in docs/ENGINEERING.md). test/api/transport.test.ts fails the moment an
+ * undici release moves these modules or they stop being what its index exports.
  */
 import './wasm-flags.js';
 import type { Dispatcher } from 'undici';

@@ -3,7 +3,7 @@
  * into a parent's stdout for a command run inside another one (`prefixedIO`, the demo).
  */
 import { PassThrough, type Readable, Writable } from 'node:stream';
-import { type IOStreams, StreamsIO } from './streams.js';
+import { type IOStreams, NodeStreamsIO } from './streams.js';
 
 /**
  * IO for a command run inside another one (the demo's receiver): each line it writes goes to the
@@ -28,7 +28,7 @@ export function prefixedIO(parent: IOStreams, prefix: string, onLine?: (line: st
   };
   const stdin = new PassThrough();
   stdin.end();
-  const io = new StreamsIO(
+  const io = new NodeStreamsIO(
     stdin,
     lines((text) => parent.out(text)),
     lines((text) => parent.out(text)),
@@ -64,7 +64,7 @@ export function createTestIO(options: TestIOOptions = {}): TestIO {
   const stdout = new CapturingStream(tty, options.columns ?? 80);
   const stderr = new CapturingStream(tty, options.columns ?? 80);
   Object.assign(stdin, { isTTY: tty, setRawMode: () => stdin });
-  const io = new StreamsIO(stdin, stdout, stderr, tty, tty, tty, () => options.columns ?? 80);
+  const io = new NodeStreamsIO(stdin, stdout, stderr, tty, tty, tty, () => options.columns ?? 80);
   return Object.assign(io, {
     stdoutText: () => stdout.text(),
     stderrText: () => stderr.text(),

@@ -3,7 +3,6 @@
  * `console`, and everything written is redacted. In-memory variants (tests, a command run inside
  * another) are in memory.ts, so that start-up does not load node:stream.
  */
-import { write } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { Redactor } from '../core/redact.js';
 
@@ -25,14 +24,6 @@ export interface IOStreams {
   /** Writes results to stdout. */
   out(text: string): void;
   /**
-   * Writes results to stdout without holding up the event loop while a slow reader (a pipe read
-   * by a busy process, `| less` at a prompt) takes them: resolves once written. Node writes to a
-   * pipe synchronously, so a long-running server (`listen`) would stop answering requests for as
-   * long as its reader lags. Do not mix with `out()` while one is pending: order is not kept
-   * between the two.
-   */
-  outAsync(text: string): Promise<void>;
-  /**
    * Writes to stdout without masking secrets: only for what the user asked to see with
    * `--show-secrets`. Everything else goes through `out()`.
    */
@@ -41,12 +32,10 @@ export interface IOStreams {
   err(text: string): void;
   /** Whether an interactive prompt can be shown. */
   canPrompt(): boolean;
-  /** Resolves once everything written to stdout has been flushed. */
-  flush(): Promise<void>;
 }
 
-/** IOStreams over any three streams; see processIO(), and src/io/memory.ts for the others. */
-export class StreamsIO implements IOStreams {
+/** IOStreams over any three Node streams: the process's (processIO()), or those of src/io/memory.ts. */
+export class NodeStreamsIO implements IOStreams {
   readonly redactor = new Redactor();
   colorEnabled = false;
   neverPrompt = false;
@@ -59,8 +48,6 @@ export class StreamsIO implements IOStreams {
     readonly stdoutIsTTY: boolean,
     readonly stderrIsTTY: boolean,
     private readonly width: () => number,
-    /** The file descriptor behind `stdout` when it is a pipe or a file (written from the thread pool). */
-    private readonly stdoutFd?: number,
   ) {}
 
   get columns(): number {
@@ -79,45 +66,8 @@ export class StreamsIO implements IOStreams {
     this.stderr.write(this.redactor.redact(text));
   }
 
-  outAsync(text: string): Promise<void> {
-    const redacted = this.redactor.redact(text);
-    const fd = this.stdoutFd;
-    if (fd === undefined) {
-      return new Promise((resolve) => this.stdout.write(redacted, () => resolve()));
-    }
-    const buffer = Buffer.from(redacted, 'utf8');
-    return new Promise((resolve) => {
-      const from = (offset: number): void => {
-        write(fd, buffer, offset, buffer.length - offset, null, (error, written) => {
-          if (!error) {
-            if (offset + written < buffer.length) from(offset + written);
-            else resolve();
-            return;
-          }
-          // A reader that went away (`| head`) is not an error.
-          if (error.code === 'EPIPE') {
-            resolve();
-            return;
-          }
-          // EAGAIN: the pipe is full and its descriptor non-blocking (libuv's). The rest goes through
-          // the stream, which waits for room without holding the event loop; the next write starts
-          // only once it is out, so the order holds.
-          this.stdout.write(buffer.subarray(offset), () => resolve());
-        });
-      };
-      from(0);
-    });
-  }
-
   canPrompt(): boolean {
     return !this.neverPrompt && this.stdinIsTTY && this.stdoutIsTTY;
-  }
-
-  flush(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.stdout.writableLength === 0) resolve();
-      else this.stdout.once('drain', () => resolve());
-    });
   }
 }
 
@@ -129,7 +79,7 @@ export function processIO(): IOStreams {
       if (error.code !== 'EPIPE') throw error;
     });
   }
-  return new StreamsIO(
+  return new NodeStreamsIO(
     process.stdin,
     process.stdout,
     process.stderr,
@@ -137,7 +87,5 @@ export function processIO(): IOStreams {
     Boolean(process.stdout.isTTY),
     Boolean(process.stderr.isTTY),
     () => process.stdout.columns || process.stderr.columns || 80,
-    // A terminal keeps Node's own writes (its descriptor may be non-blocking).
-    process.stdout.isTTY ? undefined : process.stdout.fd,
   );
 }

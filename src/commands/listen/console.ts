@@ -1,27 +1,22 @@
 /**
  * What `listen` prints. Events are results (stdout: one line each, or one JSON line with
- * `--json`); rejections, forwarding and notes are diagnostics (stderr). Writes are batched: lines
- * produced in the same turn of the event loop go out in one write, so a burst of notifications
- * costs a few system calls rather than one per event: lines are gathered for up to 30 ms (or
- * 64 KiB) and written together, which a person cannot tell from immediate output. Colours are
- * fixed escape codes chosen once.
+ * `--json`); rejections, forwarding and notes are diagnostics (stderr). Colours are fixed escape
+ * codes chosen once.
  *
- * stdout is written without blocking (`io.outAsync`, one write at a time): a reader that lags
- * (`| jq` on a busy machine) must not stop the receiver from answering. What waits for it is kept,
- * up to MAX_STDOUT_BACKLOG characters; beyond that, event lines are counted instead of printed and a note on
- * stderr says how many (each event is still answered, logged and forwarded as usual).
+ * A stdout reader that lags (`| jq` on a busy machine, a paused `| less`) must neither stop the
+ * receiver nor make memory grow: Node keeps what a pipe has not taken yet, and past
+ * MAX_STDOUT_BACKLOG bytes of it event lines are dropped; once the reader catches up (or at the
+ * end) one note on stderr says how many. Every event is still answered, logged and forwarded.
  */
+import { formatDuration } from '../../config/duration.js';
 import type { IOStreams } from '../../io/streams.js';
 import { codeOf, summarizeBody } from '../../webhooks/event-record.js';
 import type { ForwardAttempt } from '../../webhooks/forward-queue.js';
+import type { ListenReady, ListenSubscription } from '../../webhooks/listen-session.js';
 import type { AcceptedEvent, Rejection } from '../../webhooks/receiver.js';
 import { answerLine, previewLines as preview } from '../../webhooks/receiver-answer.js';
 
-/** Above this much pending text a batch is written at once. */
-const FLUSH_AT = 64 * 1024;
-/** Longest time a line waits to be written. */
-const FLUSH_EVERY_MS = 30;
-/** Output kept for a stdout reader that lags, at most (characters). */
+/** Bytes kept for a stdout reader that lags, at most: past them event lines are dropped. */
 export const MAX_STDOUT_BACKLOG = 16 * 1024 * 1024;
 
 export interface FollowUpResult {
@@ -63,34 +58,38 @@ const COLOURED: Palette = {
   cyan: sgr(36, 39),
 };
 
+export interface ListenConsoleOptions {
+  /** One JSON line per event on stdout (`--json`). */
+  json: boolean;
+  /** The `--log` file, named in the note about dropped lines. */
+  logFile?: string;
+  /** Bytes waiting for stdout's reader past which event lines are dropped. */
+  maxBacklog?: number;
+}
+
 export class ListenConsole {
-  private outBuffer = '';
-  private errBuffer = '';
-  /** stdout text waiting for the write in progress to end. */
-  private outBacklog = '';
-  private outWriting: Promise<void> | undefined;
-  /** Event lines not printed because stdout's reader lagged too far; shown in a note. */
-  private unprinted = 0;
-  private timer: NodeJS.Timeout | undefined;
+  /** Event lines dropped since the last note about them. */
+  private dropped = 0;
   private readonly out: Palette;
   private readonly err: Palette;
+  private readonly maxBacklog: number;
 
   constructor(
     private readonly io: IOStreams,
-    private readonly json: boolean,
-    private readonly maxBacklog = MAX_STDOUT_BACKLOG,
+    private readonly options: ListenConsoleOptions,
   ) {
     this.out = io.colorEnabled && io.stdoutIsTTY ? COLOURED : PLAIN;
     this.err = io.colorEnabled && io.stderrIsTTY ? COLOURED : PLAIN;
+    this.maxBacklog = options.maxBacklog ?? MAX_STDOUT_BACKLOG;
   }
 
   /** An accepted event, with what `--fetch` and `--exec` found. */
   event(event: AcceptedEvent, followUp?: FollowUpResult): void {
-    if (this.json) {
+    if (this.options.json) {
       let line = event.line;
       if (followUp?.fetched || followUp?.exec)
         line = `${line.slice(0, -1)},${JSON.stringify(followUp).slice(1)}`;
-      this.write('out', `${line}\n`);
+      this.print(`${line}\n`);
       return;
     }
     const c = this.out;
@@ -100,14 +99,13 @@ export class ListenConsole {
       `${code === undefined ? '' : `  ${c.bold(code)}`}  ${summarizeBody(event.body)}\n`;
     if (followUp?.fetched) text += describeFetch(followUp.fetched, c);
     if (followUp?.exec) text += describeExec(followUp.exec, c);
-    this.write('out', text);
+    this.print(text);
   }
 
   /** An accepted event that `--event` leaves out: a note, so a waiting user sees it came. */
   skipped(event: AcceptedEvent, wanted: string): void {
     const c = this.err;
-    this.write(
-      'err',
+    this.io.err(
       `${c.dim(`${clock(event.receivedAt)}  ${event.event ?? '(no X-WEBHOOK-EVENT)'} accepted, not shown (--event ${wanted})`)}\n`,
     );
   }
@@ -116,8 +114,7 @@ export class ListenConsole {
     const c = this.err;
     const what = rejection.method ? `${rejection.method} ${rejection.path ?? ''}` : 'connection';
     const event = rejection.event ? ` (${rejection.event})` : '';
-    this.write(
-      'err',
+    this.io.err(
       `${c.dim(clock(rejection.receivedAt))}  ${c.red(`rejected ${rejection.status}`)}  ${what}${event}: ${rejection.reason}\n`,
     );
   }
@@ -141,91 +138,85 @@ export class ListenConsole {
       text = `${c.dim(clock())}  ${c.yellow('forward failed')} ${about} → ${target}: ${answer} (attempt ${attempt.attempt})${wait}\n`;
     }
     if (attempt.responseText) text += preview(attempt.responseText, '    | ');
-    this.write('err', text);
+    this.io.err(text);
   }
 
-  /** A diagnostic line on stderr, in order with the batched lines. */
+  /** A diagnostic line on stderr. */
   note(text: string): void {
-    this.write('err', text.endsWith('\n') ? text : `${text}\n`);
+    this.io.err(text.endsWith('\n') ? text : `${text}\n`);
   }
 
-  /** Writes what is pending now (stdout's part is handed to a write that may end later: see `drain`). */
-  flush(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.outBuffer !== '') {
-      const text = this.outBuffer;
-      this.outBuffer = '';
-      this.writeOut(text);
+  /** What the subscription of `listen --subscribe` answered, and what is wrong with it. */
+  subscribed(subscription: ListenSubscription, path: string): void {
+    const { io } = this;
+    io.err(
+      `Subscribed ${subscription.publicUrl} to ${subscription.event} (PUT /api/v1/webhooks: ${subscription.status}).\n`,
+    );
+    if (subscription.pathMismatch) {
+      io.err(
+        `warning: --public-url has the path ${new URL(subscription.publicUrl).pathname} but listen serves ${path}: notifications would get 404.\n`,
+      );
     }
-    if (this.errBuffer !== '') {
-      const text = this.errBuffer;
-      this.errBuffer = '';
-      this.io.err(text);
+    const mismatch = subscription.keyMismatch;
+    if (mismatch) {
+      io.err(
+        `warning: the service's key for this subscription (${mismatch.answerFingerprint}) differs from the key from ${mismatch.givenSource} (${mismatch.givenFingerprint}): its notifications will be refused with 401.\n`,
+      );
     }
   }
 
-  /**
-   * Writes everything, and resolves once stdout has taken it (for the end of `listen`), or after
-   * `timeoutMs` if its reader stopped reading without closing it (a paused `| less`).
-   */
-  async drain(timeoutMs = 2_000): Promise<void> {
-    this.flush();
-    let timer: NodeJS.Timeout | undefined;
-    const gaveUp = new Promise<'gave up'>((resolve) => {
-      timer = setTimeout(() => resolve('gave up'), timeoutMs);
-    });
-    try {
-      while (this.outWriting) {
-        if ((await Promise.race([this.outWriting, gaveUp])) === 'gave up') {
-          this.write('err', 'note: stdout is not being read: the last events were not all printed\n');
-          break;
-        }
-      }
-    } finally {
-      clearTimeout(timer);
+  /** The lines before the first event, ending with the one a script waits for ("Ready: listening on"). */
+  ready(
+    ready: ListenReady,
+    once: { event: string | undefined; waitMs: number | undefined } | undefined,
+  ): void {
+    const { io } = this;
+    if (ready.logFile) io.err(`Logging accepted events to ${ready.logFile}\n`);
+    const forwarding = ready.forwarding;
+    if (forwarding) {
+      const resumed =
+        forwarding.resumed > 0
+          ? `; resuming ${forwarding.resumed} undelivered event${forwarding.resumed === 1 ? '' : 's'}`
+          : '';
+      io.err(`Forwarding to ${forwarding.target} (queue ${forwarding.queueFile}${resumed})\n`);
     }
-    this.noteUnprinted();
-    this.flush();
+    if (once) {
+      const until = once.waitMs === undefined ? '' : ` (up to ${formatDuration(once.waitMs)})`;
+      io.err(`Waiting for one ${once.event ?? 'notification'}${until}.\n`);
+    }
+    const checked = ready.checkedKey
+      ? `X-WEBHOOK-KEY checked (key from ${ready.checkedKey.source}, ${ready.checkedKey.fingerprint})`
+      : 'X-WEBHOOK-KEY NOT checked (--no-verify)';
+    io.err(`Ready: listening on ${ready.url} - ${checked}. Press Ctrl-C to quit.\n`);
   }
 
-  private writeOut(text: string): void {
-    if (this.outWriting) {
-      if (this.outBacklog.length + text.length > this.maxBacklog) {
-        for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) this.unprinted++;
-        return;
-      }
-      this.outBacklog += text;
+  /** At the end: the note about lines dropped since the last one, if any. */
+  close(): void {
+    this.io.stdout.off('drain', this.noteDropped);
+    this.noteDropped();
+  }
+
+  /** Writes event lines to stdout, or drops them while its reader lags too far behind. */
+  private print(text: string): void {
+    const stdout = this.io.stdout;
+    if (stdout.writableLength > this.maxBacklog) {
+      if (this.dropped++ === 0) stdout.once('drain', this.noteDropped);
       return;
     }
-    this.outWriting = this.io.outAsync(text).then(() => {
-      this.outWriting = undefined;
-      this.noteUnprinted();
-      const next = this.outBacklog;
-      this.outBacklog = '';
-      if (next !== '') this.writeOut(next);
-    });
+    this.io.out(text);
   }
 
-  private noteUnprinted(): void {
-    if (this.unprinted === 0) return;
-    const count = this.unprinted;
-    this.unprinted = 0;
-    this.write(
-      'err',
-      `note: stdout was not read fast enough: ${count} line${count === 1 ? '' : 's'} of events not printed (the events were answered, logged and forwarded as usual)\n`,
+  private readonly noteDropped = (): void => {
+    if (this.dropped === 0) return;
+    const count = this.dropped;
+    this.dropped = 0;
+    const kept = this.options.logFile
+      ? `${this.options.logFile} has them all`
+      : 'they were answered and forwarded as usual; --log keeps every event';
+    this.io.err(
+      `note: stdout was not read fast enough: ${count} event${count === 1 ? ' was' : 's were'} not printed (${kept}).\n`,
     );
-  }
-
-  private write(stream: 'out' | 'err', text: string): void {
-    if (stream === 'out') this.outBuffer += text;
-    else this.errBuffer += text;
-    if (this.outBuffer.length + this.errBuffer.length >= FLUSH_AT) this.flush();
-    else if (this.timer === undefined) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_EVERY_MS);
-      this.timer.unref();
-    }
-  }
+  };
 }
 
 /** `HH:MM:SS.mmm` (UTC, as the sandbox prints). */

@@ -12,6 +12,7 @@ import type { Context } from '../../cli/context.js';
 import { ProfileStore } from '../../config/profiles.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/url.js';
+import { chooseWebhookKey } from '../../core/webhook-key.js';
 import { subscribeWebhook } from '../../webhooks/subscription.js';
 import { keyFingerprint } from '../../webhooks/verify.js';
 import type { SubscribeFlags } from './index.js';
@@ -53,9 +54,10 @@ export async function run(flags: SubscribeFlags, ctx: Context): Promise<void> {
         ? "It is sent in X-WEBHOOK-KEY with every notification; it is printed above as asked (--show-secrets) and stays in your terminal's scrollback.\n"
         : 'It is sent in X-WEBHOOK-KEY with every notification, and is not printed here.\n'),
   );
-  if (settings.webhookKey !== undefined && settings.webhookKey !== answer.key && !flags.saveKey) {
+  const configured = chooseWebhookKey(undefined, ctx.env, settings);
+  if (configured.key !== undefined && configured.key !== answer.key && !flags.saveKey) {
     io.err(
-      `note: it differs from the webhook key now configured (${keyFingerprint(settings.webhookKey)}); listen would refuse these notifications with 401 until you use the new one.\n`,
+      `note: it differs from the webhook key now configured (${configured.source}, ${keyFingerprint(configured.key)}); listen would refuse these notifications with 401 until you use the new one.\n`,
     );
   }
   if (flags.saveKey) {

@@ -1,10 +1,12 @@
 /**
- * What `listen` prints when its stdout's reader lags: writes go out one at a time and in order,
- * what waits is bounded, and lines past the bound are counted in a note instead of printed.
+ * What `listen` prints when its stdout's reader lags: event lines past a bound of bytes waiting
+ * are dropped, and one note on stderr says how many, once the reader catches up or at the end.
  */
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ListenConsole } from '../../../src/commands/listen/console.js';
 import { createTestIO } from '../../../src/io/memory.js';
+import { NodeStreamsIO } from '../../../src/io/streams.js';
 import type { AcceptedEvent } from '../../../src/webhooks/receiver.js';
 
 function event(id: number): AcceptedEvent {
@@ -20,81 +22,87 @@ function event(id: number): AcceptedEvent {
   };
 }
 
-/** Test IO whose stdout writes wait until `release()`; `writes` holds each outAsync call's text. */
-function slowIO() {
-  const io = createTestIO();
-  const writes: string[] = [];
-  const waiting: (() => void)[] = [];
-  io.outAsync = (text: string) => {
-    writes.push(text);
-    return new Promise<void>((resolve) => waiting.push(resolve));
-  };
+/** IO whose stdout takes nothing until `release()`, as a pipe nobody reads; stderr is kept. */
+function stalledIO() {
+  const written: string[] = [];
+  const held: (() => void)[] = [];
+  const stdout = new Writable({
+    highWaterMark: 1,
+    write(chunk: Buffer, _encoding, callback) {
+      written.push(chunk.toString());
+      held.push(callback);
+    },
+  });
+  const stderr = new PassThrough();
+  let errText = '';
+  stderr.on('data', (chunk: Buffer) => {
+    errText += chunk.toString();
+  });
+  const stdin = new PassThrough();
+  stdin.end();
+  const io = new NodeStreamsIO(stdin, stdout, stderr, false, false, false, () => 80);
   const release = async () => {
-    while (waiting.length > 0) {
-      waiting.shift()!();
+    while (held.length > 0) {
+      held.shift()!();
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  return { io, writes, release };
-}
-
-describe('ListenConsole and a stdout that lags', () => {
-  it('has one write in flight at a time and keeps the order of the events', async () => {
-    const { io, writes, release } = slowIO();
-    const out = new ListenConsole(io, true);
-    out.event(event(1));
-    out.flush();
-    out.event(event(2));
-    out.flush();
-    out.event(event(3));
-    out.flush();
-    expect(writes).toHaveLength(1);
-    const drained = out.drain();
-    await release();
-    await drained;
-    expect(writes).toHaveLength(2);
-    const ids = writes
+  const printedIds = () =>
+    written
       .join('')
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line).body.id);
-    expect(ids).toEqual([1, 2, 3]);
+  return { io, release, printedIds, stderrText: () => errText };
+}
+
+const lineBytes = Buffer.byteLength(`${event(1).line}\n`);
+
+describe('ListenConsole and a stdout that does not drain', () => {
+  it('prints every event, in order, while the reader keeps up', () => {
+    const io = createTestIO();
+    const out = new ListenConsole(io, { json: true, maxBacklog: lineBytes });
+    for (let id = 1; id <= 5; id++) out.event(event(id));
+    out.close();
+    const ids = io
+      .stdoutText()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line).body.id);
+    expect(ids).toEqual([1, 2, 3, 4, 5]);
     expect(io.stderrText()).toBe('');
   });
 
-  it('counts the lines past its bound instead of keeping them, and says so on stderr', async () => {
-    const { io, writes, release } = slowIO();
-    const lineLength = event(1).line.length + 1;
-    const out = new ListenConsole(io, true, lineLength * 3);
-    for (let id = 1; id <= 10; id++) {
-      out.event(event(id));
-      out.flush();
-    }
-    // The first is being written, three wait, six did not fit.
-    const drained = out.drain();
+  it('drops the lines past its bound, and says how many once the reader catches up', async () => {
+    const { io, release, printedIds, stderrText } = stalledIO();
+    const out = new ListenConsole(io, { json: true, logFile: 'events.ndjson', maxBacklog: lineBytes * 3 });
+    for (let id = 1; id <= 10; id++) out.event(event(id));
+    // Four lines are waiting (the fourth found three, not more than the bound); six were dropped.
+    expect(stderrText()).toBe('');
     await release();
-    await drained;
-    const ids = writes
-      .join('')
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line).body.id);
-    expect(ids).toEqual([1, 2, 3, 4]);
-    expect(io.stderrText()).toContain(
-      'note: stdout was not read fast enough: 6 lines of events not printed (the events were answered, logged and forwarded as usual)',
+    expect(printedIds()).toEqual([1, 2, 3, 4]);
+    expect(stderrText()).toBe(
+      'note: stdout was not read fast enough: 6 events were not printed (events.ndjson has them all).\n',
     );
+    // Caught up: lines are printed again, and the note is not repeated.
+    out.event(event(11));
+    await release();
+    out.close();
+    expect(printedIds()).toEqual([1, 2, 3, 4, 11]);
+    expect(stderrText().match(/note:/g)).toHaveLength(1);
   });
 
-  it('does not wait for ever at the end when stdout is never read', async () => {
-    const { io, writes } = slowIO();
-    const out = new ListenConsole(io, true);
+  it('says so at the end when the reader never caught up', async () => {
+    const { io, release, printedIds, stderrText } = stalledIO();
+    const out = new ListenConsole(io, { json: true, maxBacklog: lineBytes });
     out.event(event(1));
-    out.flush();
     out.event(event(2));
-    const started = Date.now();
-    await out.drain(50);
-    expect(Date.now() - started).toBeLessThan(2_000);
-    expect(writes).toHaveLength(1);
-    expect(io.stderrText()).toContain('note: stdout is not being read: the last events were not all printed');
+    out.event(event(3));
+    out.close();
+    await release();
+    expect(printedIds()).toEqual([1, 2]);
+    expect(stderrText()).toBe(
+      'note: stdout was not read fast enough: 1 event was not printed (they were answered and forwarded as usual; --log keeps every event).\n',
+    );
   });
 });

@@ -1,0 +1,328 @@
+/**
+ * One `listen` session: the receiver, what makes each event durable before its 200 (the log, the
+ * forwarding queue, or both), the optional subscription, and the wait for its end (Ctrl-C, the
+ * caller's `until`, or its time limit). It reports what happens through `on` and ends with the
+ * counts of a `ListenResult`; the command renders both.
+ */
+import { createHash } from 'node:crypto';
+import { basename, dirname, join } from 'node:path';
+import type { ApiClient } from '../api/client.js';
+import { configDir } from '../config/profiles.js';
+import { UsageError } from '../core/errors.js';
+import type { Redactor } from '../core/redact.js';
+import { isLoopbackHost, withoutTrailingSlashes } from '../core/url.js';
+import type { WebhookKeyChoice } from '../core/webhook-key.js';
+import { EventLog } from './event-log.js';
+import { type ForwardAttempt, ForwardQueue } from './forward-queue.js';
+import {
+  type AcceptedEvent,
+  type Rejection,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from './receiver.js';
+import { subscribeWebhook } from './subscription.js';
+import { keyFingerprint, WebhookKeyVerifier } from './verify.js';
+
+export interface ListenSessionOptions {
+  host: string;
+  port: number;
+  /** The one path notifications are accepted on. */
+  path: string;
+  /** Whether X-WEBHOOK-KEY is checked (false with --no-verify). */
+  verify: boolean;
+  /** The key checked and added back when forwarding; with `verify` and none, the subscription must give one. */
+  key: WebhookKeyChoice;
+  /** The API token of this run: a notification carrying it instead of the key is named as such. */
+  apiToken: string | undefined;
+  /** Every accepted event is appended to this file before its 200. */
+  logFile?: string;
+  /** Every accepted event is forwarded to `target`, through a queue kept in `queueFile`. */
+  forward?: { target: URL; queueFile: string; lockWaitMs?: number };
+  /** `publicUrl` is subscribed to `event` once the receiver listens. */
+  subscribe?: { api: ApiClient; event: string; publicUrl: URL };
+  /** Masks the key a subscription answer carries. */
+  redactor: Redactor;
+  /** Ctrl-C: ends the session as 'interrupted' (and ends a wait for the queue's lock). */
+  signal: AbortSignal;
+  /** Ends the session as 'done' once it resolves (the first event of --once). */
+  until?: Promise<void>;
+  /** With `until`: ends the session as 'timeout' when `until` has not resolved within this many ms. */
+  untilMs?: number;
+  on: ListenSessionEvents;
+}
+
+/** What a session tells as it runs, in this order: `subscribed`, `ready`, events, `stopped`. */
+export interface ListenSessionEvents {
+  /** After its 200 has been written. */
+  accepted(event: AcceptedEvent): void;
+  rejected(rejection: Rejection): void;
+  forwardAttempt(attempt: ForwardAttempt): void;
+  /** The forwarding queue's lock is held by another process: waiting for it. */
+  lockWait(message: string): void;
+  subscribed(subscription: ListenSubscription): void;
+  ready(ready: ListenReady): void;
+  /** Once everything is closed, also when the session ends with an error after the receiver started. */
+  stopped(result: ListenResult): void;
+}
+
+export interface ListenSubscription {
+  publicUrl: string;
+  event: string;
+  status: number;
+  /** The path of the public URL is not the one served: the service's notifications would get 404. */
+  pathMismatch: boolean;
+  /** The key the session now checks came from the answer (none was given). */
+  keyFromAnswer: boolean;
+  /** The answer's key differs from the one given: the service's notifications will get 401. */
+  keyMismatch?: { answerFingerprint: string; givenFingerprint: string; givenSource: string };
+}
+
+export interface ListenReady {
+  url: string;
+  /** The key checked; undefined when X-WEBHOOK-KEY is not checked. */
+  checkedKey: { source: string; fingerprint: string } | undefined;
+  logFile: string | undefined;
+  forwarding: { target: string; queueFile: string; resumed: number } | undefined;
+}
+
+export type ListenEnding = 'interrupted' | 'done' | 'timeout';
+
+export interface ListenResult {
+  /** Undefined when it ended with an error. */
+  ending: ListenEnding | undefined;
+  accepted: number;
+  rejected: number;
+  forwarding?: {
+    queueFile: string;
+    delivered: number;
+    /** Refused by the application (a final 3xx or 4xx). */
+    refused: number;
+    /** Still in the queue, sent on the next start. */
+    waiting: number;
+  };
+}
+
+/** Where the forwarding queue lives: `queueDir`, beside the log, or in the config folder per target. */
+export function queueFileFor(
+  where: { queueDir?: string; logFile?: string; target: URL },
+  env: NodeJS.ProcessEnv,
+): string {
+  if (where.queueDir !== undefined) return join(where.queueDir, 'forward-queue.ndjson');
+  if (where.logFile !== undefined) {
+    const name = basename(where.logFile).replace(/\.(ndjson|jsonl|json|log)$/i, '');
+    return join(dirname(where.logFile), `${name}.forward-queue.ndjson`);
+  }
+  const id = createHash('sha256').update(where.target.href).digest('hex').slice(0, 12);
+  return join(configDir(env), 'forward-queues', `${id}.ndjson`);
+}
+
+/** Runs a session until its end; resolves with how it ended, or throws (a usage error for a busy port). */
+export async function runListenSession(options: ListenSessionOptions): Promise<ListenEnding> {
+  const { on } = options;
+  let key = options.key.key === undefined ? undefined : { key: options.key.key, source: options.key.source };
+  let log: EventLog | undefined;
+  let queue: ForwardQueue | undefined;
+  let receiver: WebhookReceiver | undefined;
+  let ending: ListenEnding | undefined;
+  try {
+    if (options.logFile !== undefined) {
+      const file = options.logFile;
+      log = await EventLog.open(file).catch(fileError(`the log ${file}`, '--log'));
+    }
+    if (options.forward) {
+      const { target, queueFile, lockWaitMs } = options.forward;
+      queue = await ForwardQueue.open({
+        file: queueFile,
+        target: target.href,
+        key: key?.key,
+        onAttempt: (attempt) => on.forwardAttempt(attempt),
+        lockWaitMs,
+        onLockWait: (message) => on.lockWait(message),
+        signal: options.signal,
+      }).catch(fileError(`the forwarding queue ${queueFile}`, '--queue-dir'));
+    }
+    const verifier = (choice: { key: string }) =>
+      new WebhookKeyVerifier(choice.key, { apiToken: options.apiToken });
+    receiver = await startReceiver(options, {
+      verifier: !options.verify ? 'off' : key ? verifier(key) : 'pending',
+      persist: persistWith(log, queue),
+    });
+    if (options.forward && sameEndpoint(options.forward.target, receiver.url)) {
+      throw new UsageError(
+        '--forward-to points at this listener itself: give the address of your application.',
+      );
+    }
+
+    if (options.subscribe) {
+      const { api, event, publicUrl } = options.subscribe;
+      const answer = await subscribeWebhook(
+        api,
+        { event, url: publicUrl.href },
+        { redactor: options.redactor, signal: options.signal },
+      );
+      const subscription: ListenSubscription = {
+        publicUrl: publicUrl.href,
+        event,
+        status: answer.status,
+        pathMismatch: withoutTrailingSlashes(publicUrl.pathname) !== withoutTrailingSlashes(options.path),
+        keyFromAnswer: false,
+      };
+      if (answer.key !== undefined && key === undefined) {
+        key = { key: answer.key, source: 'the subscription answer' };
+        subscription.keyFromAnswer = true;
+        queue?.useKey(answer.key);
+      } else if (answer.key !== undefined && key !== undefined && answer.key !== key.key) {
+        subscription.keyMismatch = {
+          answerFingerprint: keyFingerprint(answer.key),
+          givenFingerprint: keyFingerprint(key.key),
+          givenSource: key.source,
+        };
+      }
+      on.subscribed(subscription);
+      if (options.verify) {
+        if (key === undefined) {
+          throw new UsageError(
+            'The subscription answer holds no key and none was given: pass --key or set ORDERCLI_WEBHOOK_KEY (or --no-verify).',
+          );
+        }
+        receiver.setVerifier(verifier(key));
+      }
+    }
+
+    on.ready({
+      url: receiver.url,
+      checkedKey:
+        options.verify && key ? { source: key.source, fingerprint: keyFingerprint(key.key) } : undefined,
+      logFile: log?.path,
+      forwarding: queue && {
+        target: options.forward!.target.href,
+        queueFile: queue.file,
+        resumed: queue.resumed,
+      },
+    });
+    queue?.start();
+    ending = await waitForEnd(options.signal, options.until, options.untilMs);
+    return ending;
+  } finally {
+    await receiver?.close();
+    await queue?.close();
+    await log?.close();
+    if (receiver) on.stopped(resultOf(ending, receiver, queue));
+  }
+}
+
+async function startReceiver(
+  options: ListenSessionOptions,
+  parts: Pick<Parameters<typeof startWebhookReceiver>[0], 'verifier' | 'persist'>,
+): Promise<WebhookReceiver> {
+  const { host, port, path, on } = options;
+  try {
+    return await startWebhookReceiver({
+      host,
+      port,
+      path,
+      ...parts,
+      onAccepted: (event) => on.accepted(event),
+      onRejected: (rejection) => on.rejected(rejection),
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new UsageError(
+        `Port ${port} on ${host} is already in use: pick another with --port (0 picks a free one).`,
+      );
+    }
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+      throw new UsageError(`Cannot listen on ${host}:${port} (${code}): check --host and --port.`);
+    }
+    throw error;
+  }
+}
+
+/** A file the session cannot create or open is a usage error (exit 2) naming the file and the flag. */
+function fileError(what: string, flag: string): (error: unknown) => never {
+  return (error) => {
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    if (code === undefined || syscall === undefined) throw error;
+    throw new UsageError(`Cannot write ${what} (${code}): choose another place with ${flag}.`);
+  };
+}
+
+/**
+ * What makes an event durable before its 200: the log line, the forwarding queue entry, or both
+ * (the answer waits for both; the first failure is the one reported).
+ */
+function persistWith(
+  log: EventLog | undefined,
+  queue: ForwardQueue | undefined,
+): ((event: AcceptedEvent, done: (error?: Error) => void) => void) | undefined {
+  const toLog = (e: AcceptedEvent, done: (error?: Error) => void) => log!.append(e.line, done);
+  const toQueue = (e: AcceptedEvent, done: (error?: Error) => void) =>
+    queue!.enqueue(e.line).then(() => done(), done);
+  if (log && queue) {
+    return (event, done) => {
+      let waiting = 2;
+      let failure: Error | undefined;
+      const one = (error?: Error) => {
+        failure ??= error;
+        if (--waiting === 0) done(failure);
+      };
+      toLog(event, one);
+      toQueue(event, one);
+    };
+  }
+  return log ? toLog : queue ? toQueue : undefined;
+}
+
+function waitForEnd(
+  signal: AbortSignal,
+  until: Promise<void> | undefined,
+  untilMs: number | undefined,
+): Promise<ListenEnding> {
+  return new Promise((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (ending: ListenEnding) => {
+      if (timer) clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(ending);
+    };
+    const onAbort = () => finish('interrupted');
+    if (signal.aborted) return finish('interrupted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (until) void until.then(() => finish('done'));
+    if (until && untilMs !== undefined) timer = setTimeout(() => finish('timeout'), untilMs);
+  });
+}
+
+function resultOf(
+  ending: ListenEnding | undefined,
+  receiver: WebhookReceiver,
+  queue: ForwardQueue | undefined,
+): ListenResult {
+  let accepted = 0;
+  let rejected = 0;
+  for (const [status, n] of receiver.counts) {
+    if (status === 200) accepted += n;
+    else rejected += n;
+  }
+  const result: ListenResult = { ending, accepted, rejected };
+  if (queue) {
+    result.forwarding = {
+      queueFile: queue.file,
+      delivered: queue.counts.delivered,
+      refused: queue.counts.rejected,
+      waiting: queue.waiting,
+    };
+  }
+  return result;
+}
+
+function sameEndpoint(target: URL, listening: string): boolean {
+  const own = new URL(listening);
+  const host = (h: string) => (isLoopbackHost(h) ? 'loopback' : h.toLowerCase());
+  return (
+    host(target.hostname) === host(own.hostname) &&
+    target.port === own.port &&
+    withoutTrailingSlashes(target.pathname) === withoutTrailingSlashes(own.pathname)
+  );
+}
