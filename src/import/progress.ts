@@ -77,9 +77,9 @@ export class ImportProgress {
     const c = this.counts;
     const done = doneCount(c);
     const parts = [
-      `import: ${fmt(done)}/${fmt(c.total)} orders (${percent(done, c.total)})`,
-      `created ${fmt(c.created)}, skipped ${fmt(c.skipped)}, failed ${fmt(c.failed)}, unknown ${fmt(c.unknown)}, invalid ${fmt(c.invalid)}`,
-      `${fmt(Math.round(this.rate()))}/s, ${eta(c.total - done, this.rate())} left`,
+      `import: ${formatCount(done)}/${formatCount(c.total)} orders (${percent(done, c.total)})`,
+      `created ${formatCount(c.created)}, skipped ${formatCount(c.skipped)}, failed ${formatCount(c.failed)}, unknown ${formatCount(c.unknown)}, invalid ${formatCount(c.invalid)}`,
+      `${formatCount(Math.round(this.rate()))}/s, ${eta(c.total - done, this.rate())} left`,
     ];
     return parts.join(' · ');
   }
@@ -90,7 +90,7 @@ export class ImportProgress {
     const done = doneCount(c);
     const rate = this.rate();
     const problems = c.failed + c.unknown + c.invalid;
-    const right = ` ${fmt(done)}/${fmt(c.total)} ${percent(done, c.total).padStart(4)} · ${fmt(Math.round(rate))}/s · ETA ${eta(c.total - done, rate)}${problems > 0 ? ` · ${failures(c)}` : ''}`;
+    const right = ` ${formatCount(done)}/${formatCount(c.total)} ${percent(done, c.total).padStart(4)} · ${formatCount(Math.round(rate))}/s · ETA ${eta(c.total - done, rate)}${problems > 0 ? ` · ${failures(c)}` : ''}`;
     const barWidth = Math.max(10, Math.min(40, width - right.length - 3));
     const filled = c.total === 0 ? barWidth : Math.round((barWidth * done) / c.total);
     const text = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]${right}`;
@@ -105,9 +105,9 @@ export class ImportProgress {
 
 function failures(c: ImportCounts): string {
   const parts: string[] = [];
-  if (c.failed > 0) parts.push(`${fmt(c.failed)} failed`);
-  if (c.unknown > 0) parts.push(`${fmt(c.unknown)} unknown`);
-  if (c.invalid > 0) parts.push(`${fmt(c.invalid)} invalid`);
+  if (c.failed > 0) parts.push(`${formatCount(c.failed)} failed`);
+  if (c.unknown > 0) parts.push(`${formatCount(c.unknown)} unknown`);
+  if (c.invalid > 0) parts.push(`${formatCount(c.invalid)} invalid`);
   return parts.join(', ');
 }
 
@@ -139,16 +139,17 @@ export function renderSummary(info: SummaryInfo): string {
   if (c.notSent > 0)
     rows.push(['not sent', c.notSent, 'the import stopped first: run it again to send them']);
   rows.push(['total', c.total, '']);
-  const width = Math.max(...rows.map(([, n]) => fmt(n).length));
+  const width = Math.max(...rows.map(([, n]) => formatCount(n).length));
   const seconds = (info.durationMs / 1000).toFixed(1);
   const sent =
     info.sent > 0
-      ? `${fmt(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${fmt(Math.round(info.sentPerSecond))}/s)`
+      ? `${formatCount(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${formatCount(Math.round(info.sentPerSecond))}/s)`
       : 'nothing sent';
   const lines = [
     `Import of ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,
     ...rows.map(
-      ([label, n, note]) => `  ${label.padEnd(8)} ${fmt(n).padStart(width)}${note ? `   ${note}` : ''}`,
+      ([label, n, note]) =>
+        `  ${label.padEnd(8)} ${formatCount(n).padStart(width)}${note ? `   ${note}` : ''}`,
     ),
   ];
   if (info.journal) lines.push(`  journal  ${info.journal}`);
@@ -158,7 +159,7 @@ export function renderSummary(info: SummaryInfo): string {
 }
 
 /** `12,345`: thousands separated (toLocaleString would load ICU data for this alone). */
-export function fmt(n: number): string {
+export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
