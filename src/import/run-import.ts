@@ -172,16 +172,21 @@ async function dryRun(
   validation: ImportValidation,
 ): Promise<DryRunResult> {
   const { baseUrl } = await environment.settings();
-  const hasJournal = request.input !== '-' || request.journal !== undefined;
+  // Without a base URL there is no service to compare with; standard input has no default journal.
+  const location =
+    baseUrl !== undefined && (request.input !== '-' || request.journal !== undefined)
+      ? await journalOfInput(request.input, request.journal, environment.cwd)
+      : undefined;
   let journal: DryRunResult['journal'];
-  if (baseUrl !== undefined && hasJournal) {
-    const { shown, path } = await journalOfInput(request.input, request.journal, environment.cwd);
-    const { replay } = await OrderJournal.inspect(path, baseUrl, environment.signal);
+  if (baseUrl !== undefined && location !== undefined) {
+    const { replay } = await OrderJournal.inspect(location.path, baseUrl, environment.signal);
     // What a real run would refuse, a dry run refuses too.
     if (replay.otherBaseUrls.length > 0) {
-      throw new OtherBaseUrlError(path, normalizeBaseUrl(baseUrl), replay.otherBaseUrls);
+      throw new OtherBaseUrlError(location.path, normalizeBaseUrl(baseUrl), replay.otherBaseUrls);
     }
-    if (replay.lines > 0) journal = { path: shown, created: replay.created, unknown: replay.unknown };
+    if (replay.lines > 0) {
+      journal = { path: location.shown, created: replay.created, unknown: replay.unknown };
+    }
   }
   let ledger: DryRunResult['ledger'];
   if (baseUrl !== undefined && validation.externalIds) {
@@ -191,10 +196,7 @@ async function dryRun(
       { by: 'orders import' },
       { readOnly: true },
     );
-    const journalPath = hasJournal
-      ? (await journalOfInput(request.input, request.journal, environment.cwd)).path
-      : undefined;
-    await orderLedger.load(validation.externalIds, { journal: journalPath, countOnly: true });
+    await orderLedger.load(validation.externalIds, { journal: location?.path, countOnly: true });
     validation.externalIds = undefined;
     ledger = orderLedger.loadedCounts();
   }
