@@ -74,25 +74,25 @@ export class ImportProgress {
 
   /** The summary line printed when stderr is not a terminal. */
   line(): string {
-    const c = this.counts;
-    const done = doneCount(c);
+    const counts = this.counts;
+    const done = doneCount(counts);
     const parts = [
-      `import: ${fmt(done)}/${fmt(c.total)} orders (${percent(done, c.total)})`,
-      `created ${fmt(c.created)}, skipped ${fmt(c.skipped)}, failed ${fmt(c.failed)}, unknown ${fmt(c.unknown)}, invalid ${fmt(c.invalid)}`,
-      `${fmt(Math.round(this.rate()))}/s, ${eta(c.total - done, this.rate())} left`,
+      `import: ${formatCount(done)}/${formatCount(counts.total)} orders (${percent(done, counts.total)})`,
+      `created ${formatCount(counts.created)}, skipped ${formatCount(counts.skipped)}, failed ${formatCount(counts.failed)}, unknown ${formatCount(counts.unknown)}, invalid ${formatCount(counts.invalid)}`,
+      `${formatCount(Math.round(this.rate()))}/s, ${timeLeft(counts.total - done, this.rate())} left`,
     ];
     return parts.join(' · ');
   }
 
   /** The bar, fitted to the terminal width. */
   bar(width: number): string {
-    const c = this.counts;
-    const done = doneCount(c);
+    const counts = this.counts;
+    const done = doneCount(counts);
     const rate = this.rate();
-    const problems = c.failed + c.unknown + c.invalid;
-    const right = ` ${fmt(done)}/${fmt(c.total)} ${percent(done, c.total).padStart(4)} · ${fmt(Math.round(rate))}/s · ETA ${eta(c.total - done, rate)}${problems > 0 ? ` · ${failures(c)}` : ''}`;
+    const problems = counts.failed + counts.unknown + counts.invalid;
+    const right = ` ${formatCount(done)}/${formatCount(counts.total)} ${percent(done, counts.total).padStart(4)} · ${formatCount(Math.round(rate))}/s · ETA ${timeLeft(counts.total - done, rate)}${problems > 0 ? ` · ${problemCounts(counts)}` : ''}`;
     const barWidth = Math.max(10, Math.min(40, width - right.length - 3));
-    const filled = c.total === 0 ? barWidth : Math.round((barWidth * done) / c.total);
+    const filled = counts.total === 0 ? barWidth : Math.round((barWidth * done) / counts.total);
     const text = `[${'█'.repeat(filled)}${'░'.repeat(barWidth - filled)}]${right}`;
     return text.length >= width ? text.slice(0, Math.max(0, width - 1)) : text;
   }
@@ -103,11 +103,11 @@ export class ImportProgress {
   }
 }
 
-function failures(c: ImportCounts): string {
+function problemCounts(counts: ImportCounts): string {
   const parts: string[] = [];
-  if (c.failed > 0) parts.push(`${fmt(c.failed)} failed`);
-  if (c.unknown > 0) parts.push(`${fmt(c.unknown)} unknown`);
-  if (c.invalid > 0) parts.push(`${fmt(c.invalid)} invalid`);
+  if (counts.failed > 0) parts.push(`${formatCount(counts.failed)} failed`);
+  if (counts.unknown > 0) parts.push(`${formatCount(counts.unknown)} unknown`);
+  if (counts.invalid > 0) parts.push(`${formatCount(counts.invalid)} invalid`);
   return parts.join(', ');
 }
 
@@ -128,27 +128,28 @@ export interface SummaryInfo {
 
 /** The final table on stderr: counts, duration, rate, and where the journal and report are. */
 export function renderSummary(info: SummaryInfo): string {
-  const c = info.counts;
+  const { counts } = info;
   const rows: [string, number, string][] = [
-    ['created', c.created, ''],
-    ['skipped', c.skipped, 'already created by an earlier run'],
-    ['failed', c.failed, c.failed > 0 ? 'refused by the service: fix, then run again' : ''],
-    ['unknown', c.unknown, c.unknown > 0 ? 'may have been created: see below' : ''],
-    ['invalid', c.invalid, ''],
+    ['created', counts.created, ''],
+    ['skipped', counts.skipped, 'already created by an earlier run'],
+    ['failed', counts.failed, counts.failed > 0 ? 'refused by the service: fix, then run again' : ''],
+    ['unknown', counts.unknown, counts.unknown > 0 ? 'may have been created: see below' : ''],
+    ['invalid', counts.invalid, ''],
   ];
-  if (c.notSent > 0)
-    rows.push(['not sent', c.notSent, 'the import stopped first: run it again to send them']);
-  rows.push(['total', c.total, '']);
-  const width = Math.max(...rows.map(([, n]) => fmt(n).length));
+  if (counts.notSent > 0)
+    rows.push(['not sent', counts.notSent, 'the import stopped first: run it again to send them']);
+  rows.push(['total', counts.total, '']);
+  const width = Math.max(...rows.map(([, n]) => formatCount(n).length));
   const seconds = (info.durationMs / 1000).toFixed(1);
   const sent =
     info.sent > 0
-      ? `${fmt(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${fmt(Math.round(info.sentPerSecond))}/s)`
+      ? `${formatCount(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${formatCount(Math.round(info.sentPerSecond))}/s)`
       : 'nothing sent';
   const lines = [
     `Import of ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,
     ...rows.map(
-      ([label, n, note]) => `  ${label.padEnd(8)} ${fmt(n).padStart(width)}${note ? `   ${note}` : ''}`,
+      ([label, n, note]) =>
+        `  ${label.padEnd(8)} ${formatCount(n).padStart(width)}${note ? `   ${note}` : ''}`,
     ),
   ];
   if (info.journal) lines.push(`  journal  ${info.journal}`);
@@ -158,7 +159,7 @@ export function renderSummary(info: SummaryInfo): string {
 }
 
 /** `12,345`: thousands separated (toLocaleString would load ICU data for this alone). */
-export function fmt(n: number): string {
+export function formatCount(n: number): string {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
@@ -166,7 +167,7 @@ function percent(done: number, total: number): string {
   return total === 0 ? '100%' : `${Math.floor((100 * done) / total)}%`;
 }
 
-function eta(remaining: number, rate: number): string {
+function timeLeft(remaining: number, rate: number): string {
   if (remaining <= 0) return '0s';
   if (rate <= 0) return '--';
   const seconds = Math.ceil(remaining / rate);

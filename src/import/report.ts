@@ -6,14 +6,14 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { csvField } from '../io/delimited.js';
-import type { OrderStatus, SourceLocation } from './types.js';
+import type { OrderOutcome, SourceLocation } from './types.js';
 
 /**
  * The status of an order in the report: the contract's five, and `not-sent` for an order this run
  * never sent because it stopped first (Ctrl-C, credentials refused, service unreachable): neither
  * refused by the service nor in doubt, it is simply sent by the next run.
  */
-export type ReportStatus = OrderStatus | 'not-sent';
+export type ReportStatus = OrderOutcome | 'not-sent';
 
 /** What happened to one order; `line` is where it starts in the input. */
 export interface OrderResult {
@@ -165,23 +165,4 @@ export class ResultSequencer {
       this.next++;
     }
   }
-
-  /** Results still waiting for an earlier one (0 once the import is complete). */
-  get backlog(): number {
-    return this.waiting.size;
-  }
-}
-
-/** The `--json` result of `orders import`. */
-export interface ImportResult {
-  input: string;
-  journal: string | null;
-  baseUrl: string | null;
-  dryRun: boolean;
-  /** Why the import stopped early, if it did: `interrupted`, `credentials refused`, ... */
-  stopped: string | null;
-  durationMs: number;
-  ordersPerSecond: number;
-  counts: ImportCounts;
-  orders: ReturnType<typeof reportRecord>[];
 }

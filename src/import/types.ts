@@ -48,7 +48,7 @@ export interface ReadOptions {
 }
 
 /** The outcome of one order, as journaled and reported. */
-export type OrderStatus = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown';
+export type OrderOutcome = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown';
 
 // ---------------------------------------------------------------------------------------------
 // Input side: what the submit side calls (signatures fixed; see src/import/source.ts).
@@ -131,12 +131,6 @@ export interface ValidateImportOptions {
    * row has the same mistake does not hold a million orders in memory. Default: keep all.
    */
   maxInvalid?: number;
-  /**
-   * Keep every order read, made ready to send, for the sending pass, as long as the input holds
-   * at most this many items in all (default 0: keep none). Beyond it the kept orders are dropped
-   * and the sending pass reads the input again: memory stays bounded whatever the file's size.
-   */
-  keepItems?: number;
   /** Size limits (default: the source's own, else 1 MiB per order and 64 KiB per value). */
   limits?: import('./limits.js').InputLimits;
 }
@@ -164,8 +158,6 @@ export interface ImportValidation {
   problems: InputProblem[];
   /** Invalid orders beyond `maxInvalid`: counted in `invalidIndexes`, not kept in `invalid`. */
   omitted: number;
-  /** Every order in input order, ready for the sending pass, when the input fit in `keepItems`. */
-  kept?: ValidatedOrder[];
   /** Every externalId of the input with its first line, for the order ledger's check (dropped once it is done). */
   externalIds?: ReadonlyMap<string, number> | undefined;
 }

@@ -19,7 +19,6 @@ import type {
   OrderSource,
   PreparedOrder,
   SourceOrder,
-  ValidatedOrder,
   ValidateImportOptions,
 } from './types.js';
 
@@ -150,9 +149,6 @@ export async function validateImport(
   const invalidIndexes = new Set<number>();
   const problems: InputProblem[] = [];
   const maxInvalid = options.maxInvalid ?? Number.POSITIVE_INFINITY;
-  const keepItems = options.keepItems ?? 0;
-  let kept: ValidatedOrder[] | undefined = keepItems > 0 ? [] : undefined;
-  let keptItems = 0;
   let omitted = 0;
   let total = 0;
   try {
@@ -166,16 +162,6 @@ export async function validateImport(
         const firstLine = seen.get(order.externalId);
         if (firstLine === undefined) seen.set(order.externalId, order.location.line);
         else orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
-      }
-      if (kept !== undefined) {
-        keptItems += itemCount(prepared.body);
-        if (keptItems > keepItems) kept = undefined;
-        else
-          kept.push({
-            source: order,
-            body: orderProblems.length === 0 ? prepared.body : undefined,
-            problems: orderProblems,
-          });
       }
       if (orderProblems.length === 0) continue;
       invalidIndexes.add(order.index);
@@ -201,14 +187,8 @@ export async function validateImport(
     invalidIndexes,
     problems,
     omitted,
-    kept,
     externalIds: seen,
   };
-}
-
-/** How much an order weighs in `keepItems`: its items, and at least one. */
-function itemCount(body: Record<string, unknown>): number {
-  return Array.isArray(body.items) ? Math.max(1, body.items.length) : 1;
 }
 
 function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): InputProblem {

@@ -130,23 +130,4 @@ describe('rows to orders', () => {
       'many.csv: … and 2 more invalid orders, not listed: fix the mistakes above (often the same in every row) and run it again',
     ]);
   });
-
-  it('keeps the orders read, ready to send, while the input holds at most keepItems items', async () => {
-    const text = `${HEADER}\nK-1,,,301,,,,401,1\nK-1,,,,,,,402,2\nK-2,,,302,,,,401,0\nK-3,,,303,,,,403,3\n`;
-    const fits = await validateImport(await sourceOf('keep.csv', text), { keepItems: 4 });
-    expect(fits.kept?.map((order) => [order.source.externalId, order.body !== undefined])).toEqual([
-      ['K-1', true],
-      ['K-2', false],
-      ['K-3', true],
-    ]);
-    expect(fits.kept?.[0]?.body?.items).toHaveLength(2);
-    expect(lines(fits.kept?.[1]?.problems ?? [])).toEqual([
-      'keep.csv:4: item.orderedQuantity: must be a whole number above zero, not 0',
-    ]);
-    // One item too many: nothing is kept, and the sending pass reads the file again.
-    const tooMany = await validateImport(await sourceOf('keep.csv', text), { keepItems: 3 });
-    expect(tooMany.kept).toBeUndefined();
-    expect(tooMany).toMatchObject({ total: 3, valid: 2 });
-    expect((await validateImport(await sourceOf('keep.csv', text))).kept).toBeUndefined();
-  });
 });

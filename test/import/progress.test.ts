@@ -1,6 +1,6 @@
 // The progress renderer and the final summary, with a fake clock (the CLI tests check them live).
 import { describe, expect, it } from 'vitest';
-import { fmt, ImportProgress, renderSummary } from '../../src/import/progress.js';
+import { formatCount, ImportProgress, renderSummary } from '../../src/import/progress.js';
 import { emptyCounts } from '../../src/import/report.js';
 import { createTestIO } from '../../src/io/memory.js';
 
@@ -106,6 +106,6 @@ describe('renderSummary', () => {
   });
 
   it('formats thousands without locale data', () => {
-    expect([0, 999, 1_000, 1_234_567].map(fmt)).toEqual(['0', '999', '1,000', '1,234,567']);
+    expect([0, 999, 1_000, 1_234_567].map(formatCount)).toEqual(['0', '999', '1,000', '1,234,567']);
   });
 });

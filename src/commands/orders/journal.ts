@@ -13,7 +13,7 @@ import {
   summarizeJournal,
   type UnknownOrder,
 } from '../../import/journal-summary.js';
-import { fmt } from '../../import/progress.js';
+import { formatCount } from '../../import/progress.js';
 
 export interface JournalOptions {
   target: string;
@@ -71,10 +71,12 @@ function renderReport(report: JournalReport, target: string): string {
     ['total', counts.total, ''],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
-  const numbers = Math.max(...rows.map(([, n]) => fmt(n).length));
+  const numbers = Math.max(...rows.map(([, n]) => formatCount(n).length));
   const lines = [`Journal ${report.journal} for ${report.baseUrl}:`];
   for (const [label, n, note] of rows) {
-    lines.push(`  ${label.padEnd(width)}  ${fmt(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd());
+    lines.push(
+      `  ${label.padEnd(width)}  ${formatCount(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd(),
+    );
   }
   if (report.unknown.length > 0) {
     lines.push('Orders with an unknown outcome (check each at the service):');
@@ -93,7 +95,7 @@ function renderReport(report: JournalReport, target: string): string {
   }
   for (const other of report.otherBaseUrls) {
     lines.push(
-      `Also for ${other.baseUrl}: ${fmt(other.counts.total)} order${other.counts.total === 1 ? '' : 's'}, ${fmt(other.counts.unknown)} unknown (--base-url ${other.baseUrl} to see them).`,
+      `Also for ${other.baseUrl}: ${formatCount(other.counts.total)} order${other.counts.total === 1 ? '' : 's'}, ${formatCount(other.counts.unknown)} unknown (--base-url ${other.baseUrl} to see them).`,
     );
   }
   return `${lines.join('\n')}\n`;

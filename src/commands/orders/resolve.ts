@@ -13,7 +13,7 @@ import { OrderJournal } from '../../import/journal.js';
 import { locateJournal } from '../../import/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
 import { OrderLedger } from '../../import/ledger.js';
-import { fmt } from '../../import/progress.js';
+import { formatCount } from '../../import/progress.js';
 import {
   type PlannedResolution,
   planResolutions,
@@ -160,7 +160,7 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
   if (report.events) {
     const { file, lines, validated: notified, skipped } = report.events;
     ctx.io.err(
-      `${file}: ${fmt(lines)} lines, ${fmt(notified)} sales_order_validated notifications${skipped > 0 ? `, ${fmt(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${fmt(matched)} of the orders whose outcome was unknown.\n`,
+      `${file}: ${formatCount(lines)} lines, ${formatCount(notified)} sales_order_validated notifications${skipped > 0 ? `, ${formatCount(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${formatCount(matched)} of the orders whose outcome was unknown.\n`,
     );
   }
   // Named by its journal, the import's input is not known here.
@@ -196,7 +196,7 @@ function renderReport(report: ResolveReport, target: string, input: string | und
   }
   if (report.stillUnknown > 0) {
     lines.push(
-      `${report.stillUnknown === 1 ? '1 order still has' : `${fmt(report.stillUnknown)} orders still have`} an unknown outcome: ordercli orders journal ${target} lists ${report.stillUnknown === 1 ? 'it' : 'them'}.`,
+      `${report.stillUnknown === 1 ? '1 order still has' : `${formatCount(report.stillUnknown)} orders still have`} an unknown outcome: ordercli orders journal ${target} lists ${report.stillUnknown === 1 ? 'it' : 'them'}.`,
     );
   }
   if (report.changed.length > 0) {

@@ -151,34 +151,6 @@ describe('orders import: invalid input', () => {
     expect(result.stderr).toMatch(/invalid\s+2/);
   });
 
-  it('gives the same outcome when the input is too large to keep and is read a second time', async () => {
-    const outcomes: string[][][] = [];
-    for (const keep of ['0', '3', '']) {
-      sandbox.reset();
-      const dir = tempDir();
-      writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
-      const result = await runCli(cli('orders.csv', '--skip-invalid', '--report', 'report.csv'), {
-        cwd: dir,
-        env: { ORDERCLI_IMPORT_KEEP_ITEMS: keep },
-      });
-      expect(result.code, result.stderr).toBe(4);
-      expect([...createdCounts(sandbox).keys()].sort()).toEqual(['A-1', 'A-4']);
-      outcomes.push(readCsvReport(join(dir, 'report.csv')).map((r) => [r.externalId!, r.status!, r.line!]));
-    }
-    expect(outcomes[1]).toEqual(outcomes[0]);
-    expect(outcomes[2]).toEqual(outcomes[0]);
-    const dir = tempDir();
-    writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
-    sandbox.reset();
-    const refused = await runCli(cli('orders.csv', '--skip-invalid'), {
-      cwd: dir,
-      env: { ORDERCLI_IMPORT_KEEP_ITEMS: 'lots' },
-    });
-    expect(refused.code).toBe(2);
-    expect(postsTo(sandbox)).toBe(0);
-    expect(refused.stderr).toContain('ORDERCLI_IMPORT_KEEP_ITEMS must be a whole number');
-  });
-
   it('--dry-run validates the whole input and sends nothing', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'orders.csv'), csvOf(25));

@@ -1,0 +1,387 @@
+/**
+ * The import pipeline, `orders import` without its command line: validate the whole input, check
+ * the journal and the order ledger, send the valid orders concurrently (each journaled), write the
+ * report and the rejects, and return what happened as a typed result. It never writes to the
+ * terminal: notes and progress go through `ImportHooks`, and the command renders the result.
+ */
+import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ApiClient, RetryEvent } from '../api/client.js';
+import { configDir } from '../config/profiles.js';
+import { CancelledError, CliError, type InputProblem } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
+import { JournalWriteError, normalizeBaseUrl, OrderJournal, OtherBaseUrlError } from './journal.js';
+import { journalOfInput } from './journal-location.js';
+import { OrderLedger } from './ledger.js';
+import type { InputLimits } from './limits.js';
+import { formatCount } from './progress.js';
+import {
+  countResult,
+  emptyCounts,
+  type ImportCounts,
+  type OrderResult,
+  ReportWriter,
+  ResultSequencer,
+} from './report.js';
+import {
+  invalidInputError,
+  openOrderSource,
+  prepareOrder,
+  ReferenceCatalog,
+  validateImport,
+  writeRejects,
+} from './source.js';
+import { type SubmitStop, submitOrders } from './submit.js';
+import type { ImportValidation, InputFormat, OrderSource, SourceOrder, ValidatedOrder } from './types.js';
+
+/** What to import and how: the command's flags, checked and parsed. */
+export interface ImportRequest {
+  /** A path, or `-` for standard input (which needs `journal`). */
+  input: string;
+  format?: InputFormat;
+  delimiter?: string;
+  /** A `--map` JSON file, relative to the cwd. */
+  mapFile?: string;
+  limits: InputLimits;
+  /** Requests in flight at most. */
+  concurrency: number;
+  /** Validate (and look at the journal and the ledger), send nothing. */
+  dryRun: boolean;
+  skipInvalid: boolean;
+  checkRefs: boolean;
+  /** `--journal` as typed, relative to the cwd; default `<input>.journal.ndjson`. */
+  journal?: string;
+  retryUnknown: boolean;
+  /** `--report` and `--rejects` as typed, relative to the cwd. */
+  report?: string;
+  rejects?: string;
+  /** Keep every order's result in `ImportResult.orders` (for `--json`: memory grows with the input). */
+  keepOrderResults: boolean;
+  /** How many orders not created `ImportResult.notCreated` lists (default 10). */
+  notCreatedListed?: number;
+}
+
+/** What the pipeline takes from the command's context (a command's `Context` is one). */
+export interface ImportEnvironment {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Aborted on Ctrl-C: validation stops, sending starts nothing new and waits for what is in flight. */
+  signal: AbortSignal;
+  io: { stdin: Readable };
+  settings(): Promise<{ baseUrl?: string | undefined }>;
+  api(overrides?: { connections?: number; onRetry?: (event: RetryEvent) => void }): Promise<ApiClient>;
+  /** Runs `fn` when the command ends, however it ends (the journal is closed even on an error). */
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+/** Where the pipeline tells its caller what the user should see while it runs. */
+export interface ImportHooks {
+  /** Another run holds the journal's lock; the message says which and how long this one waits. */
+  onLockWait?(message: string): void;
+  /** A note before sending starts (the journal's torn last line was dropped). */
+  onNote?(text: string): void;
+  /** Sending starts; `counts` change as orders finish. Returns what to call once sending ends. */
+  onSendingStart?(counts: Readonly<ImportCounts>): () => void;
+}
+
+/** What a dry run found. */
+export interface DryRunResult {
+  dryRun: true;
+  /** The input as named in problems: the path as given, or `stdin`. */
+  input: string;
+  baseUrl: string | undefined;
+  counts: { total: number; valid: number; invalid: number };
+  /** What the journal already holds for this service (absent when it holds nothing). */
+  journal: { path: string; created: number; unknown: number } | undefined;
+  /** Orders of this input that the order ledger records (absent without a base URL). */
+  ledger: { created: number; inDoubt: number } | undefined;
+  problems: InputProblem[];
+}
+
+/** What an import did. */
+export interface ImportResult {
+  dryRun: false;
+  input: string;
+  baseUrl: string;
+  /** The journal as shown to the user (as typed, or `<input>.journal.ndjson`). */
+  journal: string;
+  counts: ImportCounts;
+  /** Every order's result in input order, when `keepOrderResults` was asked; else empty. */
+  orders: OrderResult[];
+  /** The first orders not created (failed, unknown, invalid), in input order. */
+  notCreated: OrderResult[];
+  /** Why sending stopped before the end of the input, if it did. */
+  stopped: SubmitStop | undefined;
+  /** Requests sent, and their rate from the first request to the last answer. */
+  sent: number;
+  sentPerSecond: number;
+  durationMs: number;
+  /** Requests sent again, and how many of those after a 429. */
+  retries: number;
+  throttledRetries: number;
+  /** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
+  failure: Error | undefined;
+  /** The exit code when there is no `failure`: 0, or 4 when some orders were not created. */
+  exitCode: typeof ExitCode.Ok | typeof ExitCode.Partial;
+}
+
+const NOT_CREATED_LISTED = 10;
+
+/** Runs an import (or a dry run); invalid input without `skipInvalid` throws an InputError (exit 2). */
+export async function runImport(
+  request: ImportRequest,
+  environment: ImportEnvironment,
+  hooks: ImportHooks = {},
+): Promise<DryRunResult | ImportResult> {
+  const references = new ReferenceCatalog(() => environment.api(), environment.signal);
+  const source = await openOrderSource(
+    request.input,
+    {
+      format: request.format,
+      delimiter: request.delimiter,
+      mapFile: request.mapFile,
+      limits: request.limits,
+    },
+    environment,
+  );
+  try {
+    const validation = await validateImport(source, {
+      references,
+      checkRefs: request.checkRefs,
+      // Exit 2 lists the first thousand invalid orders; keeping every one of a million would cost
+      // gigabytes. --skip-invalid and --rejects need them all.
+      maxInvalid: request.skipInvalid || request.rejects !== undefined ? undefined : 1000,
+    });
+    if (validation.invalidIndexes.size > 0 && !request.skipInvalid) {
+      if (request.rejects !== undefined) {
+        await writeRejects(resolve(environment.cwd, request.rejects), source, validation.invalid);
+      }
+      throw invalidInputError(source, validation);
+    }
+    if (request.dryRun) return await dryRun(request, environment, source, validation);
+    return await sendOrders(request, environment, hooks, source, validation, references);
+  } finally {
+    await source.close();
+  }
+}
+
+async function dryRun(
+  request: ImportRequest,
+  environment: ImportEnvironment,
+  source: OrderSource,
+  validation: ImportValidation,
+): Promise<DryRunResult> {
+  const { baseUrl } = await environment.settings();
+  // Without a base URL there is no service to compare with; standard input has no default journal.
+  const location =
+    baseUrl !== undefined && (request.input !== '-' || request.journal !== undefined)
+      ? await journalOfInput(request.input, request.journal, environment.cwd)
+      : undefined;
+  let journal: DryRunResult['journal'];
+  if (baseUrl !== undefined && location !== undefined) {
+    const { replay } = await OrderJournal.inspect(location.path, baseUrl, environment.signal);
+    // What a real run would refuse, a dry run refuses too.
+    if (replay.otherBaseUrls.length > 0) {
+      throw new OtherBaseUrlError(location.path, normalizeBaseUrl(baseUrl), replay.otherBaseUrls);
+    }
+    if (replay.lines > 0) {
+      journal = { path: location.shown, created: replay.created, unknown: replay.unknown };
+    }
+  }
+  let ledger: DryRunResult['ledger'];
+  if (baseUrl !== undefined && validation.externalIds) {
+    const orderLedger = await OrderLedger.open(
+      configDir(environment.env),
+      baseUrl,
+      { by: 'orders import' },
+      { readOnly: true },
+    );
+    await orderLedger.load(validation.externalIds, { journal: location?.path, countOnly: true });
+    validation.externalIds = undefined;
+    ledger = orderLedger.loadedCounts();
+  }
+  const invalid = validation.invalidIndexes.size;
+  return {
+    dryRun: true,
+    input: source.file,
+    baseUrl,
+    counts: { total: validation.total, valid: validation.total - invalid, invalid },
+    journal,
+    ledger,
+    problems: validation.problems,
+  };
+}
+
+async function sendOrders(
+  request: ImportRequest,
+  environment: ImportEnvironment,
+  hooks: ImportHooks,
+  source: OrderSource,
+  validation: ImportValidation,
+  references: ReferenceCatalog,
+): Promise<ImportResult> {
+  const started = performance.now();
+  let retries = 0;
+  let throttledRetries = 0;
+  const onRetry = (event: RetryEvent): void => {
+    retries++;
+    if (event.reason.startsWith('429')) throttledRetries++;
+  };
+  const client = await environment.api({ connections: request.concurrency, onRetry });
+  const location = await journalOfInput(request.input, request.journal, environment.cwd);
+  const { lockWaitFromEnv } = await import('../io/file-lock.js');
+  const journal = await OrderJournal.open(location.path, {
+    baseUrl: client.baseUrl,
+    input: source.file,
+    lockWaitMs: lockWaitFromEnv(environment.env),
+    onLockWait: (message) => hooks.onLockWait?.(message),
+    signal: environment.signal,
+  });
+  let journalClosed = false;
+  // The ledger of this service, beside the journal: what other commands created is not sent again.
+  let ledger: OrderLedger | undefined;
+  const closeJournal = async (): Promise<void> => {
+    if (journalClosed) return;
+    journalClosed = true;
+    try {
+      await ledger?.close();
+    } finally {
+      await journal.close();
+    }
+  };
+  environment.onClose(closeJournal);
+  ledger = await OrderLedger.open(configDir(environment.env), client.baseUrl, {
+    by: 'orders import',
+    input: request.input === '-' ? '(stdin)' : resolve(environment.cwd, request.input),
+    journal: location.path,
+  });
+  if (validation.externalIds) await ledger.load(validation.externalIds, { journal: location.path });
+  // The ledger keeps the ids only if some are known to it; the validation's hold goes now.
+  validation.externalIds = undefined;
+  const report =
+    request.report !== undefined
+      ? await ReportWriter.open(resolve(environment.cwd, request.report))
+      : undefined;
+  if (journal.replay.tornTail) {
+    hooks.onNote?.(
+      `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,
+    );
+  }
+
+  const counts = emptyCounts(validation.total);
+  const orders: OrderResult[] = [];
+  const notCreated: OrderResult[] = [];
+  const notCreatedListed = request.notCreatedListed ?? NOT_CREATED_LISTED;
+  const rejected: SourceOrder[] = [...validation.invalid];
+  const inInputOrder = new ResultSequencer((result) => {
+    report?.write(result);
+    if (request.keepOrderResults) orders.push(result);
+    if (isNotCreated(result) && notCreated.length < notCreatedListed) notCreated.push(result);
+  });
+  const onResult = (result: OrderResult, item: ValidatedOrder): void => {
+    countResult(counts, result);
+    if (result.status === 'failed') rejected.push(item.source);
+    inInputOrder.push(result);
+  };
+
+  const sendingEnded = hooks.onSendingStart?.(counts);
+  let outcome: Awaited<ReturnType<typeof submitOrders>>;
+  try {
+    outcome = await submitOrders(readAgainForSending(source, validation, references), {
+      client,
+      journal,
+      ledger,
+      concurrency: request.concurrency,
+      retryUnknown: request.retryUnknown,
+      signal: environment.signal,
+      onResult,
+    });
+  } finally {
+    sendingEnded?.();
+    await closeJournal();
+  }
+  await report?.close();
+  rejected.sort((a, b) => a.index - b.index);
+  if (request.rejects !== undefined) {
+    await writeRejects(resolve(environment.cwd, request.rejects), source, rejected);
+  }
+
+  const { stopped, sent } = outcome;
+  return {
+    dryRun: false,
+    input: source.file,
+    baseUrl: client.baseUrl,
+    journal: location.shown,
+    counts,
+    orders,
+    notCreated,
+    stopped,
+    sent,
+    sentPerSecond: outcome.sendingMs > 0 ? (sent * 1000) / outcome.sendingMs : 0,
+    durationMs: performance.now() - started,
+    retries,
+    throttledRetries,
+    failure: stopped ? stopError(stopped, counts, location.shown, sent) : undefined,
+    exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
+  };
+}
+
+function isNotCreated(result: OrderResult): boolean {
+  return result.status !== 'created' && result.status !== 'skipped' && result.status !== 'not-sent';
+}
+
+/**
+ * The sending pass: the input read again from its start, each order made ready to send (only
+ * product codes still need resolving, from the cached lists); the orders the validation refused
+ * come with its problems. Reading again keeps memory bounded whatever the input's size.
+ */
+async function* readAgainForSending(
+  source: OrderSource,
+  validation: ImportValidation,
+  references: ReferenceCatalog,
+): AsyncGenerator<ValidatedOrder> {
+  const problemsByIndex = new Map<number, InputProblem[]>();
+  for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
+  for await (const order of source.orders()) {
+    const problems = problemsByIndex.get(order.index);
+    if (problems !== undefined) {
+      yield { source: order, body: undefined, problems };
+      continue;
+    }
+    if (!order.needsProductResolution && order.problems.length === 0) {
+      yield { source: order, body: order.order, problems: [] };
+      continue;
+    }
+    const prepared = await prepareOrder(order, references, { limits: source.limits });
+    yield prepared.problems.length > 0
+      ? { source: order, body: undefined, problems: prepared.problems }
+      : { source: order, body: prepared.body, problems: [] };
+  }
+}
+
+/** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
+function stopError(stop: SubmitStop, counts: ImportCounts, journal: string, sent: number): Error {
+  const rerun = `the journal ${journal} is saved: run the same command again to send the rest`;
+  if (stop.kind === 'interrupted') {
+    return new CancelledError(
+      `Interrupted: ${formatCount(counts.created)} orders created, ${formatCount(counts.notSent)} not sent; ${rerun}.`,
+    );
+  }
+  if (stop.kind === 'journal' && stop.error instanceof JournalWriteError) {
+    if (sent === 0) return stop.error.beforeSending();
+    return new CliError(
+      `Cannot write the import journal ${journal} (${stop.error.reason}), so the import stopped: ${formatCount(sent)} orders had been sent (${formatCount(counts.created)} created, ${formatCount(counts.failed)} refused, ${formatCount(counts.unknown)} with an unknown outcome), ${formatCount(counts.notSent)} were not sent.`,
+      ExitCode.Failure,
+      [
+        'The journal may lack the outcome of the last orders sent: a re-run shows them as unknown (in doubt) and does not send them again until you check them and use --retry-unknown.',
+        'Free some space or fix the permissions, then run the same command again.',
+      ],
+    );
+  }
+  const error = stop.error ?? new Error('the import stopped');
+  if ('hint' in error) {
+    (error as { hint: string | undefined }).hint =
+      `Nothing more was sent after this (${formatCount(counts.notSent)} orders not sent); ${rerun} once it is fixed.`;
+  }
+  return error;
+}

@@ -1,0 +1,199 @@
+// The import pipeline without its command line: what runImport returns, and the hooks it calls.
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
+import { CancelledError } from '../../src/core/errors.js';
+import { Redactor } from '../../src/core/redact.js';
+import { DEFAULT_LIMITS } from '../../src/import/limits.js';
+import type { ImportCounts } from '../../src/import/report.js';
+import {
+  type DryRunResult,
+  type ImportEnvironment,
+  type ImportRequest,
+  type ImportResult,
+  runImport,
+} from '../../src/import/run-import.js';
+import { tempDir, testEnv } from '../support/cli.js';
+import { externalId, order, orders, postsTo, writeNdjson } from '../support/orders.js';
+import { useSandbox } from '../support/sandbox.js';
+
+const sandbox = useSandbox({ validationDelayMs: 10 });
+const closers: (() => Promise<void> | void)[] = [];
+
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+/** What a command's context gives the pipeline, built by hand: a real client of the sandbox. */
+function environment(cwd: string, signal = new AbortController().signal): ImportEnvironment {
+  const env = testEnv();
+  return {
+    cwd,
+    env,
+    signal,
+    io: { stdin: Readable.from([]) },
+    settings: async () => ({ baseUrl: sandbox.url }),
+    api: async (overrides = {}) => {
+      const options: ApiClientOptions = {
+        baseUrl: sandbox.url,
+        token: sandbox.tokens.partner,
+        timeoutMs: 5_000,
+        userAgent: 'run-import.test',
+        redactor: new Redactor(),
+        ...overrides,
+      };
+      const client = new ApiClient(options);
+      closers.push(() => client.close());
+      return client;
+    },
+    onClose: (fn) => closers.push(fn),
+  };
+}
+
+function request(input: string, extra: Partial<ImportRequest> = {}): ImportRequest {
+  return {
+    input,
+    limits: DEFAULT_LIMITS,
+    concurrency: 4,
+    dryRun: false,
+    skipInvalid: false,
+    checkRefs: false,
+    retryUnknown: false,
+    keepOrderResults: false,
+    ...extra,
+  };
+}
+
+/** Five valid orders and, third, one whose item has a quantity of zero. */
+function inputWithOneInvalid(dir: string): string {
+  const list = orders(5);
+  list.splice(2, 0, { ...order(6), items: [{ internalReferenceId: 401, orderedQuantity: 0 }] });
+  return writeNdjson(dir, 'orders.ndjson', list);
+}
+
+describe('runImport', () => {
+  it('returns the counts, each result in input order, the orders not created and exit 4', async () => {
+    const dir = tempDir();
+    inputWithOneInvalid(dir);
+    const sending: { counts: Readonly<ImportCounts>; ended: boolean }[] = [];
+    const result = (await runImport(
+      request('orders.ndjson', { skipInvalid: true, keepOrderResults: true }),
+      environment(dir),
+      {
+        onSendingStart: (counts) => {
+          const call = { counts, ended: false };
+          sending.push(call);
+          return () => {
+            call.ended = true;
+          };
+        },
+      },
+    )) as ImportResult;
+    expect(result).toMatchObject({
+      dryRun: false,
+      input: 'orders.ndjson',
+      baseUrl: sandbox.url,
+      journal: 'orders.ndjson.journal.ndjson',
+      stopped: undefined,
+      failure: undefined,
+      exitCode: 4,
+      sent: 5,
+      retries: 0,
+    });
+    expect(result.counts).toEqual({
+      total: 6,
+      created: 5,
+      failed: 0,
+      skipped: 0,
+      invalid: 1,
+      unknown: 0,
+      notSent: 0,
+    });
+    expect(result.orders.map((o) => [o.externalId, o.status, o.location.line])).toEqual([
+      [externalId(1), 'created', 1],
+      [externalId(2), 'created', 2],
+      [externalId(6), 'invalid', 3],
+      [externalId(3), 'created', 4],
+      [externalId(4), 'created', 5],
+      [externalId(5), 'created', 6],
+    ]);
+    expect(result.notCreated.map((o) => o.externalId)).toEqual([externalId(6)]);
+    expect(result.notCreated[0]?.message).toContain('orderedQuantity');
+    // The progress hook saw the live counts, and was told when sending ended.
+    expect(sending).toHaveLength(1);
+    expect(sending[0]?.counts).toBe(result.counts);
+    expect(sending[0]?.ended).toBe(true);
+    expect(sandbox.orders()).toHaveLength(5);
+  });
+
+  it('keeps no per-order results unless asked, and a re-run skips every order (exit 0)', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(3));
+    const first = (await runImport(request('orders.ndjson'), environment(dir))) as ImportResult;
+    expect(first.orders).toEqual([]);
+    expect(first.exitCode).toBe(0);
+    const again = (await runImport(request('orders.ndjson'), environment(dir))) as ImportResult;
+    expect(again.counts).toMatchObject({ total: 3, skipped: 3, created: 0 });
+    expect(again).toMatchObject({ sent: 0, exitCode: 0, failure: undefined });
+    expect(postsTo(sandbox)).toBe(3);
+  });
+
+  it('a dry run sends nothing and says what the journal holds', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(4));
+    const before = (await runImport(
+      request('orders.ndjson', { dryRun: true }),
+      environment(dir),
+    )) as DryRunResult;
+    expect(before).toMatchObject({
+      dryRun: true,
+      input: 'orders.ndjson',
+      counts: { total: 4, valid: 4, invalid: 0 },
+      journal: undefined,
+      ledger: { created: 0, inDoubt: 0 },
+      problems: [],
+    });
+    expect(postsTo(sandbox)).toBe(0);
+    await runImport(request('orders.ndjson'), environment(dir));
+    const after = (await runImport(
+      request('orders.ndjson', { dryRun: true }),
+      environment(dir),
+    )) as DryRunResult;
+    expect(after.journal).toEqual({ path: 'orders.ndjson.journal.ndjson', created: 4, unknown: 0 });
+    expect(postsTo(sandbox)).toBe(4);
+  });
+
+  it('an interrupt once sending starts returns the orders as not sent and a CancelledError to throw', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(3));
+    const interrupt = new AbortController();
+    const result = (await runImport(request('orders.ndjson'), environment(dir, interrupt.signal), {
+      onSendingStart: () => {
+        interrupt.abort(new CancelledError('interrupted'));
+        return () => undefined;
+      },
+    })) as ImportResult;
+    expect(result.stopped?.kind).toBe('interrupted');
+    expect(result.counts).toMatchObject({ total: 3, created: 0, notSent: 3 });
+    expect(result.failure).toBeInstanceOf(CancelledError);
+    expect(result.failure?.message).toContain('orders.ndjson.journal.ndjson is saved');
+    expect(postsTo(sandbox)).toBe(0);
+  });
+
+  it('tells the caller through onNote that a torn last line of the journal was dropped', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(2));
+    await runImport(request('orders.ndjson'), environment(dir));
+    appendFileSync(join(dir, 'orders.ndjson.journal.ndjson'), '{"event":"sending","externalId":"EXT');
+    const notes: string[] = [];
+    const again = (await runImport(request('orders.ndjson'), environment(dir), {
+      onNote: (text) => notes.push(text),
+    })) as ImportResult;
+    expect(notes).toEqual([
+      'note: the last line of orders.ndjson.journal.ndjson was cut off (the previous run was killed while writing it); it was dropped.\n',
+    ]);
+    expect(again.counts).toMatchObject({ skipped: 2 });
+  });
+});
