@@ -4,11 +4,12 @@
  * report and the rejects, and return what happened as a typed result. It never writes to the
  * terminal: notes and progress go through `ImportHooks`, and the command renders the result.
  */
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiClient, RetryEvent } from '../api/client.js';
 import { configDir } from '../config/profiles.js';
-import { CancelledError, CliError, type InputProblem } from '../core/errors.js';
+import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { JournalWriteError, normalizeBaseUrl, OrderJournal, OtherBaseUrlError } from './journal.js';
 import { journalOfInput } from './journal-location.js';
@@ -145,6 +146,7 @@ export async function runImport(
     environment,
   );
   try {
+    const readAtFirst = await fileVersion(source.path);
     const validation = await validateImport(source, {
       references,
       checkRefs: request.checkRefs,
@@ -159,6 +161,12 @@ export async function runImport(
       throw invalidInputError(source, validation);
     }
     if (request.dryRun) return await dryRun(request, environment, source, validation);
+    // The sending pass reads the file again: what it sends must be what was validated.
+    if ((await fileVersion(source.path)) !== readAtFirst) {
+      throw new UsageError(
+        `The input ${source.file} changed while it was being validated (its size or modification time differ), so nothing was sent; run the import again once the file is complete.`,
+      );
+    }
     return await sendOrders(request, environment, hooks, source, validation, references);
   } finally {
     await source.close();
@@ -343,6 +351,8 @@ async function* readAgainForSending(
   const problemsByIndex = new Map<number, InputProblem[]>();
   for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
   for await (const order of source.orders()) {
+    // Orders added to the file after the validation pass were never validated: they are not sent.
+    if (order.index >= validation.total) break;
     const problems = problemsByIndex.get(order.index);
     if (problems !== undefined) {
       yield { source: order, body: undefined, problems };
@@ -357,6 +367,12 @@ async function* readAgainForSending(
       ? { source: order, body: undefined, problems: prepared.problems }
       : { source: order, body: prepared.body, problems: [] };
   }
+}
+
+/** What tells one version of the input from another: its size and modification time. */
+async function fileVersion(path: string): Promise<string> {
+  const { size, mtimeMs, ino } = await stat(path);
+  return `${ino}:${size}:${mtimeMs}`;
 }
 
 /** The error that gives the exit code of a run that stopped early (130, 3 or 1). */

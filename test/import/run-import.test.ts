@@ -196,4 +196,37 @@ describe('runImport', () => {
     ]);
     expect(again.counts).toMatchObject({ skipped: 2 });
   });
+  it('sends nothing when the input changes between the validation and the sending pass (exit 2)', async () => {
+    const dir = tempDir();
+    const path = writeNdjson(dir, 'orders.ndjson', orders(3));
+    const env = environment(dir);
+    let grown = false;
+    // --check-refs asks the service for its references while validating: the file grows meanwhile,
+    // as an export still being written would.
+    const api: ImportEnvironment['api'] = async (overrides) => {
+      if (!grown) appendFileSync(path, `${JSON.stringify(order(4))}\n`);
+      grown = true;
+      return env.api(overrides);
+    };
+    const before = postsTo(sandbox);
+    await expect(runImport(request('orders.ndjson', { checkRefs: true }), { ...env, api })).rejects.toThrow(
+      /orders\.ndjson changed while it was being validated .* nothing was sent/,
+    );
+    expect(grown).toBe(true);
+    expect(postsTo(sandbox)).toBe(before);
+  });
+
+  it('never sends an order added to the input once sending started: it was not validated', async () => {
+    const dir = tempDir();
+    const path = writeNdjson(dir, 'orders.ndjson', orders(3));
+    const before = postsTo(sandbox);
+    const result = (await runImport(request('orders.ndjson'), environment(dir), {
+      onSendingStart: () => {
+        appendFileSync(path, `${JSON.stringify({ externalId: 'NEVER-VALIDATED' })}\n`);
+        return () => {};
+      },
+    })) as ImportResult;
+    expect(result.counts).toMatchObject({ total: 3, created: 3 });
+    expect(postsTo(sandbox) - before).toBe(3);
+  });
 });
