@@ -498,7 +498,12 @@ export class OrderLedger {
       const shards = this.unsynced;
       this.wal = next;
       this.unsynced = new Set();
-      await old.close();
+      // A failed write keeps the old log: the next command copies it into the shards.
+      try {
+        await old.flush();
+      } finally {
+        await old.close();
+      }
       await this.syncShards(shards);
       await unlinkAsync(old.path);
     } catch (error) {
