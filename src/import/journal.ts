@@ -129,7 +129,7 @@ export interface OpenJournalOptions {
 
 /** A hash of the exact body sent, so a later run can tell that an order changed. */
 export function bodyHash(json: string): string {
-  // crypto.hash: one call, without the Hash object of createHash (a fifth of the cost per order).
+  // crypto.hash: one call, without the Hash object of createHash.
   return hash('sha256', json, 'base64url').slice(0, 22);
 }
 

@@ -125,6 +125,8 @@ export interface LedgerEntry extends LedgerSource {
 export interface OpenLedgerOptions {
   /** Only read (a dry run): the folder is not created, records are refused. */
   readOnly?: boolean;
+  /** Past this size of the write-ahead log, a new one starts (default 64 MiB). */
+  walCheckpointBytes?: number;
 }
 
 /** The folder of one service's ledger inside the config folder. */
@@ -241,6 +243,7 @@ export class OrderLedger {
   private unsynced = new Set<number>();
   /** A checkpoint under way (see `checkpoint`). */
   private checkpointing: Promise<void> | undefined;
+  private walCheckpointBytes = WAL_CHECKPOINT_BYTES;
   private failure: Error | undefined;
   private closed = false;
   /**
@@ -283,6 +286,7 @@ export class OrderLedger {
     }
     const ledger = new OrderLedger(folder, normalizeBaseUrl(baseUrl), source);
     ledger.sameServiceAs = alias?.baseUrl;
+    ledger.walCheckpointBytes = options.walCheckpointBytes ?? WAL_CHECKPOINT_BYTES;
     ledger.closed = Boolean(options.readOnly);
     if (!options.readOnly) {
       try {
@@ -475,7 +479,8 @@ export class OrderLedger {
       () => undefined,
       (error: unknown) => Promise.reject(this.fail(error)),
     );
-    if (this.wal!.size > WAL_CHECKPOINT_BYTES && !this.checkpointing) this.checkpointing = this.checkpoint();
+    if (this.wal!.size > this.walCheckpointBytes && !this.checkpointing)
+      this.checkpointing = this.checkpoint();
     return onDisk;
   }
 
@@ -493,7 +498,12 @@ export class OrderLedger {
       const shards = this.unsynced;
       this.wal = next;
       this.unsynced = new Set();
-      await old.close();
+      // A failed write keeps the old log: the next command copies it into the shards.
+      try {
+        await old.flush();
+      } finally {
+        await old.close();
+      }
       await this.syncShards(shards);
       await unlinkAsync(old.path);
     } catch (error) {

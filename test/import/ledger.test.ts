@@ -149,6 +149,30 @@ describe('OrderLedger', () => {
     expect(readdirSync(wal)).toEqual([]);
   });
 
+  it('starts a new write-ahead log once it grows large, after syncing the shards; loses nothing', async () => {
+    const config = tempDir();
+    const ledger = await OrderLedger.open(
+      config,
+      BASE,
+      { by: 'orders import' },
+      { walCheckpointBytes: 1000 },
+    );
+    const wal = join(ledgerFolder(config, BASE), 'wal');
+    const logs = new Set<string>();
+    for (let i = 0; i < 60; i++) {
+      await ledger.sending(`C-${i}`, 'h');
+      ledger.created(`C-${i}`, { httpStatus: 201, id: i });
+      for (const name of readdirSync(wal)) logs.add(name);
+    }
+    await ledger.sync();
+    expect(logs.size).toBeGreaterThan(3);
+    // The logs whose records the synced shards hold are gone: one at most is left besides the current one.
+    expect(readdirSync(wal).length).toBeLessThanOrEqual(2);
+    await ledger.close();
+    expect(readdirSync(wal)).toEqual([]);
+    for (let i = 0; i < 60; i++) expect((await ledger.lookup(`C-${i}`))?.id).toBe(i);
+  });
+
   it('copies into the shards the records a dead process logged but its shards lost', async () => {
     const config = tempDir();
     const folder = ledgerFolder(config, BASE);
