@@ -248,7 +248,9 @@ describe('only a 2xx is a creation', () => {
     const result = await runBin(create(redirecting, '--file', 'order.json'), { env, cwd });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('answered 307 to POST /api/v1/orders instead of creating the order');
+    expect(result.stderr).toContain(
+      'answered 307 Temporary Redirect to POST /api/v1/orders instead of creating the order',
+    );
     expect(result.stderr).toContain('check --base-url');
     expect(result.stderr).not.toContain('Created');
     // Recorded as failed: the order may be sent again, and it is.
