@@ -29,7 +29,8 @@ export class ForwardQueue {
   readonly counts = { delivered: 0, rejected: 0 };
   private readonly pending: QueuedEntry[];
   private readonly stop = new AbortController();
-  private wake: (() => void) | undefined;
+  /** Resolves the sender's wait for an entry (set while the queue is empty). */
+  private entryQueued: (() => void) | undefined;
   private sender: ForwardSender | undefined;
   private sending: Promise<void> | undefined;
 
@@ -70,7 +71,7 @@ export class ForwardQueue {
   async enqueue(eventLine: string): Promise<void> {
     if (this.stop.signal.aborted) throw new Error('the forwarding queue is closed');
     this.pending.push(await this.queueFile.append(eventLine));
-    this.wake?.();
+    this.entryQueued?.();
   }
 
   /**
@@ -80,7 +81,7 @@ export class ForwardQueue {
   async close(): Promise<void> {
     if (this.stop.signal.aborted) return;
     this.stop.abort();
-    this.wake?.();
+    this.entryQueued?.();
     await this.sending;
     await this.queueFile.close();
   }
@@ -95,9 +96,9 @@ export class ForwardQueue {
         const head = this.pending[0];
         if (head === undefined) {
           await new Promise<void>((resolve) => {
-            this.wake = resolve;
+            this.entryQueued = resolve;
           });
-          this.wake = undefined;
+          this.entryQueued = undefined;
           continue;
         }
         const record = await this.queueFile.read(head);
