@@ -6,7 +6,7 @@
 // sequential `curl` loop and newman; and the peak memory of a --dry-run of a 1,000,000-row CSV.
 // Not a test: run it by hand on a quiet machine. Everything stays on 127.0.0.1.
 //
-// Usage: npm run build && node bench/import.mjs [--orders 10000] [--runs 3] [--curl 300]
+// Usage: npm run build && node bench/import.mjs [--orders 10000] [--runs 3] [--curl 300] [--concurrency 8,32]
 //        [--newman 1000] [--dry-rows 1000000] [--only throughput,curl,newman,dry-run]
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -25,7 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(root, 'bin/ordercli.js');
+// BENCH_BIN: another build's bin/ordercli.js, to compare two builds on the same machine.
+const bin = process.env.BENCH_BIN ?? join(root, 'bin/ordercli.js');
 const { values } = parseArgs({
   options: {
     orders: { type: 'string', default: '10000' },
@@ -34,6 +35,7 @@ const { values } = parseArgs({
     newman: { type: 'string', default: '1000' },
     'dry-rows': { type: 'string', default: '1000000' },
     only: { type: 'string', default: 'throughput,curl,newman,dry-run' },
+    concurrency: { type: 'string', default: '8,32' },
   },
 });
 const ORDERS = Number(values.orders);
@@ -45,7 +47,7 @@ const ONLY = new Set(values.only.split(','));
 const LATENCY_MS = 20;
 /** A memory file system for the diagnostic runs with the journal off the disk (Linux). */
 const MEMORY_DIR = existsSync('/dev/shm') ? '/dev/shm' : undefined;
-const CONCURRENCIES = [8, 32];
+const CONCURRENCIES = values.concurrency.split(',').map(Number);
 // 85% of ideal at the default concurrency is what a CI job feels; c=32 is shown for information
 // (its old target was retired: no user feels it).
 const TARGETS = { 8: 0.85, newmanRatio: 10, dryRunMb: 150 };

@@ -5,7 +5,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../core/errors.js';
-import { type JournalState, normalizeBaseUrl, OrderJournal } from './journal.js';
+import { normalizeBaseUrl } from '../core/url.js';
+import { type JournalState, OrderJournal } from './journal.js';
 
 /** Orders of one base URL by state; `resolved*` are the states `orders resolve` recorded. */
 export interface JournalCounts {

@@ -33,6 +33,7 @@
 import { hash } from 'node:crypto';
 import { CancelledError, CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { normalizeBaseUrl } from '../core/url.js';
 import {
   AppendLog,
   AppendLogError,
@@ -133,15 +134,6 @@ export function bodyHash(json: string): string {
   return hash('sha256', json, 'base64url').slice(0, 22);
 }
 
-/** Base URLs compare equal whatever their case of host or trailing slashes. */
-export function normalizeBaseUrl(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).href.replace(/\/+$/, '');
-  } catch {
-    return baseUrl.replace(/\/+$/, '');
-  }
-}
-
 export class OrderJournal {
   readonly path: string;
   readonly baseUrl: string;
@@ -174,6 +166,8 @@ export class OrderJournal {
     const log = await AppendLog.open(path, {
       what: `the import journal ${path}`,
       synced: true,
+      // The import journals its orders ahead of their requests: 10 ms rounds let several share a sync.
+      roundMs: 10,
       mode: 0o644,
       lock: {
         busyAdvice: 'wait for it to finish.',

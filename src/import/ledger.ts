@@ -53,9 +53,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { normalizeBaseUrl, serviceKey } from '../core/url.js';
 import { AppendLog } from '../io/append-log.js';
 import { isoNow } from '../io/iso-time.js';
-import { normalizeBaseUrl } from './journal.js';
 
 const openAsync = promisify(open);
 const writeAsync = promisify(write);
@@ -172,20 +172,6 @@ async function sameServiceLedger(
       return { folder, baseUrl: other };
   }
   return undefined;
-}
-
-/** The host of a base URL, and what else must be equal for two URLs to reach one service. */
-function serviceKey(baseUrl: string): { host: string; rest: string } | undefined {
-  try {
-    const url = new URL(baseUrl);
-    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-    return {
-      host: url.hostname.replace(/^\[|\]$/g, ''),
-      rest: `${url.protocol}${port}${url.pathname.replace(/\/+$/, '')}`,
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 /** The addresses a host name resolves to (itself for an address); none when it does not resolve. */
@@ -662,7 +648,8 @@ async function openWal(folder: string): Promise<AppendLog> {
   const wal = join(folder, 'wal');
   await mkdirAsync(wal, { recursive: true, mode: 0o700 });
   const path = join(wal, `${process.pid}-${randomUUID().slice(0, 8)}.ndjson`);
-  return AppendLog.open(path, { what: `the order ledger's log ${path}`, synced: true });
+  // The import journals its orders ahead of their requests: 10 ms rounds let several share a sync.
+  return AppendLog.open(path, { what: `the order ledger's log ${path}`, synced: true, roundMs: 10 });
 }
 
 function rejected(error: Error): Promise<never> {

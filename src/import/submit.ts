@@ -6,6 +6,11 @@
  * first refusal of the credentials, or when the service cannot be reached, and always waits for
  * the requests in flight, so that the journal ends consistent. The `sending` records of all the
  * workers share the journal's and the ledger's synced writes (group commit).
+ *
+ * Journaling runs up to `concurrency` orders ahead of the requests: while `concurrency` requests
+ * are in flight, the next orders' `sending` records are written, so that a request slot that
+ * frees up is used at once instead of after a synced write. An order journaled but not sent
+ * (the import stopped) is recorded as not sent.
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError, AuthError, ConnectionError, TimeoutError } from '../api/errors.js';
@@ -74,7 +79,25 @@ export async function submitOrders(
 ): Promise<SubmitOutcome> {
   const { client, journal, ledger, signal, onResult } = options;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
+  /** Orders between their `sending` record and their outcome: at most 2 × concurrency. */
   let inFlight = 0;
+  /** Requests sent and not yet answered: at most `concurrency`. */
+  let requestsOut = 0;
+  /** Orders journaled and waiting for a request slot, first in first out. */
+  const waitingForRequest: (() => void)[] = [];
+  const requestSlot = (): Promise<void> | undefined => {
+    if (requestsOut < concurrency) {
+      requestsOut++;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => waitingForRequest.push(resolve));
+  };
+  /** Hands the slot to the next order waiting, or frees it. */
+  const releaseRequestSlot = (): void => {
+    const next = waitingForRequest.shift();
+    if (next) next();
+    else requestsOut--;
+  };
   let sent = 0;
   let firstSend = 0;
   let lastAnswer = 0;
@@ -153,7 +176,7 @@ export async function submitOrders(
     if (!(error instanceof ConnectionError)) stop('error', error as Error);
   };
 
-  /** Records the order as `sending` (on disk), then sends it and records its outcome. */
+  /** Records the order as `sending` (on disk), then, given a request slot, sends it and records its outcome. */
   const sendOrder = async (item: ValidatedOrder, externalId: string, json: string): Promise<void> => {
     const hash = bodyHash(json);
     const [inJournal, inLedger] = await Promise.allSettled([
@@ -173,24 +196,29 @@ export async function submitOrders(
       notSent(item, kind);
       return;
     }
-    const late = stopReason();
-    if (late) {
-      recordNotSent(externalId, late.kind, recorded);
-      notSent(item, late.kind);
-      return;
-    }
-    sent++;
-    if (firstSend === 0) firstSend = performance.now();
+    await requestSlot();
     try {
-      const response = await client.request<unknown>('POST', ORDERS_PATH, {
-        rawBody: json,
-        contentType: 'application/json',
-      });
-      lastAnswer = performance.now();
-      settleResponse(item, externalId, response.status, response.body);
-    } catch (error) {
-      lastAnswer = performance.now();
-      settleError(item, externalId, error);
+      const late = stopReason();
+      if (late) {
+        recordNotSent(externalId, late.kind, recorded);
+        notSent(item, late.kind);
+        return;
+      }
+      sent++;
+      if (firstSend === 0) firstSend = performance.now();
+      try {
+        const response = await client.request<unknown>('POST', ORDERS_PATH, {
+          rawBody: json,
+          contentType: 'application/json',
+        });
+        lastAnswer = performance.now();
+        settleResponse(item, externalId, response.status, response.body);
+      } catch (error) {
+        lastAnswer = performance.now();
+        settleError(item, externalId, error);
+      }
+    } finally {
+      releaseRequestSlot();
     }
   };
 
@@ -284,7 +312,7 @@ export async function submitOrders(
         continue;
       }
 
-      while (inFlight >= concurrency && !stopReason()) await nextSlotFreed();
+      while (inFlight >= 2 * concurrency && !stopReason()) await nextSlotFreed();
       const late = stopReason();
       if (late) {
         notSent(item, late.kind);

@@ -62,6 +62,12 @@ export interface AppendLogOptions {
   synced?: boolean;
   /** Permissions of a new file (default 0o600). */
   mode?: number;
+  /**
+   * A synced log starts a round at most every `roundMs` milliseconds (default 0: as soon as the
+   * previous one ends), so that more lines share each synced write: for writers, like the import,
+   * that append ahead of when they need the line on disk.
+   */
+  roundMs?: number;
 }
 
 /** What `replay` found: complete lines, and the torn last line it cut off, if any. */
@@ -122,6 +128,9 @@ export class AppendLog {
   private bytes: number;
   private queue: Queued[] = [];
   private scheduled = false;
+  private readonly roundMs: number;
+  /** When the last round started (performance.now()), for `roundMs`. */
+  private lastRoundAt = Number.NEGATIVE_INFINITY;
   /** The round (or truncation) in progress; no other starts before it ends. */
   private busy: Promise<void> | undefined;
   /** Set when a failed round could not be cut off again, or the lock was lost: nothing more is written. */
@@ -133,8 +142,10 @@ export class AppendLog {
     fd: number,
     bytes: number,
     synced: boolean,
+    roundMs: number,
     lock?: FileLock,
   ) {
+    this.roundMs = roundMs;
     this.path = path;
     this.what = what;
     this.fd = fd;
@@ -163,7 +174,7 @@ export class AppendLog {
         throw new AppendLogError(path, options.what, 'open', error);
       });
       const { size } = await fstatAsync(fd);
-      return new AppendLog(path, options.what, fd, size, synced, lock);
+      return new AppendLog(path, options.what, fd, size, synced, synced ? (options.roundMs ?? 0) : 0, lock);
     } catch (error) {
       await lock?.release();
       throw error;
@@ -319,16 +330,22 @@ export class AppendLog {
     return this.fd;
   }
 
-  /** Starts a round at the next turn of the event loop, so that the lines of this turn join it. */
+  /**
+   * Starts a round at the next turn of the event loop, so that the lines of this turn join it (or,
+   * with `roundMs`, once that long has passed since the last round started).
+   */
   private schedule(): void {
     if (this.scheduled || this.busy) return;
     this.scheduled = true;
-    setImmediate(this.startRound);
+    const wait = this.lastRoundAt + this.roundMs - performance.now();
+    if (wait > 0) setTimeout(this.startRound, wait);
+    else setImmediate(this.startRound);
   }
 
   private readonly startRound = (): void => {
     this.scheduled = false;
     if (this.busy || this.queue.length === 0) return;
+    this.lastRoundAt = performance.now();
     const round = this.queue;
     this.queue = [];
     const refused = this.refusal();
