@@ -103,6 +103,23 @@ describe('AppendLog', () => {
     await log.close();
   });
 
+  it('with roundMs, a synced log waits for that long after a round before the next, so later turns share it', async () => {
+    const path = join(tempDir(), 'rounds.ndjson');
+    const log = await AppendLog.open(path, { what: 'the test log', synced: true, roundMs: 1000 });
+    // The first round starts at once: nothing was written before it.
+    await log.append('a');
+    const resolved: string[] = [];
+    const b = log.append('b').then(() => resolved.push('b'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Within the window: b waits for the next round, and c, appended in a later turn, joins it.
+    expect(resolved).toEqual([]);
+    const c = log.append('c').then(() => resolved.push('c'));
+    await Promise.all([b, c]);
+    expect(resolved).toEqual(['b', 'c']);
+    expect(readFileSync(path, 'utf8')).toBe('a\nb\nc\n');
+    await log.close();
+  });
+
   it('appendNow writes what is queued and its line before returning', async () => {
     const path = join(tempDir(), 'now.ndjson');
     const log = await AppendLog.open(path, { what: 'the test log' });
