@@ -8,6 +8,7 @@ import { z } from 'zod';
 import {
   CONTACT_DATA_FIELDS,
   CONTACT_IDENTIFIERS,
+  EMAIL,
   ITEM_IDENTIFIERS,
   orderContactSchema,
   orderItemSchema,
@@ -72,6 +73,9 @@ function addRules(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSch
   const json = ctx.jsonSchema as JsonSchema;
   if (def === nonEmptyString._zod.def) {
     json.pattern = NOT_ONLY_WHITE_SPACE;
+  } else if (json.pattern === EMAIL.source) {
+    // An annotation in 2020-12 (editors use it); the pattern is the rule ordercli applies.
+    json.format = 'email';
   } else if (json.type === 'integer' && json.exclusiveMinimum === 0) {
     // `z.int().positive()`, written as the interface reads: a whole number from 1.
     delete json.exclusiveMinimum;
