@@ -26,7 +26,6 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerDemo,
   registerLogin,
   registerOrders,
-  registerSchema,
   registerRefs,
   registerContacts,
   registerPackagings,
@@ -35,6 +34,7 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerWebhooks,
   registerListen,
   registerSandbox,
+  registerSchema,
   registerConfig,
   registerCompletion,
 ];
