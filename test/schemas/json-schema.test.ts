@@ -7,8 +7,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { Redactor } from '../../src/core/redact.js';
@@ -51,7 +51,8 @@ function compile(schema: JsonSchema): ValidateFunction {
   const warnings: unknown[] = [];
   const log = (...args: unknown[]) => warnings.push(args);
   const ajv = new Ajv2020({ allErrors: true, logger: { log, warn: log, error: log } });
-  addFormats(ajv);
+  // A CommonJS module: its plugin is its `default` (and the module itself).
+  ajvFormats.default(ajv);
   const validate = ajv.compile(schema);
   expect(warnings, 'ajv warned about the schema').toEqual([]);
   return validate;
