@@ -15,6 +15,7 @@ import { registerOrders } from '../commands/orders/index.js';
 import { registerPackagings } from '../commands/packagings/index.js';
 import { registerRefs } from '../commands/refs/index.js';
 import { registerSandbox } from '../commands/sandbox/index.js';
+import { registerSchema } from '../commands/schema/index.js';
 import { registerWebhooks } from '../commands/webhooks/index.js';
 import { UsageError } from '../core/errors.js';
 import { VERSION } from '../version.js';
@@ -33,6 +34,7 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerWebhooks,
   registerListen,
   registerSandbox,
+  registerSchema,
   registerConfig,
   registerCompletion,
 ];

@@ -15,19 +15,23 @@ export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const positiveInteger = z.int().positive();
 
+// The descriptions are the interface document's wording: `ordercli schema` prints them.
 export const addressSchema = z.looseObject({
-  recipient: nonEmptyString.optional(),
-  street: nonEmptyString.optional(),
-  zipCode: nonEmptyString.optional(),
-  city: nonEmptyString.optional(),
+  recipient: nonEmptyString.optional().describe('Recipient of the address.'),
+  street: nonEmptyString.optional().describe('Street.'),
+  zipCode: nonEmptyString.optional().describe('Zip code, as text: leading zeros count (01000).'),
+  city: nonEmptyString.optional().describe('City.'),
   country: z
     .string()
     .regex(COUNTRY_CODE, { error: 'must be a two-letter upper-case country code such as FR' })
-    .optional(),
+    .optional()
+    .describe('A two-letter country code in the shown form: FR, DE.'),
 });
 
 export const customerSchema = z.looseObject({
-  name: nonEmptyString.optional(),
+  name: nonEmptyString
+    .optional()
+    .describe('Name of the customer; required when the contact is sent as data (contact.externalReference).'),
 });
 
 /** The ways a contact can be named in an order; exactly one must be present. */
@@ -37,54 +41,89 @@ export const CONTACT_IDENTIFIERS = [
   'internalReferenceId',
   'externalReference',
 ] as const;
+/** The contact data that the contact-data form (`externalReference`) carries, with `customer.name`. */
+export const CONTACT_DATA_FIELDS = ['firstName', 'lastName', 'email'] as const;
 /** The ways an item can name its packaging; exactly one must be present. */
 export const ITEM_IDENTIFIERS = ['packaging', 'externalReferenceId', 'internalReferenceId'] as const;
 
 export const orderContactSchema = z
   .looseObject({
-    id: z.union([positiveInteger, nonEmptyString]).optional(),
-    externalReferenceId: nonEmptyString.optional(),
-    internalReferenceId: positiveInteger.optional(),
-    externalReference: nonEmptyString.optional(),
-    firstName: nonEmptyString.optional(),
-    lastName: nonEmptyString.optional(),
+    id: z
+      .union([positiveInteger, nonEmptyString])
+      .optional()
+      .describe('Internal id: the id of a record from GET /api/v1/contacts. For a client with CRM access.'),
+    externalReferenceId: nonEmptyString
+      .optional()
+      .describe(
+        'External reference, chosen by the client; the contact is then associated automatically. For a partner application.',
+      ),
+    internalReferenceId: positiveInteger
+      .optional()
+      .describe(
+        'Shared internal reference, taken from GET /api/v1/contact_references. For a partner application.',
+      ),
+    externalReference: nonEmptyString
+      .optional()
+      .describe(
+        'The contact-data form (without an id or internal reference): sent with firstName, lastName, email and customer.name on every order.',
+      ),
+    firstName: nonEmptyString.optional().describe('First name of the contact (contact data).'),
+    lastName: nonEmptyString.optional().describe('Last name of the contact (contact data).'),
     email: z
       .string()
       .regex(EMAIL, { error: 'must be an e-mail address such as name@example.com' })
-      .optional(),
+      .optional()
+      .describe('E-mail address of the contact (contact data).'),
   })
   .refine((contact) => exactlyOne(contact, CONTACT_IDENTIFIERS), {
     // Checked even when a field has a type error, so that every problem is listed at once.
     when: () => true,
     error: (issue) => exactlyOneMessage(issue.input, CONTACT_IDENTIFIERS, 'contact'),
-  });
+  })
+  .describe(
+    'The contact, identified in exactly one of these ways: id, externalReferenceId, internalReferenceId, or the contact data with externalReference.',
+  );
 
 export const orderItemSchema = z
   .looseObject({
-    packaging: positiveInteger.optional(),
-    externalReferenceId: nonEmptyString.optional(),
-    internalReferenceId: positiveInteger.optional(),
-    orderedQuantity: positiveInteger,
+    packaging: positiveInteger
+      .optional()
+      .describe('Id of a packaging from GET /api/v1/packagings. For a client with catalog access.'),
+    externalReferenceId: nonEmptyString
+      .optional()
+      .describe('Client-side reference of the packaging. For a partner application.'),
+    internalReferenceId: positiveInteger
+      .optional()
+      .describe('Id taken from GET /api/v1/packaging_references. For a partner application.'),
+    orderedQuantity: positiveInteger.describe('Quantity ordered: a whole number above zero.'),
   })
   .refine((item) => exactlyOne(item, ITEM_IDENTIFIERS), {
     when: () => true,
     error: (issue) => exactlyOneMessage(issue.input, ITEM_IDENTIFIERS, 'packaging'),
-  });
+  })
+  .describe(
+    'An item of the order: the packaging, named in exactly one way (packaging, externalReferenceId or internalReferenceId), and the quantity ordered.',
+  );
 
 export const orderSchema = z
   .looseObject({
-    externalId: nonEmptyString.optional(),
-    externalReference: nonEmptyString.optional(),
+    externalId: nonEmptyString
+      .optional()
+      .describe("The client's own identifier of the order; ordercli orders import needs it on every order."),
+    externalReference: nonEmptyString.optional().describe("The client's own order number."),
     contact: orderContactSchema,
-    customer: customerSchema.optional(),
-    invoicingAddress: addressSchema.optional(),
-    deliveryAddress: addressSchema.optional(),
-    items: z.array(orderItemSchema).min(1, { error: 'must list at least one item' }),
+    customer: customerSchema.optional().describe('The customer.'),
+    invoicingAddress: addressSchema.optional().describe('Invoicing address.'),
+    deliveryAddress: addressSchema.optional().describe('Delivery address.'),
+    items: z
+      .array(orderItemSchema)
+      .min(1, { error: 'must list at least one item' })
+      .describe('The items of the order: at least one.'),
   })
   .superRefine((order, ctx) => {
     // Seed rule 2: the contact-data form carries the whole contact and the customer on every order.
     if (order.contact.externalReference === undefined) return;
-    for (const key of ['firstName', 'lastName', 'email'] as const) {
+    for (const key of CONTACT_DATA_FIELDS) {
       if (order.contact[key] === undefined) {
         ctx.addIssue({
           code: 'custom',

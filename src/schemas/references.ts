@@ -6,14 +6,24 @@ import { z } from 'zod';
 import { EMAIL } from './order.js';
 import { nonEmptyString, problemsFrom, type ValidationProblem, validationErrorMap } from './problems.js';
 
+// The descriptions are the interface document's wording: `ordercli schema contact-reference` prints them.
 export const contactReferenceInputSchema = z.looseObject({
-  contact: z.looseObject({
-    externalReference: nonEmptyString,
-    firstName: nonEmptyString,
-    lastName: nonEmptyString,
-    email: z.string().regex(EMAIL, { error: 'must be an e-mail address such as name@example.com' }),
-  }),
-  customer: z.looseObject({ name: nonEmptyString }),
+  contact: z
+    .looseObject({
+      externalReference: nonEmptyString.describe(
+        "The client's reference of the contact: the key of the contact-data form of an order.",
+      ),
+      firstName: nonEmptyString.describe('First name of the contact.'),
+      lastName: nonEmptyString.describe('Last name of the contact.'),
+      email: z
+        .string()
+        .regex(EMAIL, { error: 'must be an e-mail address such as name@example.com' })
+        .describe('E-mail address of the contact.'),
+    })
+    .describe('The contact.'),
+  customer: z
+    .looseObject({ name: nonEmptyString.describe('Name of the customer.') })
+    .describe('The customer.'),
 });
 export type ContactReferenceInput = z.infer<typeof contactReferenceInputSchema>;
 

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { completeWith, withExamples } from '../../cli/command-help.js';
+import type { Context } from '../../cli/context.js';
+import { SCHEMA_NAMES } from '../../schemas/schema-names.js';
+import type { SchemaFlags } from './schema.js';
+
+export function registerSchema(program: Command, ctx: Context): void {
+  const schema = program
+    .command('schema')
+    .description(
+      'print the JSON Schema (draft 2020-12) of an order file or a contact reference, for editors and CI linters',
+    )
+    .argument('<name>', `${SCHEMA_NAMES.join(', ')}`)
+    .option('--items', 'the schema of one item of an order (with order or orders)')
+    .option('--output <file>', 'write it to this file instead of stdout')
+    .action(async (name: string, flags: SchemaFlags) => {
+      const { run } = await import('./schema.js');
+      await run(name, flags, ctx);
+    });
+  completeWith(schema, 'name', SCHEMA_NAMES);
+  withExamples(schema, [
+    'ordercli schema order > order.schema.json          # one order, as orders create --file reads it',
+    'ordercli schema orders --output orders.schema.json  # a JSON array of orders, as orders import reads it',
+    'ordercli schema order --items',
+    'ordercli schema contact-reference',
+  ]);
+}

@@ -1,0 +1,44 @@
+/**
+ * `schema <name> [--items] [--output <file>]`: prints a JSON Schema generated from the zod
+ * schemas that validate the same input (src/schemas/json-schema.ts), indented, on stdout or into
+ * a file.
+ */
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../../cli/context.js';
+import { UsageError } from '../../core/errors.js';
+import { describeCode } from '../../io/file-lock.js';
+import { quote } from '../../io/quote.js';
+import { jsonSchemaFor } from '../../schemas/json-schema.js';
+import { isSchemaName, SCHEMA_NAMES } from '../../schemas/schema-names.js';
+
+export interface SchemaFlags {
+  items?: boolean;
+  /** A file, or `-` for stdout (the default). */
+  output?: string;
+}
+
+export async function run(name: string, flags: SchemaFlags, ctx: Context): Promise<void> {
+  if (!isSchemaName(name)) {
+    throw new UsageError(
+      `Unknown schema ${quote(name)}: the schemas are ${SCHEMA_NAMES.join(', ')} (see ordercli schema --help).`,
+    );
+  }
+  if (flags.items && name === 'contact-reference') {
+    throw new UsageError('--items goes with schema order or orders: a contact reference has no items.');
+  }
+  const text = `${JSON.stringify(jsonSchemaFor(name, { items: flags.items }), null, 2)}\n`;
+  if (flags.output === undefined || flags.output === '-') {
+    ctx.io.out(text);
+    return;
+  }
+  try {
+    await writeFile(resolve(ctx.cwd, flags.output), text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(
+      `Cannot write the schema to ${flags.output} (${code}: ${describeCode(code)}); nothing was written.`,
+    );
+  }
+  ctx.io.err(`Wrote the JSON Schema of ${flags.items ? 'an order item' : name} to ${flags.output}.\n`);
+}
