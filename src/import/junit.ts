@@ -189,9 +189,9 @@ function suiteTag(name: string, counts: SuiteCounts, timestamp: string, seconds:
   return `<testsuite name="${xmlAttribute(name)}" tests="${counts.tests}" failures="${counts.failures}" errors="0" skipped="${counts.skipped}" timestamp="${timestamp}" time="${seconds.toFixed(3)}">`;
 }
 
-/** The tag with spaces before its `>` up to `room` bytes: white space a start tag may hold. */
+/** The tag followed by spaces up to `room` bytes: white space between elements, which readers ignore. */
 function pad(tag: string, room: number): string {
-  return `${tag.slice(0, -1)}${' '.repeat(room - byteLength(tag))}>`;
+  return `${tag}${' '.repeat(room - byteLength(tag))}`;
 }
 
 function byteLength(text: string): number {

@@ -120,7 +120,6 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
     renderDryRun(ctx, result);
     await appendSummary(ctx, {
       ...summaryBase(options),
-      title: `ordercli orders import ${result.input} --dry-run`,
       report: undefined,
       rejects: undefined,
       outcome: 'Dry run: nothing was sent.',
@@ -150,7 +149,7 @@ const SUMMARY_ROWS = 10;
 
 function summaryBase(options: ImportOptions): JobSummary {
   return {
-    title: `ordercli orders import ${options.input === '-' ? 'stdin' : options.input}`,
+    title: `ordercli orders import ${options.input === '-' ? 'stdin' : options.input}${options.dryRun ? ' --dry-run' : ''}`,
     outcome: '',
     counts: [],
     keyName: 'externalId',
