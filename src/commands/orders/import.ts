@@ -1,25 +1,18 @@
 /**
  * `orders import <path|->`: the flags, checked, go to the import pipeline (src/import/run-import.ts);
- * this module renders what it returns: progress and the summary on stderr, `--json` on stdout, and
- * in a GitHub Actions job the annotations (stderr) and the job summary (`$GITHUB_STEP_SUMMARY`).
+ * this module renders what it returns: progress and the summary on stderr, `--json` on stdout.
  */
 import type { Context } from '../../cli/context.js';
-import { InputError, UsageError } from '../../core/errors.js';
-import {
-  Annotator,
-  appendJobSummary,
-  inGitHubActions,
-  type JobSummary,
-  renderJobSummary,
-} from '../../import/github-actions.js';
+import { UsageError } from '../../core/errors.js';
 import { inputLimits } from '../../import/limits.js';
 import { formatCount, ImportProgress, renderSummary } from '../../import/progress.js';
-import { type ImportCounts, keyedResult, reportFormatFor, reportRecord } from '../../import/report.js';
+import { type ImportCounts, reportFormatFor, reportRecord } from '../../import/report.js';
 import { type DryRunResult, type ImportResult, runImport } from '../../import/run-import.js';
 import type { SubmitStop } from '../../import/submit.js';
 import type { InputFormat } from '../../import/types.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';
+import { ImportCiOutput } from './import-ci.js';
 
 export interface ImportOptions {
   input: string;
@@ -52,145 +45,50 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
     );
   }
   const { io } = ctx;
-  // Annotations wait until sending ends, so that none is cut into by the progress bar.
-  const annotations: string[] = [];
-  const annotator = inGitHubActions(ctx.env)
-    ? new Annotator({
-        input: options.input,
-        cwd: ctx.cwd,
-        env: ctx.env,
-        keyName: 'externalId',
-        write: (line) => annotations.push(line),
-      })
-    : undefined;
-  const flushAnnotations = (where: string): void => {
-    annotator?.finish(where);
-    for (const line of annotations.splice(0)) io.err(line);
-  };
-  let result: DryRunResult | ImportResult;
-  try {
-    result = await runImport(
-      {
-        input: options.input,
-        format: options.format as InputFormat | undefined,
-        delimiter: options.delimiter,
-        mapFile: options.map,
-        limits,
-        concurrency,
-        dryRun: Boolean(options.dryRun),
-        skipInvalid: Boolean(options.skipInvalid),
-        checkRefs: Boolean(options.checkRefs),
-        journal: options.journal,
-        retryUnknown: Boolean(options.retryUnknown),
-        report: options.report,
-        rejects: options.rejects,
-        keepOrderResults: ctx.json,
+  const ci = new ImportCiOutput(ctx, options);
+  const result = await runImport(
+    {
+      input: options.input,
+      format: options.format as InputFormat | undefined,
+      delimiter: options.delimiter,
+      mapFile: options.map,
+      limits,
+      concurrency,
+      dryRun: Boolean(options.dryRun),
+      skipInvalid: Boolean(options.skipInvalid),
+      checkRefs: Boolean(options.checkRefs),
+      journal: options.journal,
+      retryUnknown: Boolean(options.retryUnknown),
+      report: options.report,
+      rejects: options.rejects,
+      keepOrderResults: ctx.json,
+    },
+    ctx,
+    {
+      onLockWait: (message) => io.err(`${message}\n`),
+      onNote: (text) => writeNote(io, text),
+      onSendingStart: (counts) => {
+        const progress = new ImportProgress(io, counts);
+        progress.start();
+        return () => progress.stop();
       },
-      ctx,
-      {
-        onLockWait: (message) => io.err(`${message}\n`),
-        onNote: (text) => writeNote(io, text),
-        onSendingStart: (counts) => {
-          const progress = new ImportProgress(io, counts);
-          progress.start();
-          return () => progress.stop();
-        },
-        onResult: annotator ? (order) => annotator.result(keyedResult(order)) : undefined,
-      },
-    );
-  } catch (error) {
-    if (error instanceof InputError) {
-      for (const problem of error.problems) annotator?.problem(problem);
-      flushAnnotations('every problem is listed in the log');
-      await appendSummary(ctx, {
-        ...summaryBase(options),
-        // Nothing was sent, so no report was written.
-        report: undefined,
-        rejects: undefined,
-        outcome: error.message,
-        problems: error.problems.slice(0, SUMMARY_ROWS),
-        problemsTotal: error.problems.length,
-      });
-    }
+      onResult: ci.onResult,
+    },
+  ).catch(async (error: unknown) => {
+    await ci.failed(error);
     throw error;
-  }
+  });
   if (result.dryRun) {
-    for (const problem of result.problems) annotator?.problem(problem);
-    flushAnnotations('every problem is listed in the log');
+    ci.dryRunAnnotations(result);
     renderDryRun(ctx, result);
-    await appendSummary(ctx, {
-      ...summaryBase(options),
-      report: undefined,
-      rejects: undefined,
-      outcome: 'Dry run: nothing was sent.',
-      counts: [
-        ['total', result.counts.total],
-        ['valid', result.counts.valid],
-        ['invalid', result.counts.invalid],
-      ],
-      problems: result.problems.slice(0, SUMMARY_ROWS),
-      problemsTotal: result.problems.length,
-    });
+    await ci.dryRunSummary(result);
     return;
   }
-  flushAnnotations(
-    options.report !== undefined
-      ? `every order is in the report ${options.report}`
-      : 'pass --report report.xml to list every order',
-  );
+  ci.importAnnotations();
   renderImport(ctx, options, result);
-  await appendSummary(ctx, importSummary(options, result));
+  await ci.importSummary(result, stopLabel(result.stopped));
   if (result.failure) throw result.failure;
   ctx.exitCode = result.exitCode;
-}
-
-/** Rows of a job summary's lists: the first orders not created, the first problems. */
-const SUMMARY_ROWS = 10;
-
-function summaryBase(options: ImportOptions): JobSummary {
-  return {
-    title: `ordercli orders import ${options.input === '-' ? 'stdin' : options.input}${options.dryRun ? ' --dry-run' : ''}`,
-    outcome: '',
-    counts: [],
-    keyName: 'externalId',
-    recordsName: 'orders',
-    notCreated: [],
-    notCreatedTotal: 0,
-    report: options.report,
-    rejects: options.rejects,
-  };
-}
-
-function importSummary(options: ImportOptions, result: ImportResult): JobSummary {
-  const { counts } = result;
-  const seconds = (result.durationMs / 1000).toFixed(1);
-  const stopped = stopLabel(result.stopped);
-  const rows: [string, number][] = [
-    ['created', counts.created],
-    ['already created', counts.skipped],
-    ['failed', counts.failed],
-    ['unknown', counts.unknown],
-    ['invalid', counts.invalid],
-  ];
-  if (counts.notSent > 0) rows.push(['not sent', counts.notSent]);
-  rows.push(['total', counts.total]);
-  return {
-    ...summaryBase(options),
-    title: `ordercli orders import ${result.input}`,
-    outcome: `${stopped ? `Stopped (${stopped}) after` : 'Finished in'} ${seconds} s: ${formatCount(result.sent)} orders sent to ${result.baseUrl}.`,
-    counts: rows,
-    notCreated: result.notCreated.slice(0, SUMMARY_ROWS).map(keyedResult),
-    notCreatedTotal: notCreatedCount(counts),
-  };
-}
-
-/** Appends the job summary when `$GITHUB_STEP_SUMMARY` names a file; a failure is one warning. */
-async function appendSummary(ctx: Context, summary: JobSummary): Promise<void> {
-  const path = ctx.env.GITHUB_STEP_SUMMARY;
-  if (!path) return;
-  const markdown = ctx.io.redactor.redact(renderJobSummary(summary));
-  const warning = await appendJobSummary(path, markdown);
-  if (warning) ctx.io.err(warning);
 }
 
 function parseConcurrency(value: string | undefined): number {
