@@ -3,7 +3,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin, tempDir } from '../../support/cli.js';
+import { runBin, runCli, tempDir } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { parseXml, type XmlElement } from '../../support/xml.js';
 
@@ -181,6 +181,27 @@ describe('orders import --report report.xml in CI', () => {
     expect(notSent.length).toBeGreaterThan(0);
     expect(notSent[0]!.children[0]!.name).toBe('skipped');
     expect(Number(root.attributes.tests)).toBe(7);
+  });
+
+  it('a dry run annotates the problems it lets through (--skip-invalid) and summarises its counts', async () => {
+    const workspace = await workspaceAfterFirstRun();
+    const posts = sandbox.requests.length;
+    const result = await runCli(importArgs('data/orders.csv', '--dry-run', '--skip-invalid'), {
+      cwd: workspace,
+      env: inGitHub(workspace),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(sandbox.requests.length).toBe(posts);
+    expect(workflowCommands(result.stderr)).toEqual([
+      '::error file=data/orders.csv,line=6,title=item.orderedQuantity::item.orderedQuantity: must be a whole number above zero, not 0',
+      '::error file=data/orders.csv,line=7,title=contact::contact: is required',
+      '::error file=data/orders.csv,line=8,title=item.orderedQuantity::item.orderedQuantity: must be a whole number above zero, not "abc"',
+    ]);
+    const summary = readFileSync(join(workspace, 'step-summary.md'), 'utf8');
+    expect(summary).toContain(
+      '### ordercli orders import data/orders.csv --dry-run\n\nDry run: nothing was sent.\n',
+    );
+    expect(summary).toContain('| total | valid | invalid |\n| ---: | ---: | ---: |\n| 7 | 5 | 2 |\n');
   });
 
   it('a job summary that cannot be written is one warning line; the import goes on', async () => {
