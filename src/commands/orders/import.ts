@@ -12,6 +12,7 @@ import type { SubmitStop } from '../../import/submit.js';
 import type { InputFormat } from '../../import/types.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';
+import { ImportCiOutput } from './import-ci.js';
 
 export interface ImportOptions {
   input: string;
@@ -44,6 +45,7 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
     );
   }
   const { io } = ctx;
+  const ci = new ImportCiOutput(ctx, options);
   const result = await runImport(
     {
       input: options.input,
@@ -70,13 +72,21 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
         progress.start();
         return () => progress.stop();
       },
+      onResult: ci.onResult,
     },
-  );
+  ).catch(async (error: unknown) => {
+    await ci.failed(error);
+    throw error;
+  });
   if (result.dryRun) {
+    ci.dryRunAnnotations(result);
     renderDryRun(ctx, result);
+    await ci.dryRunSummary(result);
     return;
   }
+  ci.importAnnotations();
   renderImport(ctx, options, result);
+  await ci.importSummary(result, stopLabel(result.stopped));
   if (result.failure) throw result.failure;
   ctx.exitCode = result.exitCode;
 }
