@@ -25,8 +25,8 @@ export interface SendOrderOptions {
   signal?: AbortSignal;
   /** A warning for stderr (what `force` overrode). */
   warn(text: string): void;
-  /** The command to run again with --force, as the refusal's hint says it (default: the same command). */
-  againWith?: string;
+  /** How to send it anyway, as the refusal's hint says it (default: run the same command with --force). */
+  forceAdvice?: string;
 }
 
 /** Sends the order and returns the service's 2xx answer; throws (recording the outcome) otherwise. */
@@ -46,7 +46,7 @@ export async function sendOrder(
     if (ledger && externalId !== undefined) {
       const known = await ledger.lookup(externalId);
       if (known && known.status !== 'not-created') {
-        if (!options.force) throw alreadyKnownError(externalId, known, api.baseUrl, options.againWith);
+        if (!options.force) throw alreadyKnownError(externalId, known, api.baseUrl, options.forceAdvice);
         options.warn(
           `warning: --force: sending ${JSON.stringify(externalId)} although the order ledger says it was ${describeEntry(known)}.\n`,
         );
@@ -117,20 +117,20 @@ function alreadyKnownError(
   externalId: string,
   known: LedgerEntry,
   baseUrl: string,
-  againWith = 'the same command',
+  forceAdvice = 'run the same command with --force',
 ): UsageError {
   const id = JSON.stringify(externalId);
   if (known.status === 'created') {
     return new UsageError(
       `The order ${id} already exists at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
       [
-        `To create it once more anyway, run ${againWith} with --force.`,
+        `To create it once more anyway, ${forceAdvice}.`,
         ...(known.id !== undefined ? [`See it with: ordercli orders get ${known.id}`] : []),
       ],
     );
   }
   return new UsageError(
     `The order ${id} may already exist at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
-    [`Check at the service whether it was created; if it was not, run ${againWith} with --force.`],
+    [`Check at the service whether it was created; if it was not, ${forceAdvice}.`],
   );
 }

@@ -53,7 +53,10 @@ export function registerOrders(program: Command, ctx: Context): void {
         const { run } = await import('./new.js');
         await run(ctx);
       }),
-    ['ordercli orders new', "ordercli orders new --json   # the service's answer as JSON once sent"],
+    [
+      'ordercli orders new',
+      "ordercli --profile staging orders new   # the recent addresses are the profile's",
+    ],
   );
 
   withExamples(

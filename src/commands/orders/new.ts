@@ -81,10 +81,10 @@ export async function run(ctx: Context): Promise<void> {
     source: { by: 'orders new', ...(guided.saveTo !== undefined ? { input: guided.saveTo } : {}) },
     signal: ctx.signal,
     warn: (text) => io.err(text),
-    againWith:
+    forceAdvice:
       guided.saveTo !== undefined
-        ? `ordercli orders create --file ${guided.saveTo}`
-        : 'ordercli orders create --file <the order saved to a file>',
+        ? `send ${guided.saveTo} with ordercli orders create --file ${guided.saveTo} --force`
+        : 'save the order with ordercli orders new and send it with ordercli orders create --file <file> --force',
   });
   if (ctx.json) writeAnswerJson(io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
   else io.out(`${createdSummary(response.status, response.body)}\n`);

@@ -1,6 +1,6 @@
 // `orders new` driven by keystrokes through real prompt streams (a PassThrough stdin that claims to
 // be a terminal, the real @inquirer prompts), against the sandbox over HTTP.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../../support/cli.js';
@@ -54,6 +54,25 @@ async function pickContact302(session: Session): Promise<void> {
   session.type('gaelle');
   await session.waitFor("302  Gaëlle Morvan · Biocoop de l'Iroise · PART-C-0002");
   session.type(KEY.enter);
+}
+
+/** Contact 302, one pot of crème fraîche (401), one address for both: up to the last question. */
+async function walkToPreview(session: Session, externalId: string): Promise<void> {
+  await pickContact302(session);
+  await session.waitFor('Item 1, packaging reference');
+  session.type('creme pot');
+  await session.waitFor('401  Crème fraîche');
+  session.type(KEY.enter);
+  await answer(session, 'Quantity of Crème fraîche', '1');
+  await session.waitFor('Add another item?');
+  session.type(KEY.down);
+  session.type(KEY.enter);
+  await typeAddress(session, 'Invoicing address', ADDRESS);
+  await session.waitFor('Delivery address?');
+  session.type(KEY.enter);
+  await answer(session, 'externalId', externalId);
+  await answer(session, 'externalReference', '');
+  await session.waitFor('What now?');
 }
 
 describe('orders new', () => {
@@ -282,25 +301,40 @@ describe('orders new', () => {
     });
   });
 
+  it("sends through orders create's ledger check: an externalId created meanwhile is refused (exit 2, nothing sent)", async () => {
+    const configDir = tempDir('ordercli-config-');
+    const session = startSession(['orders', 'new'], envWith(configDir));
+    await walkToPreview(session, 'WEB-RACE-1');
+    // Another command creates the same externalId while the preview is on the screen.
+    const folder = tempDir();
+    const order = {
+      externalId: 'WEB-RACE-1',
+      contact: { internalReferenceId: 302 },
+      items: [{ internalReferenceId: 401, orderedQuantity: 1 }],
+    };
+    writeFileSync(join(folder, 'order.json'), JSON.stringify(order));
+    const created = await runCli(['orders', 'create', '--file', join(folder, 'order.json')], {
+      env: envWith(configDir),
+    });
+    expect(created.code, created.stderr).toBe(0);
+    session.type(KEY.enter); // send it
+    expect(await session.done).toBe(2);
+    // Wrapped to the terminal's width: compared as one line.
+    const stderr = stripAnsi(session.io.stderrText()).replace(/\s+/g, ' ');
+    expect(stderr).toMatch(
+      /error: The order "WEB-RACE-1" already exists at http:\/\/127\.0\.0\.1:\d+: created at .* by orders create of .*order\.json \(id \d+, code SO-\d{4}-000001\); nothing was sent\./,
+    );
+    expect(stderr).toContain(
+      'To create it once more anyway, save the order with ordercli orders new and send it with ordercli orders create --file <file> --force.',
+    );
+    expect(posts()).toHaveLength(1);
+  });
+
   it('leaves on Ctrl-C at the last question with nothing sent, saved or remembered (exit 130)', async () => {
     const configDir = tempDir('ordercli-config-');
     const folder = tempDir();
     const session = startSession(['orders', 'new'], envWith(configDir));
-    await pickContact302(session);
-    await session.waitFor('Item 1, packaging reference');
-    session.type('creme pot');
-    await session.waitFor('401  Crème fraîche');
-    session.type(KEY.enter);
-    await answer(session, 'Quantity of Crème fraîche', '1');
-    await session.waitFor('Add another item?');
-    session.type(KEY.down);
-    session.type(KEY.enter);
-    await typeAddress(session, 'Invoicing address', ADDRESS);
-    await session.waitFor('Delivery address?');
-    session.type(KEY.enter);
-    await answer(session, 'externalId', 'WEB-CTRLC-1');
-    await answer(session, 'externalReference', '');
-    await session.waitFor('What now?');
+    await walkToPreview(session, 'WEB-CTRLC-1');
     session.type(KEY.down + KEY.down);
     session.type(KEY.enter); // save, then send
     await session.waitFor('Save the order to');
