@@ -24,9 +24,9 @@ export default {
       name: 'pipelines-above-services',
       severity: 'error',
       comment:
-        'The client, IO, config and schemas serve the pipelines (import, webhooks, sandbox, refs); they never import them.',
+        'The client, IO, config and schemas serve the pipelines (import, webhooks, sandbox, refs, orders); they never import them.',
       from: { path: '^src/(api|io|config|schemas)/' },
-      to: { path: '^src/(import|webhooks|sandbox|refs)/' },
+      to: { path: '^src/(import|webhooks|sandbox|refs|orders)/' },
     },
     {
       name: 'core-is-the-bottom',

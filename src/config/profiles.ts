@@ -110,4 +110,11 @@ export class ProfileStore {
     // conf applies the mode when it creates the file; an older file may have been looser.
     await chmod(this.path, 0o600);
   }
+
+  /** Sets a value a profile keeps beside its settings (not a profile key, never a secret). */
+  async setKept(name: string, field: string, value: unknown): Promise<void> {
+    const profiles = this.profiles();
+    this.store.set('profiles', { ...profiles, [name]: { ...profiles[name], [field]: value } });
+    await chmod(this.path, 0o600);
+  }
 }

@@ -84,7 +84,7 @@ export type LedgerEvent = 'sending' | 'created' | 'failed' | 'unknown' | 'not-se
 
 /** Which command wrote a record, and for what. */
 export interface LedgerSource {
-  by: 'orders create' | 'orders import' | 'orders resolve';
+  by: 'orders create' | 'orders new' | 'orders import' | 'orders resolve';
   /** The input file (absolute), or `(stdin)`. */
   input?: string;
   /** The import's journal (absolute): its own orders are the journal's to decide. */

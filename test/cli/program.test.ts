@@ -122,7 +122,7 @@ describe('unknown commands', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(
-      "error: Unknown command 'list' for ordercli orders. The commands of ordercli orders are create, import, journal, resolve, get (see ordercli orders --help).\n",
+      "error: Unknown command 'list' for ordercli orders. The commands of ordercli orders are create, new, import, journal, resolve, get (see ordercli orders --help).\n",
     );
   });
 

@@ -41,6 +41,26 @@ export function registerOrders(program: Command, ctx: Context): void {
 
   withExamples(
     orders
+      .command('new')
+      .description(
+        'build one order step by step on a terminal (references searched as you type), then save it, send it, or both',
+      )
+      .addHelpText(
+        'after',
+        "\nEsc goes back a step; Ctrl-C leaves with nothing sent or saved (exit 130). Sending is orders create's:\nthe same ledger check and exit codes. Needs a terminal: without one (or with --yes or CI) it is exit 2.",
+      )
+      .action(async () => {
+        const { run } = await import('./new.js');
+        await run(ctx);
+      }),
+    [
+      'ordercli orders new',
+      "ordercli --profile staging orders new   # the recent addresses are the profile's",
+    ],
+  );
+
+  withExamples(
+    orders
       .command('import')
       .description(
         'import orders from CSV, JSON or NDJSON: validated first, each sent once, journaled for safe re-runs',

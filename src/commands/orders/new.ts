@@ -1,0 +1,91 @@
+/**
+ * `orders new`: a guided order on a terminal (src/orders/guided-order.ts asks the questions),
+ * then saved to a new file, sent through the same path as `orders create` (its ledger check and
+ * exit codes), or both. Escape goes back a step; Ctrl-C, or Escape at the first question, leaves
+ * with nothing sent or saved (exit 130).
+ */
+import { writeFile } from 'node:fs/promises';
+import { fetchList, PATHS } from '../../api/references.js';
+import type { Context } from '../../cli/context.js';
+import { configDir } from '../../config/profiles.js';
+import { readRecentAddresses, rememberAddresses } from '../../config/recent-addresses.js';
+import { CancelledError, UsageError } from '../../core/errors.js';
+import { describeEntry, OrderLedger } from '../../import/ledger.js';
+import { createdSummary, sendOrder } from '../../import/send-order.js';
+import { createPrompter, PromptEscape } from '../../io/prompter.js';
+import { writeAnswerJson } from '../../io/service-answer.js';
+import { runGuidedOrder } from '../../orders/guided-order.js';
+
+const NOTHING_DONE = 'no order was sent or saved';
+
+export async function run(ctx: Context): Promise<void> {
+  const { io } = ctx;
+  if (!io.canPrompt()) {
+    const why =
+      io.stdinIsTTY && io.stdoutIsTTY
+        ? 'prompts are turned off (--yes or CI)'
+        : 'stdin and stdout must both be a terminal';
+    throw new UsageError(
+      `orders new is interactive and ${why}. Write the order as JSON and send it with ordercli orders create --file <order.json> instead.`,
+    );
+  }
+  const settings = await ctx.settings();
+  const api = await ctx.api();
+  const ledger = await OrderLedger.open(
+    configDir(ctx.env),
+    api.baseUrl,
+    { by: 'orders new' },
+    { readOnly: true },
+  );
+  const prompter = createPrompter(io, ctx.signal);
+  let guided: Awaited<ReturnType<typeof runGuidedOrder>>;
+  try {
+    guided = await runGuidedOrder({
+      io,
+      prompter,
+      contactReferences: async () => (await fetchList(api, PATHS.contactReferences, ctx.signal)).records,
+      packagingReferences: async () => (await fetchList(api, PATHS.packagingReferences, ctx.signal)).records,
+      recentAddresses: await readRecentAddresses(ctx.env, settings.profileName),
+      knownExternalId: async (externalId) => {
+        const known = await ledger.lookup(externalId);
+        return known && known.status !== 'not-created' ? describeEntry(known) : undefined;
+      },
+      baseUrl: api.baseUrl,
+      cwd: ctx.cwd,
+      today: new Date(),
+    });
+  } catch (error) {
+    if (error instanceof PromptEscape) throw new CancelledError(`Left: ${NOTHING_DONE}.`);
+    if (error instanceof CancelledError) throw new CancelledError(`Interrupted: ${NOTHING_DONE}.`);
+    throw error;
+  }
+
+  await rememberAddresses(ctx.env, settings.profileName, guided.addresses);
+  if (guided.saveTo !== undefined) {
+    try {
+      await writeFile(guided.saveTo, `${JSON.stringify(guided.order, null, 2)}\n`, { flag: 'wx' });
+    } catch (error) {
+      throw new UsageError(
+        `Cannot save the order to ${guided.saveTo}: ${(error as Error).message}; nothing was sent.`,
+      );
+    }
+    io.err(`Saved the order to ${guided.saveTo}.\n`);
+  }
+  if (!guided.send) {
+    io.err(`Nothing was sent. Send it later with: ordercli orders create --file ${guided.saveTo}\n`);
+    return;
+  }
+  const response = await sendOrder(guided.order, {
+    api,
+    configFolder: configDir(ctx.env),
+    source: { by: 'orders new', ...(guided.saveTo !== undefined ? { input: guided.saveTo } : {}) },
+    signal: ctx.signal,
+    warn: (text) => io.err(text),
+    forceAdvice:
+      guided.saveTo !== undefined
+        ? `send ${guided.saveTo} with ordercli orders create --file ${guided.saveTo} --force`
+        : 'save the order with ordercli orders new and send it with ordercli orders create --file <file> --force',
+  });
+  if (ctx.json) writeAnswerJson(io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
+  else io.out(`${createdSummary(response.status, response.body)}\n`);
+}

@@ -1,0 +1,521 @@
+/**
+ * The steps of `orders new`: the contact (a reference from the list, an external reference, or
+ * contact data), the items (packaging references searched as the user types, a whole quantity),
+ * the two addresses (recent ones offered again), externalId and externalReference, a preview of
+ * the exact JSON, then what to do with it. Every question is one step: Escape goes back to the
+ * one before, with what was answered there offered again. Nothing is saved or sent here: the
+ * result says what the user chose, and the command does it.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Address, sameAddress } from '../config/recent-addresses.js';
+import { cleanCell, displayWidth, truncate } from '../io/cells.js';
+import { asRecord, isPlainObject } from '../io/loose-record.js';
+import { type ChoiceItem, PromptEscape, type Prompter } from '../io/prompter.js';
+import type { IOStreams } from '../io/streams.js';
+import { formatTaxes, unitTimesFactor } from '../refs/format.js';
+import {
+  contactReferenceSearchText,
+  matchesWords,
+  packagingReferenceSearchText,
+  queryWords,
+  scalarText,
+} from '../refs/search.js';
+import { COUNTRY_CODE, EMAIL, validateOrder } from '../schemas/order.js';
+
+export interface GuidedOrderEnvironment {
+  io: IOStreams;
+  prompter: Prompter;
+  /** The records of `GET /api/v1/contact_references`, fetched on first use; undefined if not a list. */
+  contactReferences(): Promise<unknown[] | undefined>;
+  /** The records of `GET /api/v1/packaging_references`, fetched on first use. */
+  packagingReferences(): Promise<unknown[] | undefined>;
+  /** Addresses used last, most recent first. */
+  recentAddresses: Address[];
+  /** What the order ledger says of this externalId at the service (a sentence), if it knows it. */
+  knownExternalId(externalId: string): Promise<string | undefined>;
+  /** Where the orders go, as the last question names it. */
+  baseUrl: string;
+  /** Where a relative file name is saved. */
+  cwd: string;
+  /** The date in the suggested externalId. */
+  today: Date;
+}
+
+/** What the user built and chose to do with it. */
+export interface GuidedOrder {
+  /** The order, valid by `validateOrder`, exactly as previewed. */
+  order: Record<string, unknown>;
+  /** The invoicing and delivery addresses, to offer again next time. */
+  addresses: Address[];
+  /** The absolute path to save the order to, when the user chose to save it. */
+  saveTo?: string;
+  send: boolean;
+}
+
+interface Item {
+  internalReferenceId: number;
+  orderedQuantity: number;
+}
+
+/** The order as built so far; each step's snapshot is restored when the user goes back past it. */
+interface Draft {
+  contact?: Record<string, string | number>;
+  customer?: { name: string };
+  /** Packaging reference picked, waiting for its quantity. */
+  picking?: { id: number; label: string };
+  items: Item[];
+  invoicingAddress?: Address;
+  deliveryAddress?: Address;
+  newAddress: Partial<Address>;
+  externalId?: string;
+  externalReference?: string;
+  action?: 'send' | 'save' | 'both';
+  saveTo?: string;
+}
+
+/** One question; it fills the draft and returns the next step, or 'done'. */
+type Step = (draft: Draft) => Promise<Step | 'done'>;
+
+const MAX_CHOICES = 200;
+const PAGE_SIZE = 12;
+const ADDRESS_FIELDS: { key: keyof Address; label: string }[] = [
+  { key: 'recipient', label: 'Recipient' },
+  { key: 'street', label: 'Street' },
+  { key: 'zipCode', label: 'Zip code' },
+  { key: 'city', label: 'City' },
+  { key: 'country', label: 'Country (two letters, e.g. FR)' },
+];
+
+const required = (value: string): true | string => value.trim() !== '' || 'cannot be empty';
+
+/** A whole number above zero, as typed. */
+export function checkQuantity(value: string): true | string {
+  const text = value.trim();
+  if (!/^\d+$/.test(text)) return 'type a whole number above 0, such as 12';
+  const n = Number(text);
+  if (n <= 0) return 'must be above 0';
+  if (!Number.isSafeInteger(n)) return 'is too large';
+  return true;
+}
+
+/** `ORD-20261123-3`: the first number of the day that the ledger does not know at this service. */
+export async function suggestExternalId(
+  today: Date,
+  known: (externalId: string) => Promise<string | undefined>,
+): Promise<string> {
+  const date = `${today.getFullYear()}${String(today.getMonth() + 1).padStart(2, '0')}${String(today.getDate()).padStart(2, '0')}`;
+  for (let n = 1; ; n++) {
+    const candidate = `ORD-${date}-${n}`;
+    if ((await known(candidate)) === undefined || n >= 9999) return candidate;
+  }
+}
+
+function joinParts(parts: string[]): string {
+  return parts.filter((part) => part.trim() !== '').join(' · ');
+}
+
+function addressLine(address: Address): string {
+  return `${address.recipient}, ${address.street}, ${address.zipCode} ${address.city}, ${address.country}`;
+}
+
+/** A positive whole id, as `internalReferenceId` must be. */
+function referenceId(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+interface Pickable {
+  id: number | undefined;
+  record: Record<string, unknown>;
+  line: string;
+  description: string;
+  haystack: string;
+  inactive: boolean;
+}
+
+function contactPickable(record: Record<string, unknown>): Pickable {
+  const contact = asRecord(record.contact);
+  return {
+    id: referenceId(record.id),
+    record,
+    line: joinParts([
+      `${scalarText(contact.firstName)} ${scalarText(contact.lastName)}`,
+      scalarText(asRecord(record.customer).name),
+      scalarText(contact.externalReference),
+    ]),
+    description: scalarText(contact.email),
+    haystack: contactReferenceSearchText(record),
+    inactive: record.active === false,
+  };
+}
+
+function packagingPickable(record: Record<string, unknown>): Pickable {
+  const packaging = asRecord(record.packaging);
+  const product = asRecord(packaging.product);
+  return {
+    id: referenceId(record.id),
+    record,
+    line: joinParts([
+      scalarText(record.label) || scalarText(product.label),
+      scalarText(packaging.name),
+      scalarText(product.code),
+    ]),
+    description: joinParts([unitTimesFactor(record), formatTaxes(product.taxes)]),
+    haystack: packagingReferenceSearchText(record),
+    inactive: record.active === false,
+  };
+}
+
+/**
+ * Asks the questions until the user chooses what to do with the order. Escape on the first
+ * question throws PromptEscape (the user leaves); Ctrl-C throws the prompter's CancelledError.
+ */
+export async function runGuidedOrder(environment: GuidedOrderEnvironment): Promise<GuidedOrder> {
+  const { io, prompter } = environment;
+  /** What was answered at each question, offered again when the user comes back to it. */
+  const answers = new Map<string, string>();
+  const lists = new Map<string, Pickable[]>();
+
+  const loadList = async (
+    key: 'contacts' | 'packagings',
+    what: string,
+    command: string,
+  ): Promise<Pickable[]> => {
+    let list = lists.get(key);
+    if (list === undefined) {
+      const records =
+        key === 'contacts' ? await environment.contactReferences() : await environment.packagingReferences();
+      if (records === undefined || !records.every(isPlainObject)) {
+        io.err(`The service answered the ${what} in a shape ordercli cannot read; see it with ${command}.\n`);
+        throw new PromptEscape();
+      }
+      const toPickable = key === 'contacts' ? contactPickable : packagingPickable;
+      list = (records as Record<string, unknown>[]).map(toPickable);
+      lists.set(key, list);
+    }
+    if (list.length === 0) {
+      io.err(`There are no ${what}.\n`);
+      throw new PromptEscape();
+    }
+    return list;
+  };
+
+  const pick = (message: string, list: Pickable[]): Promise<Pickable> => {
+    const idWidth = Math.min(
+      12,
+      list.reduce((widest, entry) => Math.max(widest, displayWidth(scalarText(entry.record.id))), 1),
+    );
+    const lineWidth = Math.max(20, io.columns - idWidth - 5);
+    const source = (term: string): ChoiceItem<Pickable>[] => {
+      const words = queryWords(term);
+      const exactId = term.trim();
+      const matches: Pickable[] = [];
+      let more = 0;
+      for (const entry of list) {
+        const isId = scalarText(entry.record.id) === exactId;
+        if (!isId && !matchesWords(entry.haystack, words)) continue;
+        if (matches.length >= MAX_CHOICES) more++;
+        else if (isId) matches.unshift(entry);
+        else matches.push(entry);
+      }
+      const items: ChoiceItem<Pickable>[] = matches.map((entry) => ({
+        value: entry,
+        name: `${scalarText(entry.record.id).padStart(idWidth)}  ${truncate(cleanCell(entry.line), lineWidth)}`,
+        short: truncate(`${scalarText(entry.record.id)} ${cleanCell(entry.line)}`, lineWidth),
+        description: cleanCell(entry.description),
+        disabled: entry.inactive ? '(inactive)' : entry.id === undefined ? '(no whole id)' : false,
+      }));
+      if (more > 0) items.push({ separator: `… ${more} more: type more to narrow` });
+      return items;
+    };
+    return prompter.search(message, source, { pageSize: PAGE_SIZE });
+  };
+
+  /** A line of text, offered again when the user comes back; stored trimmed. */
+  const ask = async (
+    key: string,
+    message: string,
+    options: { validate?: (value: string) => true | string; default?: string } = {},
+  ): Promise<string> => {
+    const value = await prompter.input(message, {
+      default: answers.get(key) ?? options.default,
+      validate: options.validate ?? required,
+    });
+    answers.set(key, value.trim());
+    return value.trim();
+  };
+
+  // --- the contact -------------------------------------------------------------------------
+  const contactWay: Step = async (draft) => {
+    const way = await prompter.select(
+      'How is the contact of the order named?',
+      [
+        {
+          value: 'reference',
+          name: 'A contact reference from the list',
+          description: '"contact": {"internalReferenceId": …} (GET /api/v1/contact_references)',
+        },
+        {
+          value: 'external',
+          name: 'An external reference',
+          description: '"contact": {"externalReferenceId": "…"}, a reference chosen by your application',
+        },
+        {
+          value: 'data',
+          name: 'Contact data',
+          description: 'externalReference, first and last name, e-mail, and the customer name',
+        },
+      ],
+      { default: answers.get('contactWay') },
+    );
+    answers.set('contactWay', way);
+    draft.contact = undefined;
+    draft.customer = undefined;
+    if (way === 'reference') return contactReference;
+    if (way === 'external') return contactExternal;
+    return contactData(0);
+  };
+
+  const contactReference: Step = async (draft) => {
+    const list = await loadList('contacts', 'contact references', 'ordercli refs contacts list');
+    const entry = await pick(`Contact reference (${list.length}; type to filter, Esc to go back):`, list);
+    draft.contact = { internalReferenceId: entry.id! };
+    return itemPackaging;
+  };
+
+  const contactExternal: Step = async (draft) => {
+    draft.contact = {
+      externalReferenceId: await ask('contact.externalReferenceId', 'External reference of the contact:'),
+    };
+    return itemPackaging;
+  };
+
+  const CONTACT_DATA: { key: string; message: string; validate?: (value: string) => true | string }[] = [
+    { key: 'externalReference', message: 'Contact externalReference (your reference for this contact):' },
+    { key: 'firstName', message: 'First name:' },
+    { key: 'lastName', message: 'Last name:' },
+    {
+      key: 'email',
+      message: 'E-mail:',
+      validate: (value) => EMAIL.test(value.trim()) || 'type an e-mail address such as name@example.com',
+    },
+    { key: 'customer.name', message: 'Customer name (required with contact data):' },
+  ];
+
+  const contactData =
+    (index: number): Step =>
+    async (draft) => {
+      const field = CONTACT_DATA[index]!;
+      const value = await ask(`contact.${field.key}`, field.message, { validate: field.validate });
+      if (field.key === 'customer.name') draft.customer = { name: value };
+      else draft.contact = { ...draft.contact, [field.key]: value };
+      return index + 1 < CONTACT_DATA.length ? contactData(index + 1) : itemPackaging;
+    };
+
+  // --- the items ---------------------------------------------------------------------------
+  const itemPackaging: Step = async (draft) => {
+    const list = await loadList('packagings', 'packaging references', 'ordercli refs packagings list');
+    const entry = await pick(
+      `Item ${draft.items.length + 1}, packaging reference (${list.length}; type to filter, Esc to go back):`,
+      list,
+    );
+    draft.picking = { id: entry.id!, label: entry.line };
+    return itemQuantity;
+  };
+
+  const itemQuantity: Step = async (draft) => {
+    const picking = draft.picking!;
+    const quantity = await ask(
+      `item.${draft.items.length}.quantity`,
+      `Quantity of ${cleanCell(picking.label)} (whole packagings):`,
+      { validate: checkQuantity },
+    );
+    draft.items.push({ internalReferenceId: picking.id, orderedQuantity: Number(quantity) });
+    draft.picking = undefined;
+    return anotherItem;
+  };
+
+  const anotherItem: Step = async (draft) => {
+    const more = await prompter.select(
+      `${draft.items.length} ${draft.items.length === 1 ? 'item' : 'items'}. Add another item?`,
+      [
+        { value: true, name: 'Yes, add another item' },
+        { value: false, name: 'No, go on to the addresses' },
+      ],
+    );
+    return more ? itemPackaging : addressStart('invoicingAddress');
+  };
+
+  // --- the addresses -----------------------------------------------------------------------
+  type AddressKind = 'invoicingAddress' | 'deliveryAddress';
+  const afterAddress = (kind: AddressKind): Step =>
+    kind === 'invoicingAddress' ? addressStart('deliveryAddress') : externalIdStep;
+
+  /** The choice of a recent address, or straight to a new one when there is nothing to choose. */
+  function addressStart(kind: AddressKind): Step {
+    return kind === 'invoicingAddress' && environment.recentAddresses.length === 0
+      ? addressField(kind, 0)
+      : addressChoice(kind);
+  }
+
+  const addressChoice =
+    (kind: AddressKind): Step =>
+    async (draft) => {
+      const what = kind === 'invoicingAddress' ? 'Invoicing address' : 'Delivery address';
+      const choices: ChoiceItem<Address | 'same' | 'new'>[] = [];
+      if (kind === 'deliveryAddress')
+        choices.push({
+          value: 'same',
+          name: 'Same as the invoicing address',
+          description: cleanCell(addressLine(draft.invoicingAddress!)),
+        });
+      for (const address of environment.recentAddresses) {
+        // "Same as the invoicing address" already offers that one.
+        if (kind === 'deliveryAddress' && sameAddress(address, draft.invoicingAddress!)) continue;
+        choices.push({ value: address, name: truncate(cleanCell(addressLine(address)), io.columns - 6) });
+      }
+      choices.push({ value: 'new', name: 'A new address' });
+      const choice = await prompter.select(`${what}?`, choices, { pageSize: PAGE_SIZE });
+      if (choice === 'new') {
+        draft.newAddress = {};
+        return addressField(kind, 0);
+      }
+      draft[kind] = choice === 'same' ? { ...draft.invoicingAddress! } : { ...choice };
+      return afterAddress(kind);
+    };
+
+  const addressField =
+    (kind: AddressKind, index: number): Step =>
+    async (draft) => {
+      const { key, label } = ADDRESS_FIELDS[index]!;
+      const what = kind === 'invoicingAddress' ? 'Invoicing address' : 'Delivery address';
+      const value = await ask(
+        `${kind}.${key}`,
+        `${what}, ${label.charAt(0).toLowerCase()}${label.slice(1)}:`,
+        {
+          default: key === 'country' ? 'FR' : undefined,
+          validate:
+            key === 'country'
+              ? (typed) =>
+                  COUNTRY_CODE.test(typed.trim().toUpperCase()) || 'type a two-letter country code such as FR'
+              : required,
+        },
+      );
+      draft.newAddress = { ...draft.newAddress, [key]: key === 'country' ? value.toUpperCase() : value };
+      if (index + 1 < ADDRESS_FIELDS.length) return addressField(kind, index + 1);
+      draft[kind] = draft.newAddress as Address;
+      draft.newAddress = {};
+      return afterAddress(kind);
+    };
+
+  // --- the order's own identifiers ---------------------------------------------------------
+  const externalIdStep: Step = async (draft) => {
+    const suggestion =
+      answers.get('externalId') ?? (await suggestExternalId(environment.today, environment.knownExternalId));
+    for (;;) {
+      const externalId = await ask(
+        'externalId',
+        'externalId (your identifier of the order, the key against sending it twice):',
+        {
+          default: suggestion,
+        },
+      );
+      const known = await environment.knownExternalId(externalId);
+      if (known === undefined) {
+        draft.externalId = externalId;
+        return externalReferenceStep;
+      }
+      answers.delete('externalId');
+      io.err(
+        `The order ledger says ${JSON.stringify(externalId)} was ${known} at ${environment.baseUrl}: choose another externalId.\n`,
+      );
+    }
+  };
+
+  const externalReferenceStep: Step = async (draft) => {
+    const value = await ask('externalReference', 'externalReference (your order number; empty for none):', {
+      validate: () => true,
+    });
+    draft.externalReference = value === '' ? undefined : value;
+    return preview;
+  };
+
+  // --- the preview and what to do with it --------------------------------------------------
+  const preview: Step = async (draft) => {
+    const order = orderOf(draft);
+    const problems = validateOrder(order);
+    if (problems.length > 0) {
+      // Every answer was checked as it was typed; this would be a rule the questions do not know.
+      for (const problem of problems) io.err(`${problem.field}: ${problem.message}\n`);
+      throw new PromptEscape();
+    }
+    io.out(
+      `\nThe order, exactly as it would be sent (POST /api/v1/orders):\n${JSON.stringify(order, null, 2)}\n\n`,
+    );
+    const action = await prompter.select<'send' | 'save' | 'both'>(
+      'What now? (Esc to go back and change it)',
+      [
+        { value: 'send', name: `Send it to ${environment.baseUrl}` },
+        { value: 'save', name: 'Save it to a file (send nothing)' },
+        { value: 'both', name: 'Save it to a file, then send it' },
+      ],
+      { default: answers.get('action') as 'send' | 'save' | 'both' | undefined },
+    );
+    answers.set('action', action);
+    draft.action = action;
+    return action === 'send' ? 'done' : saveToStep;
+  };
+
+  const saveToStep: Step = async (draft) => {
+    const path = await ask('saveTo', 'Save the order to (a new file):', {
+      default: `${draft.externalId ?? 'order'}.json`,
+      validate: (typed) => {
+        if (typed.trim() === '') return 'cannot be empty';
+        return !existsSync(resolve(environment.cwd, typed.trim())) || 'that file exists: choose another name';
+      },
+    });
+    draft.saveTo = resolve(environment.cwd, path);
+    return 'done';
+  };
+
+  // --- the walk through the steps ----------------------------------------------------------
+  let draft: Draft = { items: [], newAddress: {} };
+  const history: { step: Step; before: Draft }[] = [];
+  let step: Step = contactWay;
+  for (;;) {
+    const before = structuredClone(draft);
+    let next: Step | 'done';
+    try {
+      next = await step(draft);
+    } catch (error) {
+      if (!(error instanceof PromptEscape)) throw error;
+      const previous = history.pop();
+      if (previous === undefined) throw error;
+      step = previous.step;
+      draft = previous.before;
+      continue;
+    }
+    history.push({ step, before });
+    if (next === 'done') break;
+    step = next;
+  }
+  return {
+    order: orderOf(draft),
+    addresses: [draft.invoicingAddress, draft.deliveryAddress].filter((a): a is Address => a !== undefined),
+    saveTo: draft.action === 'send' ? undefined : draft.saveTo,
+    send: draft.action !== 'save',
+  };
+}
+
+/** The order of the draft, its fields in the interface's order. */
+function orderOf(draft: Draft): Record<string, unknown> {
+  const order: Record<string, unknown> = {};
+  if (draft.externalId !== undefined) order.externalId = draft.externalId;
+  if (draft.externalReference !== undefined) order.externalReference = draft.externalReference;
+  order.contact = draft.contact;
+  if (draft.customer !== undefined) order.customer = draft.customer;
+  if (draft.invoicingAddress !== undefined) order.invoicingAddress = draft.invoicingAddress;
+  if (draft.deliveryAddress !== undefined) order.deliveryAddress = draft.deliveryAddress;
+  order.items = draft.items;
+  return order;
+}
