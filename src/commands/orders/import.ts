@@ -16,6 +16,8 @@ import { wrapForStderr, writeNote } from '../../io/wrap.js';
 export interface ImportOptions {
   input: string;
   format?: string;
+  /** `--sheet`: the sheet of a workbook to read. */
+  sheet?: string;
   delimiter?: string;
   map?: string;
   concurrency?: string;
@@ -48,6 +50,7 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
     {
       input: options.input,
       format: options.format as InputFormat | undefined,
+      sheet: options.sheet,
       delimiter: options.delimiter,
       mapFile: options.map,
       limits,
