@@ -27,7 +27,10 @@ export function rejectsLayout(path: string, layout: SourceLayout): SourceLayout 
   const extension = extname(path).toLowerCase();
   const header = layout.csv?.header ?? layout.xlsx?.header ?? [];
   if (tabular && extension === '.xlsx' && layout.format === 'csv') {
-    return { format: 'xlsx', xlsx: { sheet: 'Orders', sheets: ['Orders'], header, headerRow: 1, entry: '', merges: [] } };
+    return {
+      format: 'xlsx',
+      xlsx: { sheet: 'Orders', sheets: ['Orders'], header, headerRow: 1, entry: '', merges: [] },
+    };
   }
   if (tabular && extension === '.csv' && layout.format === 'xlsx') {
     // Excel opens a UTF-8 CSV with its accents only when it starts with a byte order mark.

@@ -146,7 +146,9 @@ function planWorkbookColumns(
       if (problem.line !== 1) return problem;
       // A note on the whole header (the list of known columns) names no cell.
       if (problem.field === undefined) return { file: problem.file, message: problem.message };
-      const index = named.find((i) => problem.field !== undefined && excerpt(xlsx.header[i]!.trim()) === problem.field);
+      const index = named.find(
+        (i) => problem.field !== undefined && excerpt(xlsx.header[i]!.trim()) === problem.field,
+      );
       return {
         ...problem,
         line: xlsx.headerRow,

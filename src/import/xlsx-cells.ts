@@ -29,7 +29,8 @@ export class CellFormatter {
       return { text: this.number(value, format) };
     }
     if (typeof value === 'boolean') return { text: value ? 'TRUE' : 'FALSE' };
-    if (value instanceof Date) return { text: this.number(value.getTime() / MS_PER_DAY + UNIX_EPOCH_SERIAL, format, true) };
+    if (value instanceof Date)
+      return { text: this.number(value.getTime() / MS_PER_DAY + UNIX_EPOCH_SERIAL, format, true) };
     if (typeof value === 'object') {
       const cell = value as Record<string, unknown>;
       if (typeof cell.error === 'string') return { error: cell.error };

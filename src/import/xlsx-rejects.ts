@@ -31,7 +31,11 @@ export async function openXlsxRejects(
         for (const [key, value] of Object.entries(record))
           if (key.startsWith('#') && !layout.header.includes(key)) cells.push(value);
         sheet
-          .addRow(cells.map((cell) => (cell === '' ? null : PLAIN_WHOLE_NUMBER.test(String(cell)) ? Number(cell) : cell)))
+          .addRow(
+            cells.map((cell) =>
+              cell === '' ? null : PLAIN_WHOLE_NUMBER.test(String(cell)) ? Number(cell) : cell,
+            ),
+          )
           .commit();
       }
       count++;

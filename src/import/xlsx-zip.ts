@@ -102,7 +102,10 @@ export async function readWorkbookZip(path: string, file: string): Promise<Map<s
       };
       readZip64Sizes(entry, directory.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength));
       if ((directory.readUInt16LE(at + 8) & 1) === 1) {
-        throw notWorkbook(file, 'it is encrypted (a workbook protected by a password); save a copy without one');
+        throw notWorkbook(
+          file,
+          'it is encrypted (a workbook protected by a password); save a copy without one',
+        );
       }
       total += entry.size;
       const ratio = entry.size / Math.max(entry.compressedSize, 1);
@@ -198,7 +201,9 @@ function decodeXml(text: string): string {
   return text.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-f]+);/gi, (_, name: string) => {
     const named: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
     if (name[0] !== '#') return named[name.toLowerCase()]!;
-    return String.fromCodePoint(name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1)));
+    return String.fromCodePoint(
+      name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1)),
+    );
   });
 }
 
@@ -285,7 +290,12 @@ export function columnLetters(column: number): string {
 }
 
 /** The parts of a workbook exceljs needs before any sheet: relationships, sheet list, strings, styles. */
-const LEADING_PARTS = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml', 'xl/sharedStrings.xml', 'xl/styles.xml'];
+const LEADING_PARTS = [
+  'xl/_rels/workbook.xml.rels',
+  'xl/workbook.xml',
+  'xl/sharedStrings.xml',
+  'xl/styles.xml',
+];
 
 /**
  * The workbook as a zip stream for exceljs's WorkbookReader, holding only what it needs, in the

@@ -117,13 +117,18 @@ export function rowReference(sheet: string, row: number): string {
 }
 
 /** Finds the sheet to read and its header row. */
-export async function readXlsxLayout(path: string, file: string, options: XlsxLayoutOptions): Promise<XlsxLayout> {
+export async function readXlsxLayout(
+  path: string,
+  file: string,
+  options: XlsxLayoutOptions,
+): Promise<XlsxLayout> {
   const entries = await readWorkbookZip(path, file);
   const sheets = await workbookSheets(path, file, entries);
   const names = sheets.map((sheet) => sheet.name);
   let wanted: WorkbookSheet[] = sheets;
   if (options.sheet !== undefined) {
-    const chosen = sheets.find((sheet) => sheet.name === options.sheet) ??
+    const chosen =
+      sheets.find((sheet) => sheet.name === options.sheet) ??
       sheets.find((sheet) => sheet.name.toLowerCase() === options.sheet!.toLowerCase());
     if (!chosen) {
       throw new UsageError(
@@ -235,7 +240,9 @@ export async function* readXlsxRows(
     return;
   }
   // Never silently read nothing: the sheet was found when the layout was read.
-  throw new InputError(`${file} could not be read: its sheet ${quote(layout.sheet)} was not found again; nothing was sent.`);
+  throw new InputError(
+    `${file} could not be read: its sheet ${quote(layout.sheet)} was not found again; nothing was sent.`,
+  );
 }
 
 /**

@@ -27,7 +27,11 @@ function postedBodies(): unknown[] {
   return sandbox.requests
     .filter((request) => request.method === 'POST' && request.path === '/api/v1/orders')
     .map((request) => request.body)
-    .sort((a, b) => String((a as { externalId: string }).externalId).localeCompare((b as { externalId: string }).externalId));
+    .sort((a, b) =>
+      String((a as { externalId: string }).externalId).localeCompare(
+        (b as { externalId: string }).externalId,
+      ),
+    );
 }
 
 describe('orders import of an Excel workbook', () => {
@@ -66,7 +70,9 @@ describe('orders import of an Excel workbook', () => {
     expect(lines).toContain(
       `  ${input}:Commandes!G3: deliveryAddress.zipCode: holds the error #N/A, not a value: fix the cell or its formula`,
     );
-    expect(lines.some((line) => line.startsWith(`  ${input}:Commandes!K4: item.orderedQuantity: `))).toBe(true);
+    expect(lines.some((line) => line.startsWith(`  ${input}:Commandes!K4: item.orderedQuantity: `))).toBe(
+      true,
+    );
     expect(lines).toContain(
       `  ${input}:Commandes!M6: "à livrer le matin" is in a column without a header: name the column in row 2, or clear the cell`,
     );
@@ -124,7 +130,19 @@ describe('orders import of an Excel workbook', () => {
     expect(written.name).toBe('Commandes');
     expect(written.rows).toEqual([
       HEADERS,
-      ['CMD-0002', '2026-11-24', 302, "Biocoop de l'Iroise", 'Gaëlle Morvan', '3 quai de la Douane', 29200, 'Brest', 'FR', 'CRF-30', 4],
+      [
+        'CMD-0002',
+        '2026-11-24',
+        302,
+        "Biocoop de l'Iroise",
+        'Gaëlle Morvan',
+        '3 quai de la Douane',
+        29200,
+        'Brest',
+        'FR',
+        'CRF-30',
+        4,
+      ],
     ]);
   });
 
@@ -156,7 +174,11 @@ describe('orders import of an Excel workbook', () => {
 
 describe('files that are not workbooks', () => {
   it.each([
-    ['a CSV file renamed .xlsx', Buffer.from('externalId,item.orderedQuantity\nA,1\n'), 'it is not a zip archive'],
+    [
+      'a CSV file renamed .xlsx',
+      Buffer.from('externalId,item.orderedQuantity\nA,1\n'),
+      'it is not a zip archive',
+    ],
     [
       'an old binary .xls renamed .xlsx',
       Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(512)]),
@@ -168,7 +190,11 @@ describe('files that are not workbooks', () => {
     writeFileSync(input, bytes);
     const result = await runCli(cli(input));
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`^error: ${input} is not an Excel workbook \\(\\.xlsx\\): ${reason.replace(/[.()]/g, '\\$&')}[^\\n]*; nothing was sent\\.\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^error: ${input} is not an Excel workbook \\(\\.xlsx\\): ${reason.replace(/[.()]/g, '\\$&')}[^\\n]*; nothing was sent\\.\\n$`,
+      ),
+    );
     expect(postsTo(sandbox)).toBe(0);
   });
 
@@ -181,7 +207,9 @@ describe('files that are not workbooks', () => {
     });
     const result = await runCli(cli(input));
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/is not an Excel workbook \(\.xlsx\): it expands to \d+ times its size, which no workbook of orders does \(a zip bomb\?\); nothing was sent\.\n$/);
+    expect(result.stderr).toMatch(
+      /is not an Excel workbook \(\.xlsx\): it expands to \d+ times its size, which no workbook of orders does \(a zip bomb\?\); nothing was sent\.\n$/,
+    );
   });
 
   it('refuses a zip that holds no workbook, and an .xls file by its name', async () => {
@@ -204,7 +232,15 @@ describe('cell values', () => {
     const dir = tempDir();
     const workbook = new ExcelJS.Workbook();
     const sheet = workbook.addWorksheet('Commandes');
-    sheet.addRow(['externalId', 'externalReference', 'customer.name', 'deliveryAddress.street', 'contact.email', 'item.internalReferenceId', 'item.orderedQuantity']);
+    sheet.addRow([
+      'externalId',
+      'externalReference',
+      'customer.name',
+      'deliveryAddress.street',
+      'contact.email',
+      'item.internalReferenceId',
+      'item.orderedQuantity',
+    ]);
     sheet.addRow(['A-1', new Date(Date.UTC(2026, 10, 23, 14, 30)), 3760123456789, 0.25, true, 401, 1]);
     sheet.getCell('B2').numFmt = 'dd/mm/yyyy hh:mm';
     sheet.getCell('D2').numFmt = '0%';
@@ -214,7 +250,11 @@ describe('cell values', () => {
     // The e-mail TRUE is refused, which shows the values read.
     expect(result.stderr).toContain(`${input}:Commandes!E2: contact.email: `);
     const { openOrderSource } = await import('../../src/import/source.js');
-    const source = await openOrderSource(input, {}, { cwd: dir, io: { stdin: process.stdin }, signal: new AbortController().signal });
+    const source = await openOrderSource(
+      input,
+      {},
+      { cwd: dir, io: { stdin: process.stdin }, signal: new AbortController().signal },
+    );
     const orders = [];
     for await (const order of source.orders()) orders.push(order.order);
     expect(orders).toEqual([

@@ -36,7 +36,19 @@ export function frenchOrderRows(): Cell[][] {
   const date = new Date(Date.UTC(2026, 10, 23));
   return [
     // CMD-0001: three items; its N° commande is merged over the three rows (A3:A5).
-    ['CMD-0001', date, 301, 'Maison Rousseau', 'Camille Rousseau', '12, rue des Tanneurs', 1000, 'Bourg-en-Bresse', 'FR', 401, { formula: '2*12', result: 24 }],
+    [
+      'CMD-0001',
+      date,
+      301,
+      'Maison Rousseau',
+      'Camille Rousseau',
+      '12, rue des Tanneurs',
+      1000,
+      'Bourg-en-Bresse',
+      'FR',
+      401,
+      { formula: '2*12', result: 24 },
+    ],
     [null, null, null, null, null, null, null, null, null, 404, 12],
     [null, null, null, null, null, null, null, null, null, 410, 2],
     [

@@ -47,7 +47,10 @@ export function registerOrders(program: Command, ctx: Context): void {
       )
       .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
       .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
-      .option('--sheet <name>', 'the sheet of an .xlsx workbook to read (default: the first with known columns)')
+      .option(
+        '--sheet <name>',
+        'the sheet of an .xlsx workbook to read (default: the first with known columns)',
+      )
       .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
       .option(
         '--map <file.json>',
