@@ -35,8 +35,12 @@ export class CellFormatter {
       const cell = value as Record<string, unknown>;
       if (typeof cell.error === 'string') return { error: cell.error };
       if ('formula' in cell || 'sharedFormula' in cell) {
+        // exceljs's streaming reader drops an error result (#N/A) as it drops a missing one.
         if (cell.result === undefined) {
-          return { error: 'a formula without a computed value (open and save the workbook in Excel)' };
+          return {
+            error:
+              'a formula whose result is an error (such as #N/A) or was never computed (then open and save the workbook in Excel)',
+          };
         }
         return this.text(cell.result, format);
       }

@@ -80,14 +80,25 @@ describe('orders import of an Excel workbook', () => {
     expect(postsTo(sandbox)).toBe(0);
   });
 
-  it('--dry-run --json gives each problem its line (the sheet row) and its cell', async () => {
+  it('--dry-run --json gives each problem its line (the sheet row) and its cell, quoted sheet names quoted', async () => {
     const dir = tempDir();
     const rows = frenchOrderRows();
     rows[3]![8] = 'France';
-    const input = await writeFrenchOrders(dir, 'commandes.xlsx', { rows });
-    const result = await runCli(['--json', ...cli(input, '--map', writeMap(dir), '--dry-run')]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${input}:Commandes!I6: deliveryAddress.country: `);
+    const input = await writeFrenchOrders(dir, 'commandes.xlsx', { rows, sheetName: 'Semaine 48' });
+    const result = await runCli([
+      '--json',
+      ...cli(input, '--map', writeMap(dir), '--dry-run', '--skip-invalid'),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).problems).toEqual([
+      {
+        file: input,
+        line: 6,
+        cell: "'Semaine 48'!I6",
+        field: 'deliveryAddress.country',
+        message: expect.stringContaining('two-letter'),
+      },
+    ]);
   });
 
   it('reads the sheet given by --sheet, and lists the sheets when there is no such sheet', async () => {
