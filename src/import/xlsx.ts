@@ -209,13 +209,12 @@ export async function* readXlsxRows(
       const cells: string[] = new Array(width).fill('');
       const problems: InputProblem[] = [];
       read.forEach((cell, index) => {
-        const where = cellReference(layout.sheet, index, row.number);
         if ('error' in cell) {
           problems.push({
             file,
             line: row.number,
             field: columnName(index),
-            cell: where,
+            cell: cellReference(layout.sheet, index, row.number),
             message: `holds ${cell.error.startsWith('#') ? `the error ${cell.error}` : cell.error}, not a value: fix the cell or its formula`,
           });
           return;
@@ -226,7 +225,7 @@ export async function* readXlsxRows(
           problems.push({
             file,
             line: row.number,
-            cell: where,
+            cell: cellReference(layout.sheet, index, row.number),
             message: `${quote(cell.text)} is in a column without a header: name the column in row ${layout.headerRow}, or clear the cell`,
           });
         }
