@@ -201,7 +201,8 @@ export async function* readXlsxRows(
   const width = layout.header.length;
   const merges = new MergeFill(layout.merges);
   const columnName = (index: number) =>
-    options.columnName?.(index) ?? (excerpt(layout.header[index]?.trim() ?? '') || undefined);
+    options.columnName?.(index) ??
+    (excerpt(layout.header[index]?.trim() ?? '') || `column ${columnLetters(index + 1)}`);
   for await (const sheet of worksheets(path, file, ExcelJS, [layout.entry])) {
     for await (const row of sheet) {
       if (row.number <= layout.headerRow) continue;
@@ -222,9 +223,12 @@ export async function* readXlsxRows(
         if (cell.text === '') return;
         if (index < width && layout.header[index]!.trim() !== '') cells[index] = cell.text;
         else {
+          // A field, so that the row's other cells are still checked (a problem without one
+          // means a row that could not be read).
           problems.push({
             file,
             line: row.number,
+            field: `column ${columnLetters(index + 1)}`,
             cell: cellReference(layout.sheet, index, row.number),
             message: `${quote(cell.text)} is in a column without a header: name the column in row ${layout.headerRow}, or clear the cell`,
           });

@@ -63,6 +63,7 @@ describe('orders import of an Excel workbook', () => {
     rows[0]![6] = { error: '#N/A' };
     rows[1]![10] = 0;
     rows[3]![12] = 'à livrer le matin';
+    rows[3]![2] = null;
     const input = await writeFrenchOrders(dir, 'commandes.xlsx', { rows });
     const result = await runCli(cli(input, '--map', writeMap(dir)));
     expect(result.code).toBe(2);
@@ -74,9 +75,11 @@ describe('orders import of an Excel workbook', () => {
       true,
     );
     expect(lines).toContain(
-      `  ${input}:Commandes!M6: "à livrer le matin" is in a column without a header: name the column in row 2, or clear the cell`,
+      `  ${input}:Commandes!M6: column M: "à livrer le matin" is in a column without a header: name the column in row 2, or clear the cell`,
     );
-    expect(result.stderr).not.toContain('is required');
+    // No column holds `contact` itself: its problem names the row.
+    expect(lines.some((line) => line.startsWith(`  ${input}:Commandes!6:6: contact: `))).toBe(true);
+    expect(result.stderr).not.toContain('zipCode: is required');
     expect(postsTo(sandbox)).toBe(0);
   });
 
