@@ -173,6 +173,30 @@ describe('orders import of an Excel workbook', () => {
     );
   });
 
+  it('writes the rejects of a CSV input as a workbook when the rejects file is named .xlsx', async () => {
+    const dir = tempDir();
+    const input = join(dir, 'orders.csv');
+    writeFileSync(
+      input,
+      'externalId;contact.internalReferenceId;deliveryAddress.zipCode;item.internalReferenceId;item.orderedQuantity\nA-1;301;01000;401;2\nA-2;302;01000;401;deux\n',
+    );
+    const rejects = join(dir, 'rejets.xlsx');
+    const result = await runCli(cli(input, '--dry-run', '--rejects', rejects));
+    expect(result.code).toBe(2);
+    const written = await readSheet(rejects);
+    expect(written.name).toBe('Orders');
+    expect(written.rows).toEqual([
+      [
+        'externalId',
+        'contact.internalReferenceId',
+        'deliveryAddress.zipCode',
+        'item.internalReferenceId',
+        'item.orderedQuantity',
+      ],
+      ['A-2', 302, '01000', 401, 'deux'],
+    ]);
+  });
+
   it('reads a workbook from standard input with --format xlsx', async () => {
     const dir = tempDir();
     const input = await writeFrenchOrders(dir);
