@@ -250,6 +250,24 @@ describe('files that are not workbooks', () => {
     );
   });
 
+  it('refuses a zip whose directory declares entries smaller than they expand to', async () => {
+    const dir = tempDir();
+    const input = join(dir, 'orders.xlsx');
+    writeZip(
+      input,
+      {
+        'xl/workbook.xml': '<workbook><sheets><sheet name="A" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        'xl/sharedStrings.xml': `<sst><si><t>${'a'.repeat(1024 * 1024)}</t></si></sst>`,
+      },
+      { 'xl/sharedStrings.xml': 1000 },
+    );
+    const result = await runCli(cli(input));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: ${input} is not an Excel workbook (.xlsx): its zip directory does not match its contents; nothing was sent.\n`,
+    );
+  });
+
   it('refuses a zip that holds no workbook, and an .xls file by its name', async () => {
     const dir = tempDir();
     const input = join(dir, 'orders.xlsx');
