@@ -19,7 +19,9 @@ import type { CsvRow } from './csv.js';
 import type { XlsxLayout } from './types.js';
 import { CellFormatter } from './xlsx-cells.js';
 import {
+  checkZipEntry,
   columnLetters,
+  LEADING_PARTS,
   type MergedRange,
   mergedRanges,
   readWorkbookZip,
@@ -137,6 +139,15 @@ export async function readXlsxLayout(
     }
     wanted = [chosen];
   }
+  // Every part exceljs will read expands to no more than its declared size (mergedRanges reads
+  // a sheet to its end with the same check).
+  for (const name of LEADING_PARTS) {
+    const entry = entries.get(name);
+    if (entry) await checkZipEntry(path, file, entry);
+  }
+  const merges = new Map<string, MergedRange[]>();
+  for (const sheet of wanted)
+    merges.set(sheet.name, await mergedRanges(path, file, entries.get(sheet.entry)!));
   const { ExcelJS, formatter } = await libraries();
   const headers = new Map<string, { header: string[]; row: number }>();
   const scanned = wanted.map((sheet) => sheet.entry);
@@ -166,14 +177,13 @@ export async function readXlsxLayout(
     ]);
   }
   const { header, row } = headers.get(chosen.name)!;
-  const entry = entries.get(chosen.entry)!;
   return {
     sheet: chosen.name,
     sheets: names,
     header,
     headerRow: row,
     entry: chosen.entry,
-    merges: (await mergedRanges(path, file, entry)).filter((range) => range.bottom > row),
+    merges: merges.get(chosen.name)!.filter((range) => range.bottom > row),
   };
 }
 
