@@ -41,6 +41,8 @@ export interface XlsxLayoutOptions {
   isKnownColumn(header: string): boolean;
   /** What the columns are, for the error of a workbook without any (`externalId, contact.email, …`). */
   describeColumns: string;
+  /** What the rows hold, for that error (default `orders`). */
+  records?: string;
 }
 
 /** How the rows of a sheet are read. */
@@ -172,9 +174,10 @@ export async function readXlsxLayout(
       options.sheet !== undefined
         ? `its sheet ${quote(options.sheet)} has no header row naming a known column in its first ${HEADER_SEARCH_ROWS} rows`
         : `none of its sheets (${names.map((name) => quote(name)).join(', ')}) has a header row naming a known column in its first ${HEADER_SEARCH_ROWS} rows`;
-    throw new InputError(`${file} has no orders to read: ${where}; nothing was sent.`, [
-      { file, message: `the header row names the columns: ${options.describeColumns}` },
-    ]);
+    throw new InputError(
+      `${file} has no ${options.records ?? 'orders'} to read: ${where}; nothing was sent.`,
+      [{ file, message: `the header row names the columns: ${options.describeColumns}` }],
+    );
   }
   const { header, row } = headers.get(chosen.name)!;
   return {
