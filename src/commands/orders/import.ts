@@ -17,6 +17,8 @@ import { ImportCiOutput } from './import-ci.js';
 export interface ImportOptions {
   input: string;
   format?: string;
+  /** `--sheet`: the sheet of a workbook to read. */
+  sheet?: string;
   delimiter?: string;
   map?: string;
   concurrency?: string;
@@ -50,6 +52,7 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
     {
       input: options.input,
       format: options.format as InputFormat | undefined,
+      sheet: options.sheet,
       delimiter: options.delimiter,
       mapFile: options.map,
       limits,
