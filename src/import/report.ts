@@ -1,6 +1,7 @@
 /**
- * The outcome of each order of an import, in input order: the `--report` file (CSV or NDJSON),
- * the counts behind the progress bar and the summary, and the `--json` result object.
+ * The outcome of each order (or record of another `ImportKind`) of an import, in input order: the
+ * `--report` file (CSV or NDJSON), the counts behind the progress bar and the summary, and the
+ * `--json` result object.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
@@ -73,12 +74,21 @@ export const REPORT_COLUMNS = [
   'line',
 ] as const;
 
+/** The columns of a report: the key first, named by its field (`externalId` for orders). */
+export interface ReportLayout {
+  keyField: string;
+  reportColumns: readonly string[];
+}
+
+const ORDER_REPORT: ReportLayout = { keyField: 'externalId', reportColumns: REPORT_COLUMNS };
+
 /** One result as a report row, every column present (empty or null when it does not apply). */
 export function reportRecord(
   result: OrderResult,
-): Record<(typeof REPORT_COLUMNS)[number], string | number | null> {
-  return {
-    externalId: result.externalId ?? null,
+  layout: ReportLayout = ORDER_REPORT,
+): Record<string, string | number | null> {
+  const values: Record<string, string | number | null> = {
+    [layout.keyField]: result.externalId ?? null,
     status: result.status,
     httpStatus: result.httpStatus ?? null,
     id: result.id ?? null,
@@ -86,6 +96,9 @@ export function reportRecord(
     message: result.message ?? null,
     line: result.location.line,
   };
+  const record: Record<string, string | number | null> = {};
+  for (const column of layout.reportColumns) record[column] = values[column] ?? null;
+  return record;
 }
 
 /** Streams report lines to a file as results arrive; nothing is kept in memory. */
@@ -93,19 +106,21 @@ export class ReportWriter {
   readonly path: string;
   readonly format: ReportFormat;
   private readonly stream: WriteStream;
+  private readonly layout: ReportLayout;
   private error: Error | undefined;
 
-  private constructor(path: string, format: ReportFormat, stream: WriteStream) {
+  private constructor(path: string, format: ReportFormat, stream: WriteStream, layout: ReportLayout) {
     this.path = path;
     this.format = format;
     this.stream = stream;
+    this.layout = layout;
     stream.on('error', (error) => {
       this.error = error;
     });
   }
 
   /** Creates (or replaces) the report file; fails now, before anything is sent, if it cannot. */
-  static async open(path: string): Promise<ReportWriter> {
+  static async open(path: string, layout: ReportLayout = ORDER_REPORT): Promise<ReportWriter> {
     const format = reportFormatFor(path);
     const stream = createWriteStream(path, { flags: 'w' });
     await new Promise<void>((resolve, reject) => {
@@ -118,21 +133,23 @@ export class ReportWriter {
         ),
       );
     });
-    const writer = new ReportWriter(path, format, stream);
-    if (format === 'csv') stream.write(`${REPORT_COLUMNS.join(',')}\r\n`);
+    const writer = new ReportWriter(path, format, stream, layout);
+    if (format === 'csv') stream.write(`${layout.reportColumns.map(csvField).join(',')}\r\n`);
     return writer;
   }
 
   write(result: OrderResult): void {
-    const record = reportRecord(result);
+    const record = reportRecord(result, this.layout);
     if (this.format === 'ndjson') {
       this.stream.write(`${JSON.stringify(record)}\n`);
       return;
     }
-    const line = REPORT_COLUMNS.map((column) => {
-      const value = record[column];
-      return value === null ? '' : csvField(String(value));
-    }).join(',');
+    const line = this.layout.reportColumns
+      .map((column) => {
+        const value = record[column] ?? null;
+        return value === null ? '' : csvField(String(value));
+      })
+      .join(',');
     this.stream.write(`${line}\r\n`);
   }
 
