@@ -18,9 +18,10 @@ import { planColumns, readColumnMap } from './columns.js';
 import { delimiterOption, readCsvLayout, readCsvRows } from './csv.js';
 import { groupRows } from './group.js';
 import { jsonArrayOrders, ndjsonOrders } from './json.js';
+import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { detectFormat, openInputFile } from './read.js';
-import type { OrderSource, SourceContext, SourceOptions } from './types.js';
+import type { OrderSource, SourceContext, SourceOptions, SourceOrder } from './types.js';
 
 export { ReferenceCatalog } from './references.js';
 export { openRejects, writeRejects } from './rejects.js';
@@ -42,17 +43,18 @@ export async function openOrderSource(
     throw new UsageError('--delimiter applies to CSV input only.');
   }
   const delimiter = options.delimiter === undefined ? undefined : delimiterOption(options.delimiter);
+  const kind = options.kind ?? ORDER_IMPORT;
   const map =
     options.mapFile === undefined
       ? options.map
-      : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd)) };
+      : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd, kind.columns)) };
   const limits = options.limits ?? DEFAULT_LIMITS;
   const inputFile = await openInputFile(input, ctx);
   const { file, path } = inputFile;
   try {
     if (format === 'csv') {
       const csv = await readCsvLayout(path, file, delimiter);
-      const columns = planColumns(csv.header, map, file);
+      const columns = planColumns(csv.header, map, file, kind.columns);
       const columnName = (index: number) => columns.find((column) => column.index === index)?.path;
       return {
         format,
@@ -60,7 +62,7 @@ export async function openOrderSource(
         file,
         path,
         orders: () =>
-          groupRows(readCsvRows(path, file, csv, { limits, columnName }), columns, csv.header, file),
+          groupRows(readCsvRows(path, file, csv, { limits, columnName }), columns, csv.header, file, kind),
         close: inputFile.remove,
         signal: ctx.signal,
         limits,
@@ -70,8 +72,11 @@ export async function openOrderSource(
       format,
       file,
       path,
-      orders: () =>
-        format === 'json' ? jsonArrayOrders(path, file, limits) : ndjsonOrders(path, file, limits),
+      orders: () => {
+        const records =
+          format === 'json' ? jsonArrayOrders(path, file, limits) : ndjsonOrders(path, file, limits);
+        return kind === ORDER_IMPORT ? records : keyedBy(kind, records);
+      },
       close: inputFile.remove,
       signal: ctx.signal,
       limits,
@@ -79,5 +84,17 @@ export async function openOrderSource(
   } catch (error) {
     await inputFile.remove();
     throw error;
+  }
+}
+
+/** JSON records of another kind than orders, keyed by its key (the readers key orders). */
+async function* keyedBy(kind: ImportKind, records: AsyncIterable<SourceOrder>): AsyncGenerator<SourceOrder> {
+  for await (const record of records) {
+    record.externalId = kind.keyOf(record.order);
+    record.needsProductResolution = false;
+    // The readers name what a record must be after orders; this one is another kind.
+    for (const problem of record.problems)
+      problem.message = problem.message.replace(/^must be an order \(/, `must be a ${kind.one} (`);
+    yield record;
   }
 }
