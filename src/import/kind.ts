@@ -32,6 +32,8 @@ export interface ImportKind {
   reportColumns: readonly string[];
   /** What a person does about a record whose outcome is unknown, after `check at the service`. */
   settleUnknown: string;
+  /** What a 403 on `path` most likely means, first in the hint of the error (exit 3). */
+  forbidden?: string;
 }
 
 function nonEmptyText(value: unknown): string | undefined {
@@ -81,4 +83,6 @@ export const CONTACT_REFERENCE_IMPORT: ImportKind = {
     ),
   reportColumns: ['contact.externalReference', 'status', 'httpStatus', 'id', 'message', 'line'],
   settleUnknown: '(ordercli refs contacts list), then send it again with --retry-unknown if it is not there',
+  forbidden:
+    'This token may not create contact references: the instance decides whether a partner application registers its own contacts (ask its administrator for that right), or it names them itself (then send the contact data with each order instead).',
 };

@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiClient, RetryEvent } from '../api/client.js';
+import { AuthError } from '../api/errors.js';
 import { configDir } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
@@ -423,8 +424,10 @@ function stopError(
   }
   const error = stop.error ?? new Error('the import stopped');
   if ('hint' in error) {
+    const forbidden =
+      error instanceof AuthError && error.status === 403 && kind.forbidden ? `${kind.forbidden} ` : '';
     (error as { hint: string | undefined }).hint =
-      `Nothing more was sent after this (${formatCount(counts.notSent)} ${many} not sent); ${rerun} once it is fixed.`;
+      `${forbidden}Nothing more was sent after this (${formatCount(counts.notSent)} ${many} not sent); ${rerun} once it is fixed.`;
   }
   return error;
 }
