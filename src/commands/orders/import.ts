@@ -221,8 +221,8 @@ function writeNotCreated(ctx: Context, result: ImportResult, target: string, kin
   if (counts.unknown > 0 && kind !== ORDER_IMPORT) {
     ctx.io.err(
       `${formatCount(counts.unknown)} ${kind.many} have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
-        `  1. look for each in ordercli refs contacts list (by ${kind.keyField}; ordercli orders journal ${target} lists them, with their input line);\n` +
-        '  2. run the same import again with --retry-unknown once you know they are not there.\n',
+        `  1. look for each (by its ${kind.keyField}, listed above and in --report) in ordercli refs contacts list;\n` +
+        '  2. once you know they are not there, run the same import again with --retry-unknown.\n',
     );
     return;
   }
