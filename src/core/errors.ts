@@ -30,14 +30,22 @@ export class UsageError extends CliError {
 /** One problem in an input file: where it is and what is wrong. */
 export interface InputProblem {
   file: string;
+  /** 1-based line of a text input; for a workbook, the row in its sheet. */
   line?: number;
   field?: string;
   message: string;
+  /** For a workbook: the cell (`Commandes!D4`) or row (`Commandes!4:4`), printed instead of the line. */
+  cell?: string;
 }
 
-/** Formats a problem as `file:line: field: message` (the contract's form). */
+/** Formats a problem as `file:line: field: message` (the contract's form), or `file:Sheet!D4: ...`. */
 export function formatInputProblem(problem: InputProblem): string {
-  const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`;
+  const where =
+    problem.cell !== undefined
+      ? `${problem.file}:${problem.cell}`
+      : problem.line === undefined
+        ? problem.file
+        : `${problem.file}:${problem.line}`;
   return problem.field ? `${where}: ${problem.field}: ${problem.message}` : `${where}: ${problem.message}`;
 }
 

@@ -16,6 +16,8 @@ export interface CsvRow {
   cells: string[];
   line: number;
   endLine: number;
+  /** Problems found in the row's cells by its reader (a workbook's error cell); none for CSV. */
+  problems?: import('../core/errors.js').InputProblem[];
 }
 
 const CANDIDATE_DELIMITERS = [';', '\t', ','] as const;

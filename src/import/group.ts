@@ -178,6 +178,7 @@ class OrderInProgress {
         message: `the row has ${row.cells.length} cells but the header has ${header.length}: check the delimiters and quotes of this row`,
       });
     }
+    if (row.problems) this.problems.push(...row.problems);
     this.rows.push(row.cells);
     this.addItem(row);
   }

@@ -24,34 +24,42 @@ const FORMAT_BY_EXTENSION: Record<string, InputFormat> = {
   '.csv': 'csv',
   '.tsv': 'csv',
   '.txt': 'csv',
+  '.xlsx': 'xlsx',
+  '.xlsm': 'xlsx',
 };
 
-/** `--format` values: the contract's three, and the usual aliases of two of them. */
+/** `--format` values: the contract's four, and the usual aliases of two of them. */
 const FORMAT_NAMES: Record<string, InputFormat> = {
   csv: 'csv',
   tsv: 'csv',
   json: 'json',
   ndjson: 'ndjson',
   jsonl: 'ndjson',
+  xlsx: 'xlsx',
 };
 
 /** The format of an input: `--format` when given, else the file's extension. */
 export function detectFormat(input: string, format?: string): InputFormat {
   if (format !== undefined) {
     const known = FORMAT_NAMES[format.trim().toLowerCase()];
-    if (!known) throw new UsageError(`Unknown format "${format}": use --format csv, json or ndjson.`);
+    if (!known) throw new UsageError(`Unknown format "${format}": use --format csv, json, ndjson or xlsx.`);
     return known;
   }
   if (input === '-') {
     throw new UsageError(
-      'Standard input has no file name to tell its format: pass --format csv, json or ndjson.',
+      'Standard input has no file name to tell its format: pass --format csv, json, ndjson or xlsx.',
     );
   }
   const extension = extname(input).toLowerCase();
+  if (extension === '.xls') {
+    throw new UsageError(
+      `${input} is an old binary Excel file (.xls), which ordercli does not read: open it in Excel and save it as "Excel Workbook (.xlsx)".`,
+    );
+  }
   const known = FORMAT_BY_EXTENSION[extension];
   if (!known) {
     throw new UsageError(
-      `Cannot tell the format of ${input} from its extension${extension ? ` "${extension}"` : ''}: name it .csv, .tsv, .txt, .json, .ndjson or .jsonl, or pass --format csv, json or ndjson.`,
+      `Cannot tell the format of ${input} from its extension${extension ? ` "${extension}"` : ''}: name it .csv, .tsv, .txt, .json, .ndjson, .jsonl or .xlsx, or pass --format csv, json, ndjson or xlsx.`,
     );
   }
   return known;

@@ -1,12 +1,14 @@
 /**
  * `--rejects <file>`: the orders that were invalid or failed, written back in the input's own
- * format, ready to fix and import again. A CSV gets its original header, delimiter, line ending
+ * format (or, for a CSV or workbook input, as a workbook or CSV by the file's extension: see
+ * `rejectsLayout`), ready to fix and import again. A CSV gets its original header, delimiter, line ending
  * and byte order mark, and each order's rows as they were read; JSON an array; NDJSON one line
  * per order. An order's `raw` that is a string is text that could not be read as an order (not
  * JSON, not an object): it is written back exactly as it was.
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { extname } from 'node:path';
 import type { SourceLayout, SourceOrder } from './types.js';
 
 /** Writes rejected orders one at a time, as the import meets them. */
@@ -16,8 +18,34 @@ export interface RejectsWriter {
   close(): Promise<number>;
 }
 
+/**
+ * The format rejects are written in: for a CSV or workbook input, `.xlsx` or `.csv` by the rejects
+ * file's extension (rows are rows either way), else the input's own; JSON and NDJSON inputs keep theirs.
+ */
+export function rejectsLayout(path: string, layout: SourceLayout): SourceLayout {
+  const tabular = layout.format === 'csv' || layout.format === 'xlsx';
+  const extension = extname(path).toLowerCase();
+  const header = layout.csv?.header ?? layout.xlsx?.header ?? [];
+  if (tabular && extension === '.xlsx' && layout.format === 'csv') {
+    return {
+      format: 'xlsx',
+      xlsx: { sheet: 'Orders', sheets: ['Orders'], header, headerRow: 1, entry: '', merges: [] },
+    };
+  }
+  if (tabular && extension === '.csv' && layout.format === 'xlsx') {
+    // Excel opens a UTF-8 CSV with its accents only when it starts with a byte order mark.
+    return { format: 'csv', csv: { header, delimiter: ',', lineEnding: '\r\n', bom: true } };
+  }
+  return layout;
+}
+
 /** Creates (or replaces) the rejects file at `path` (an absolute path, or relative to the process). */
-export async function openRejects(path: string, layout: SourceLayout): Promise<RejectsWriter> {
+export async function openRejects(path: string, inputLayout: SourceLayout): Promise<RejectsWriter> {
+  const layout = rejectsLayout(path, inputLayout);
+  if (layout.format === 'xlsx') {
+    const { openXlsxRejects } = await import('./xlsx-rejects.js');
+    return openXlsxRejects(path, layout.xlsx!, rowsOf);
+  }
   const stream = createWriteStream(path, { encoding: 'utf8' });
   await once(stream, 'open');
   const write = async (text: string) => {
@@ -70,7 +98,7 @@ export async function writeRejects(
   return writer.close();
 }
 
-function rowsOf(order: SourceOrder): Record<string, string>[] {
+export function rowsOf(order: SourceOrder): Record<string, string>[] {
   if (!Array.isArray(order.raw)) throw new Error(`order ${order.index} has no CSV rows to write back`);
   return order.raw as Record<string, string>[];
 }

@@ -46,6 +46,8 @@ export interface ImportRequest {
   /** A path, or `-` for standard input (which needs `journal`). */
   input: string;
   format?: InputFormat;
+  /** `--sheet`: the sheet of a workbook to read. */
+  sheet?: string;
   delimiter?: string;
   /** A `--map` JSON file, relative to the cwd. */
   mapFile?: string;
@@ -146,6 +148,7 @@ export async function runImport(
     request.input,
     {
       format: request.format,
+      sheet: request.sheet,
       delimiter: request.delimiter,
       mapFile: request.mapFile,
       limits: request.limits,

@@ -4,7 +4,7 @@
  */
 import type { InputProblem } from '../core/errors.js';
 
-export type InputFormat = 'csv' | 'json' | 'ndjson';
+export type InputFormat = 'csv' | 'json' | 'ndjson' | 'xlsx';
 
 /** Where one order stands in its input file (1-based lines; a CSV order spans its rows). */
 export interface SourceLocation {
@@ -79,11 +79,28 @@ export interface CsvLayout {
   bom: boolean;
 }
 
+/** How an Excel workbook input is laid out: the sheet read and its header. */
+export interface XlsxLayout {
+  /** The sheet read, and every sheet of the workbook in tab order. */
+  sheet: string;
+  sheets: string[];
+  /** The header cells as Excel shows them (before `--map`); a column without header is `''`. */
+  header: string[];
+  /** The 1-based row of the header (rows above it, such as a title, are not read). */
+  headerRow: number;
+  /** The zip entry of the sheet's XML. */
+  entry: string;
+  /** The sheet's merged ranges: each cell of a range reads as the range's top-left cell. */
+  merges: import('./xlsx-zip.js').MergedRange[];
+}
+
 /** The format of an input, which rejects are written back in. */
 export interface SourceLayout {
   format: InputFormat;
   /** Present when `format` is `csv`. */
   csv?: CsvLayout;
+  /** Present when `format` is `xlsx`. */
+  xlsx?: XlsxLayout;
 }
 
 export interface SourceOptions extends ReadOptions {
@@ -91,6 +108,8 @@ export interface SourceOptions extends ReadOptions {
   mapFile?: string;
   /** What the input holds (its columns and key); default orders. */
   kind?: import('./kind.js').ImportKind;
+  /** `--sheet`: the sheet of a workbook to read (default: the first with known columns). */
+  sheet?: string;
 }
 
 /** What opening an input needs from the command context (`Context` satisfies it). */
@@ -113,6 +132,8 @@ export interface OrderSource extends SourceLayout {
   signal?: AbortSignal;
   /** The size limits its readers keep to, and that validation checks the orders against. */
   limits?: import('./limits.js').InputLimits;
+  /** For a workbook: the cell (`Commandes!D4`) or row (`Commandes!4:4`) a problem is about. */
+  locateCell?(problem: InputProblem): string | undefined;
 }
 
 /** One order made ready to send: the body (product codes resolved), or why it cannot be sent. */

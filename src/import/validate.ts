@@ -145,7 +145,7 @@ export function place(source: SourceOrder, problem: ValidationProblem): InputPro
  * they are read; only the externalIds seen, the invalid orders and their problems are kept.
  */
 export async function validateImport(
-  source: Pick<OrderSource, 'orders' | 'format' | 'signal'> & { limits?: InputLimits },
+  source: Pick<OrderSource, 'orders' | 'format' | 'signal' | 'locateCell'> & { limits?: InputLimits },
   options: ValidateImportOptions = {},
 ): Promise<ImportValidation> {
   const kind = options.kind ?? ORDER_IMPORT;
@@ -176,6 +176,7 @@ export async function validateImport(
         else orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv', kind));
       }
       if (orderProblems.length === 0) continue;
+      if (source.locateCell) for (const problem of orderProblems) problem.cell ??= source.locateCell(problem);
       invalidIndexes.add(order.index);
       if (invalid.length >= maxInvalid) {
         omitted++;

@@ -31,12 +31,12 @@ describe('format', () => {
     const error = await rejection(openOrderSource('export.dat', {}, ctx));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toBe(
-      'Cannot tell the format of export.dat from its extension ".dat": name it .csv, .tsv, .txt, .json, .ndjson or .jsonl, or pass --format csv, json or ndjson.',
+      'Cannot tell the format of export.dat from its extension ".dat": name it .csv, .tsv, .txt, .json, .ndjson, .jsonl or .xlsx, or pass --format csv, json, ndjson or xlsx.',
     );
     const source = await openOrderSource('export.dat', { format: 'csv' }, ctx);
     expect((await readAll(source))[0]?.externalId).toBe('S-1');
     await expect(openOrderSource('export.dat', { format: 'xml' as 'csv' }, ctx)).rejects.toThrow(
-      'Unknown format "xml": use --format csv, json or ndjson.',
+      'Unknown format "xml": use --format csv, json, ndjson or xlsx.',
     );
   });
 
@@ -77,7 +77,7 @@ describe('standard input', () => {
   it('needs --format', async () => {
     const error = await rejection(openOrderSource('-', {}, sourceContext()));
     expect(error.message).toBe(
-      'Standard input has no file name to tell its format: pass --format csv, json or ndjson.',
+      'Standard input has no file name to tell its format: pass --format csv, json, ndjson or xlsx.',
     );
   });
 });

@@ -18,6 +18,8 @@ import { wrapForStderr, writeNote } from '../../io/wrap.js';
 export interface ImportOptions {
   input: string;
   format?: string;
+  /** `--sheet`: the sheet of a workbook to read. */
+  sheet?: string;
   delimiter?: string;
   map?: string;
   concurrency?: string;
@@ -60,6 +62,7 @@ export async function runImportCommand(
       kind,
       input: options.input,
       format: options.format as InputFormat | undefined,
+      sheet: options.sheet,
       delimiter: options.delimiter,
       mapFile: options.map,
       limits,

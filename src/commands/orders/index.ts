@@ -43,10 +43,14 @@ export function registerOrders(program: Command, ctx: Context): void {
     orders
       .command('import')
       .description(
-        'import orders from CSV, JSON or NDJSON: validated first, each sent once, journaled for safe re-runs',
+        'import orders from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled for safe re-runs',
       )
       .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
-      .option('--format <format>', 'csv, json or ndjson (default: from the file extension)')
+      .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
+      .option(
+        '--sheet <name>',
+        'the sheet of an .xlsx workbook to read (default: the first with known columns)',
+      )
       .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
       .option(
         '--map <file.json>',
@@ -78,7 +82,7 @@ export function registerOrders(program: Command, ctx: Context): void {
       .option('--report <file>', 'write one line per order to a .csv or .ndjson file')
       .option(
         '--rejects <file>',
-        "write the invalid and failed orders back in the input's format, to fix and import again",
+        "write the invalid and failed orders back, to fix and import again (.xlsx or .csv by its extension, else the input's format)",
       )
       .addHelpText(
         'after',
@@ -91,6 +95,7 @@ export function registerOrders(program: Command, ctx: Context): void {
     [
       'ordercli orders import orders.csv',
       'ordercli orders import orders.csv --dry-run',
+      'ordercli orders import orders.xlsx --sheet Commandes --rejects rejects.xlsx',
       'ordercli orders import orders.ndjson --concurrency 16 --report report.csv --rejects rejects.ndjson',
       'cat orders.ndjson | ordercli orders import - --format ndjson --journal orders.journal.ndjson',
       'ordercli orders import orders.csv --retry-unknown   # after checking the unknown orders at the service',
@@ -164,7 +169,7 @@ export function registerOrders(program: Command, ctx: Context): void {
     ['ordercli orders get 1001', 'ordercli orders get 1001 --json | jq .status'],
   );
 
-  // The shell completion offers the contract's three formats (the aliases stay accepted).
+  // The shell completion offers the contract's four formats (the aliases stay accepted).
   const importCommand = orders.commands.find((command) => command.name() === 'import');
-  if (importCommand) completeWith(importCommand, '--format', ['csv', 'json', 'ndjson']);
+  if (importCommand) completeWith(importCommand, '--format', ['csv', 'json', 'ndjson', 'xlsx']);
 }

@@ -110,7 +110,7 @@ describe('completion of option values', () => {
     const { stdout } = await runCli(['completion', 'bash']);
     const dir = folder();
     const words = ['ordercli', 'orders', 'import', 'orders.csv', '--format'];
-    expect(complete(stdout, [...words, ''], dir)).toEqual(['csv', 'json', 'ndjson']);
+    expect(complete(stdout, [...words, ''], dir)).toEqual(['csv', 'json', 'ndjson', 'xlsx']);
     expect(complete(stdout, [...words, 'nd'], dir)).toEqual(['ndjson']);
   });
 
@@ -139,14 +139,14 @@ describe('completion of option values', () => {
 
   it('writes the same value completions into the zsh and fish scripts', async () => {
     const zsh = (await runCli(['completion', 'zsh'])).stdout;
-    expect(zsh).toContain("'ordercli orders import --format') echo 'csv json ndjson' ;;");
+    expect(zsh).toContain("'ordercli orders import --format') echo 'csv json ndjson xlsx' ;;");
     expect(zsh).toContain("'ordercli orders import --report') echo '@files' ;;");
     expect(zsh).toContain("'ordercli listen --queue-dir') echo '@dirs' ;;");
     expect(zsh).not.toContain("'ordercli orders import --concurrency')");
     expect(zsh).toContain(`compadd -- \${=values}`);
     const fish = (await runCli(['completion', 'fish'])).stdout;
     const at = (path: string) => `complete -c ordercli -n '__ordercli_at \\'${path}\\''`;
-    expect(fish).toContain(`${at('ordercli orders import')} -l 'format' -x -a 'csv json ndjson' -d`);
+    expect(fish).toContain(`${at('ordercli orders import')} -l 'format' -x -a 'csv json ndjson xlsx' -d`);
     expect(fish).toContain(`${at('ordercli orders import')} -l 'report' -r -F -d`);
     expect(fish).toContain(`${at('ordercli orders import')} -l 'concurrency' -x -d`);
     expect(fish).toContain(

@@ -1,0 +1,371 @@
+/**
+ * The zip container of an .xlsx workbook, read from its central directory before exceljs sees it:
+ * a file that is not a workbook (a CSV renamed .xlsx, an old binary .xls, a zip bomb) is refused
+ * in one sentence, the sheets are listed in tab order, and each sheet's merged ranges are found
+ * (exceljs's streaming reader skips them: they follow the rows in the sheet's XML).
+ */
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { crc32, createInflateRaw } from 'node:zlib';
+import { InputError } from '../core/errors.js';
+
+/** One file inside the zip, as its central directory describes it. */
+export interface ZipEntry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  size: number;
+  localHeaderOffset: number;
+}
+
+/** A sheet of the workbook, in tab order, with the zip entry of its XML. */
+export interface WorkbookSheet {
+  name: string;
+  entry: string;
+}
+
+/** How far one entry may expand, and how much the whole workbook may: beyond, it is a zip bomb. */
+const MAX_RATIO = 200;
+const RATIO_CHECKED_FROM = 16 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
+const EOCD_SIGNATURE = 0x06054b50;
+const CENTRAL_SIGNATURE = 0x02014b50;
+const LOCAL_SIGNATURE = 0x04034b50;
+
+function notWorkbook(file: string, why: string): InputError {
+  return new InputError(`${file} is not an Excel workbook (.xlsx): ${why}; nothing was sent.`);
+}
+
+/** The entries of an .xlsx file, refused (InputError, exit 2) when it is not a readable workbook. */
+export async function readWorkbookZip(path: string, file: string): Promise<Map<string, ZipEntry>> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const head = Buffer.alloc(8);
+    await handle.read(head, 0, 8, 0);
+    if (head.readUInt32LE(0) === 0xe011cfd0) {
+      throw notWorkbook(
+        file,
+        'it is an old binary Excel file (.xls) or a protected workbook; open it in Excel and save it as "Excel Workbook (.xlsx)"',
+      );
+    }
+    if (head.readUInt32LE(0) !== LOCAL_SIGNATURE) {
+      throw notWorkbook(file, 'it is not a zip archive (a CSV file renamed .xlsx? then name it .csv)');
+    }
+    const tailLength = Math.min(size, 65_557);
+    const tail = Buffer.alloc(tailLength);
+    await handle.read(tail, 0, tailLength, size - tailLength);
+    let eocd = -1;
+    for (let i = tailLength - 22; i >= 0; i--) {
+      if (tail.readUInt32LE(i) === EOCD_SIGNATURE) {
+        eocd = i;
+        break;
+      }
+    }
+    if (eocd < 0) throw notWorkbook(file, 'the zip archive is truncated or damaged');
+    let count = tail.readUInt16LE(eocd + 10);
+    let directorySize = tail.readUInt32LE(eocd + 12);
+    let directoryOffset = tail.readUInt32LE(eocd + 16);
+    if (count === 0xffff || directoryOffset === 0xffffffff) {
+      // Zip64: the locator just before the record points at the 64-bit record.
+      const locator = eocd - 20;
+      if (locator < 0 || tail.readUInt32LE(locator) !== 0x07064b50) {
+        throw notWorkbook(file, 'the zip archive is truncated or damaged');
+      }
+      const record = Buffer.alloc(56);
+      await handle.read(record, 0, 56, Number(tail.readBigUInt64LE(locator + 8)));
+      count = Number(record.readBigUInt64LE(32));
+      directorySize = Number(record.readBigUInt64LE(40));
+      directoryOffset = Number(record.readBigUInt64LE(48));
+    }
+    if (directoryOffset + directorySize > size || directorySize > 64 * 1024 * 1024) {
+      throw notWorkbook(file, 'the zip archive is truncated or damaged');
+    }
+    const directory = Buffer.alloc(directorySize);
+    await handle.read(directory, 0, directorySize, directoryOffset);
+    const entries = new Map<string, ZipEntry>();
+    let total = 0;
+    let at = 0;
+    for (let i = 0; i < count; i++) {
+      if (at + 46 > directory.length || directory.readUInt32LE(at) !== CENTRAL_SIGNATURE) {
+        throw notWorkbook(file, 'the zip archive is truncated or damaged');
+      }
+      const nameLength = directory.readUInt16LE(at + 28);
+      const extraLength = directory.readUInt16LE(at + 30);
+      const commentLength = directory.readUInt16LE(at + 32);
+      const entry: ZipEntry = {
+        name: directory.toString('utf8', at + 46, at + 46 + nameLength),
+        method: directory.readUInt16LE(at + 10),
+        compressedSize: directory.readUInt32LE(at + 20),
+        size: directory.readUInt32LE(at + 24),
+        localHeaderOffset: directory.readUInt32LE(at + 42),
+      };
+      readZip64Sizes(entry, directory.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength));
+      if ((directory.readUInt16LE(at + 8) & 1) === 1) {
+        throw notWorkbook(
+          file,
+          'it is encrypted (a workbook protected by a password); save a copy without one',
+        );
+      }
+      total += entry.size;
+      const ratio = entry.size / Math.max(entry.compressedSize, 1);
+      if (total > MAX_TOTAL_BYTES || (entry.size > RATIO_CHECKED_FROM && ratio > MAX_RATIO)) {
+        throw notWorkbook(
+          file,
+          `it expands to ${entry.size > RATIO_CHECKED_FROM && ratio > MAX_RATIO ? `${Math.round(ratio)} times its size` : 'more than 4 GiB'}, which no workbook of orders does (a zip bomb?)`,
+        );
+      }
+      entries.set(entry.name, entry);
+      at += 46 + nameLength + extraLength + commentLength;
+    }
+    if (!entries.has('xl/workbook.xml')) {
+      throw notWorkbook(file, 'it is a zip archive without a workbook in it (another kind of document?)');
+    }
+    return entries;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The 64-bit sizes and offset of a zip64 entry, from its extra field. */
+function readZip64Sizes(entry: ZipEntry, extra: Buffer): void {
+  for (let at = 0; at + 4 <= extra.length; ) {
+    const id = extra.readUInt16LE(at);
+    const length = extra.readUInt16LE(at + 2);
+    if (id === 0x0001) {
+      let field = at + 4;
+      const next = () => {
+        const value = Number(extra.readBigUInt64LE(field));
+        field += 8;
+        return value;
+      };
+      if (entry.size === 0xffffffff) entry.size = next();
+      if (entry.compressedSize === 0xffffffff) entry.compressedSize = next();
+      if (entry.localHeaderOffset === 0xffffffff) entry.localHeaderOffset = next();
+      return;
+    }
+    at += 4 + length;
+  }
+}
+
+/**
+ * The text of one entry, chunk by chunk, inflated. It stops with an error past the size the
+ * directory declared, so that a lying directory cannot make it expand without end.
+ */
+export async function* readZipEntry(path: string, file: string, entry: ZipEntry): AsyncGenerator<string> {
+  const handle = await open(path, 'r');
+  try {
+    const local = Buffer.alloc(30);
+    await handle.read(local, 0, 30, entry.localHeaderOffset);
+    if (local.readUInt32LE(0) !== LOCAL_SIGNATURE) throw notWorkbook(file, 'the zip archive is damaged');
+    const start = entry.localHeaderOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+    if (entry.method !== 0 && entry.method !== 8) {
+      throw notWorkbook(file, `it uses a zip compression method (${entry.method}) Excel does not write`);
+    }
+    const raw = handle.createReadStream({ start, end: start + entry.compressedSize - 1, autoClose: false });
+    const source = entry.method === 0 ? raw : raw.pipe(createInflateRaw());
+    let inflated = 0;
+    const decoder = new TextDecoder('utf-8');
+    try {
+      for await (const chunk of source) {
+        inflated += (chunk as Buffer).length;
+        if (inflated > entry.size) throw notWorkbook(file, 'its zip directory does not match its contents');
+        yield decoder.decode(chunk as Buffer, { stream: true });
+      }
+    } catch (error) {
+      if (error instanceof InputError) throw error;
+      throw notWorkbook(file, 'the zip archive is damaged');
+    } finally {
+      raw.destroy();
+      source.destroy();
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The whole text of a small entry (the workbook's list of sheets and its relationships). */
+async function entryText(path: string, file: string, entry: ZipEntry): Promise<string> {
+  let text = '';
+  for await (const chunk of readZipEntry(path, file, entry)) text += chunk;
+  return text;
+}
+
+function attribute(tag: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(tag);
+  const value = match?.[1] ?? match?.[2];
+  return value === undefined ? undefined : decodeXml(value);
+}
+
+function decodeXml(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos|#\d+|#x[0-9a-f]+);/gi, (_, name: string) => {
+    const named: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+    if (name[0] !== '#') return named[name.toLowerCase()]!;
+    return String.fromCodePoint(
+      name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1)),
+    );
+  });
+}
+
+/** The sheets of the workbook in tab order (chart sheets and others without a worksheet left out). */
+export async function workbookSheets(
+  path: string,
+  file: string,
+  entries: Map<string, ZipEntry>,
+): Promise<WorkbookSheet[]> {
+  const workbook = await entryText(path, file, entries.get('xl/workbook.xml')!);
+  const relsEntry = entries.get('xl/_rels/workbook.xml.rels');
+  const rels = relsEntry ? await entryText(path, file, relsEntry) : '';
+  const targets = new Map<string, string>();
+  for (const tag of rels.match(/<(?:\w+:)?Relationship\b[^>]*>/g) ?? []) {
+    const id = attribute(tag, 'Id');
+    const target = attribute(tag, 'Target');
+    if (id === undefined || target === undefined) continue;
+    targets.set(id, target.startsWith('/') ? target.slice(1) : `xl/${target}`);
+  }
+  const sheets: WorkbookSheet[] = [];
+  for (const tag of workbook.match(/<(?:\w+:)?sheet\b[^>]*>/g) ?? []) {
+    const name = attribute(tag, 'name');
+    const id = attribute(tag, '(?:\\w+:)?id');
+    const entry = id === undefined ? undefined : targets.get(id);
+    if (name !== undefined && entry !== undefined && entries.has(entry)) sheets.push({ name, entry });
+  }
+  return sheets;
+}
+
+/** A merged range: 1-based rows and columns, inclusive. */
+export interface MergedRange {
+  top: number;
+  left: number;
+  bottom: number;
+  right: number;
+}
+
+/** The merged ranges of a sheet, read from the end of its XML (a scan, without parsing the rows). */
+export async function mergedRanges(path: string, file: string, entry: ZipEntry): Promise<MergedRange[]> {
+  const ranges: MergedRange[] = [];
+  let carry = '';
+  for await (const chunk of readZipEntry(path, file, entry)) {
+    const text = carry + chunk;
+    const pattern = /<(?:\w+:)?mergeCell\b[^>]*>/g;
+    let last = 0;
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const range = parseRange(attribute(match[0], 'ref') ?? '');
+      if (range) ranges.push(range);
+      last = pattern.lastIndex;
+    }
+    // A tag cut by the chunk's end is read again with the next chunk.
+    const open = text.lastIndexOf('<');
+    carry = open >= last && text.length - open < 512 ? text.slice(open) : '';
+  }
+  return ranges;
+}
+
+/** `B3:D5` → its rows and columns. */
+function parseRange(ref: string): MergedRange | undefined {
+  const match = /^\$?([A-Z]{1,3})\$?(\d+):\$?([A-Z]{1,3})\$?(\d+)$/i.exec(ref.trim());
+  if (!match) return undefined;
+  return {
+    left: columnNumber(match[1]!),
+    top: Number(match[2]),
+    right: columnNumber(match[3]!),
+    bottom: Number(match[4]),
+  };
+}
+
+/** `A` → 1, `AB` → 28. */
+export function columnNumber(letters: string): number {
+  let n = 0;
+  for (const char of letters.toUpperCase()) n = n * 26 + (char.charCodeAt(0) - 64);
+  return n;
+}
+
+/** 1 → `A`, 28 → `AB`. */
+export function columnLetters(column: number): string {
+  let letters = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) {
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  }
+  return letters;
+}
+
+/** The parts of a workbook exceljs needs before any sheet: relationships, sheet list, strings, styles. */
+const LEADING_PARTS = [
+  'xl/_rels/workbook.xml.rels',
+  'xl/workbook.xml',
+  'xl/sharedStrings.xml',
+  'xl/styles.xml',
+];
+
+/**
+ * The workbook as a zip stream for exceljs's WorkbookReader, holding only what it needs, in the
+ * order it needs it: the leading parts (an empty string table when there is none), then the given
+ * sheets in that order, then a last small entry and the end record. exceljs's reader parses a sheet
+ * before the sheet list when the file stores the list last (as exceljs itself writes it), and can
+ * lose a zip's last entry (exceljs issue 3064): this order avoids both, and skips the other sheets.
+ */
+export function workbookStream(
+  path: string,
+  file: string,
+  entries: Map<string, ZipEntry>,
+  sheetEntries: string[],
+): Readable {
+  async function* parts(): AsyncGenerator<Buffer> {
+    const handle = await open(path, 'r');
+    try {
+      for (const name of LEADING_PARTS) {
+        const entry = entries.get(name);
+        if (entry) yield* localRecord(handle, file, entry);
+        else if (name === 'xl/sharedStrings.xml') yield storedRecord(name, '<sst/>');
+      }
+      for (const name of sheetEntries) yield* localRecord(handle, file, entries.get(name)!);
+      yield storedRecord('ordercli-end.xml', '<end/>');
+      const end = Buffer.alloc(22);
+      end.writeUInt32LE(EOCD_SIGNATURE, 0);
+      yield end;
+    } finally {
+      await handle.close();
+    }
+  }
+  return Readable.from(parts(), { objectMode: false });
+}
+
+/** An entry's bytes as stored in the file: local header, data and data descriptor. */
+async function* localRecord(
+  handle: import('node:fs/promises').FileHandle,
+  file: string,
+  entry: ZipEntry,
+): AsyncGenerator<Buffer> {
+  const header = Buffer.alloc(30);
+  await handle.read(header, 0, 30, entry.localHeaderOffset);
+  if (header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw notWorkbook(file, 'the zip archive is damaged');
+  let length = 30 + header.readUInt16LE(26) + header.readUInt16LE(28) + entry.compressedSize;
+  if ((header.readUInt16LE(6) & 8) !== 0) {
+    const signature = Buffer.alloc(4);
+    await handle.read(signature, 0, 4, entry.localHeaderOffset + length);
+    const zip64 = entry.size >= 0xffffffff || entry.compressedSize >= 0xffffffff;
+    length += (signature.readUInt32LE(0) === 0x08074b50 ? 4 : 0) + (zip64 ? 20 : 12);
+  }
+  const end = entry.localHeaderOffset + length;
+  const chunk = Buffer.alloc(64 * 1024);
+  for (let at = entry.localHeaderOffset; at < end; ) {
+    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, end - at), at);
+    if (bytesRead === 0) throw notWorkbook(file, 'the zip archive is truncated');
+    yield Buffer.from(chunk.subarray(0, bytesRead));
+    at += bytesRead;
+  }
+}
+
+/** A small entry stored without compression. */
+function storedRecord(name: string, text: string): Buffer {
+  const data = Buffer.from(text);
+  const nameBytes = Buffer.from(name);
+  const header = Buffer.alloc(30);
+  header.writeUInt32LE(LOCAL_SIGNATURE, 0);
+  header.writeUInt16LE(20, 4);
+  header.writeUInt32LE(crc32(data), 14);
+  header.writeUInt32LE(data.length, 18);
+  header.writeUInt32LE(data.length, 22);
+  header.writeUInt16LE(nameBytes.length, 26);
+  return Buffer.concat([header, nameBytes, data]);
+}
