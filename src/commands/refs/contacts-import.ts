@@ -1,5 +1,6 @@
 /**
- * `refs contacts import <path|->`: contact references onboarded in bulk, each row or record one
+ * `refs contacts import <path|->`: contact references onboarded in bulk (CSV, JSON, NDJSON, an
+ * Excel workbook), each row or record one
  * `POST /api/v1/contact_references`, through the import pipeline of `orders import` (validation
  * of the whole input first, journal keyed by `contact.externalReference`, report, rejects).
  */
@@ -11,6 +12,7 @@ export type ContactsImportOptions = Pick<
   ImportOptions,
   | 'input'
   | 'format'
+  | 'sheet'
   | 'delimiter'
   | 'map'
   | 'concurrency'

@@ -68,10 +68,14 @@ export function registerRefs(program: Command, ctx: Context): void {
     contacts
       .command('import')
       .description(
-        'create contact references in bulk from CSV, JSON or NDJSON: validated first, each sent once, journaled',
+        'create contact references in bulk from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled',
       )
       .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
-      .option('--format <format>', 'csv, json or ndjson (default: from the file extension)')
+      .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
+      .option(
+        '--sheet <name>',
+        'the sheet of an .xlsx workbook to read (default: the first with known columns)',
+      )
       .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
       .option(
         '--map <file.json>',
@@ -97,11 +101,11 @@ export function registerRefs(program: Command, ctx: Context): void {
       )
       .option(
         '--rejects <file>',
-        "write the invalid and refused ones back in the input's format, to fix and import again",
+        "write the invalid and refused ones back, to fix and import again (.xlsx or .csv by its extension, else the input's format)",
       )
       .addHelpText(
         'after',
-        '\nCSV columns: contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name;\nJSON and NDJSON records have the body\'s own shape ({"contact": {...}, "customer": {"name": ...}}).\nRe-runs are keyed by contact.externalReference. Exit codes: 0 every one created or already created,\n2 invalid input (nothing sent), 3 credentials or rights refused, 4 some not created (see --report),\n130 interrupted (run it again to continue).',
+        '\nColumns (CSV, workbook): contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name;\nJSON and NDJSON records have the body\'s own shape ({"contact": {...}, "customer": {"name": ...}}).\nRe-runs are keyed by contact.externalReference. Exit codes: 0 every one created or already created,\n2 invalid input (nothing sent), 3 credentials or rights refused, 4 some not created (see --report),\n130 interrupted (run it again to continue).',
       )
       .action(async (input: string, opts: Omit<ContactsImportOptions, 'input'>) => {
         const { run } = await import('./contacts-import.js');
@@ -111,11 +115,12 @@ export function registerRefs(program: Command, ctx: Context): void {
       'ordercli refs contacts import contacts.csv --dry-run',
       'ordercli refs contacts import contacts.csv --report contacts-report.csv --rejects contacts-rejects.csv',
       'ordercli refs contacts import contacts.ndjson --concurrency 4',
+      'ordercli refs contacts import contacts.xlsx --sheet Contacts',
       'ordercli refs contacts import contacts.csv --retry-unknown   # after checking refs contacts list',
     ],
   );
   const contactsImport = contacts.commands.find((command) => command.name() === 'import');
-  if (contactsImport) completeWith(contactsImport, '--format', ['csv', 'json', 'ndjson']);
+  if (contactsImport) completeWith(contactsImport, '--format', ['csv', 'json', 'ndjson', 'xlsx']);
 
   const packagings = refs
     .command('packagings')

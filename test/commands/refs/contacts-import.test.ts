@@ -2,10 +2,12 @@
 // contact.externalReference, the service's 409 for an existing one, in-doubt records, report, rejects.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { runBin, runCli, tempDir } from '../../support/cli.js';
 import { readLines } from '../../support/orders.js';
 import { useSandbox } from '../../support/sandbox.js';
+import { readSheet } from '../../support/workbooks.js';
 
 const sandbox = useSandbox();
 
@@ -289,6 +291,68 @@ describe('refs contacts import: sending', () => {
     const result = await runCli(cli(path, '--map', map));
     expect(result.code, result.stderr).toBe(0);
     expect(await heldWith('PART-C-0301')).toHaveLength(1);
+  });
+});
+
+describe('refs contacts import from an Excel workbook', () => {
+  it('reads the sheet through --map, names sheet and cell in problems, and writes rejects as a workbook', async () => {
+    const dir = tempDir();
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Contacts');
+    sheet.addRow(['Référence', 'Prénom', 'Nom', 'Courriel', 'Client']);
+    sheet.addRow([
+      'PART-C-0501',
+      'Aurélie',
+      'Chevalier',
+      { text: 'aurelie@chevalier-vins.fr', hyperlink: 'mailto:aurelie@chevalier-vins.fr' },
+      'Vins Chevalier',
+    ]);
+    sheet.addRow(['PART-C-0502', 'Mathis', 'Leroy', 'mathis.leroy-chez-leroy.fr', 'Leroy & Fils']);
+    sheet.addRow([
+      'PART-C-0001',
+      'Camille',
+      'Rousseau',
+      'camille.rousseau@maison-rousseau.fr',
+      'Maison Rousseau',
+    ]);
+    const path = join(dir, 'contacts.xlsx');
+    await workbook.xlsx.writeFile(path);
+    const map = join(dir, 'colonnes.json');
+    writeFileSync(
+      map,
+      JSON.stringify({
+        Référence: 'contact.externalReference',
+        Prénom: 'contact.firstName',
+        Nom: 'contact.lastName',
+        Courriel: 'contact.email',
+        Client: 'customer.name',
+      }),
+    );
+
+    const refused = await runCli(cli(path, '--map', map));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `${path}:Contacts!D3: contact.email: must be an e-mail address such as name@example.com`,
+    );
+    expect(posts()).toBe(0);
+
+    const rejects = join(dir, 'rejects.xlsx');
+    const result = await runCli(cli(path, '--map', map, '--skip-invalid', '--rejects', rejects));
+    expect(result.code, result.stderr).toBe(4);
+    expect(sandbox.requests.find((request) => request.method === 'POST')?.body).toEqual({
+      contact: {
+        externalReference: 'PART-C-0501',
+        firstName: 'Aurélie',
+        lastName: 'Chevalier',
+        email: 'aurelie@chevalier-vins.fr',
+      },
+      customer: { name: 'Vins Chevalier' },
+    });
+    expect((await readSheet(rejects)).rows).toEqual([
+      ['Référence', 'Prénom', 'Nom', 'Courriel', 'Client'],
+      ['PART-C-0502', 'Mathis', 'Leroy', 'mathis.leroy-chez-leroy.fr', 'Leroy & Fils'],
+      ['PART-C-0001', 'Camille', 'Rousseau', 'camille.rousseau@maison-rousseau.fr', 'Maison Rousseau'],
+    ]);
   });
 });
 
