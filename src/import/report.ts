@@ -1,12 +1,13 @@
 /**
  * The outcome of each order (or record of another `ImportKind`) of an import, in input order: the
- * `--report` file (CSV or NDJSON), the counts behind the progress bar and the summary, and the
- * `--json` result object.
+ * `--report` file (CSV, NDJSON or JUnit XML), the counts behind the progress bar and the summary,
+ * and the `--json` result object.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { type InputProblem, UsageError } from '../core/errors.js';
 import { csvField } from '../io/delimited.js';
+import { JUnitWriter, type KeyedResult } from './junit.js';
 import type { OrderOutcome, SourceLocation } from './types.js';
 
 /**
@@ -27,6 +28,8 @@ export interface OrderResult {
   code?: string;
   message?: string;
   location: SourceLocation;
+  /** An invalid order's problems, each with its own line and field (for JUnit and CI annotations). */
+  problems?: InputProblem[];
 }
 
 export interface ImportCounts {
@@ -54,14 +57,17 @@ export function countResult(counts: ImportCounts, result: OrderResult): void {
   else counts[result.status]++;
 }
 
-export type ReportFormat = 'csv' | 'ndjson';
+export type ReportFormat = 'csv' | 'ndjson' | 'junit';
 
-/** The report's format from its extension: `.csv`, or `.ndjson`/`.jsonl`. */
+/** The report's format from its extension: `.csv`, `.ndjson`/`.jsonl`, or `.xml` (JUnit). */
 export function reportFormatFor(path: string): ReportFormat {
   const ext = extname(path).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.ndjson' || ext === '.jsonl') return 'ndjson';
-  throw new UsageError(`--report ${path}: name the file .csv or .ndjson, which decides its format.`);
+  if (ext === '.xml') return 'junit';
+  throw new UsageError(
+    `--report ${path}: name the file .csv, .ndjson or .xml (JUnit), which decides its format.`,
+  );
 }
 
 export const REPORT_COLUMNS = [
@@ -78,9 +84,15 @@ export const REPORT_COLUMNS = [
 export interface ReportLayout {
   keyField: string;
   reportColumns: readonly string[];
+  /** The command, which names a JUnit report's `testsuites`. */
+  command: string;
 }
 
-const ORDER_REPORT: ReportLayout = { keyField: 'externalId', reportColumns: REPORT_COLUMNS };
+const ORDER_REPORT: ReportLayout = {
+  keyField: 'externalId',
+  reportColumns: REPORT_COLUMNS,
+  command: 'orders import',
+};
 
 /** One result as a report row, every column present (empty or null when it does not apply). */
 export function reportRecord(
@@ -101,20 +113,49 @@ export function reportRecord(
   return record;
 }
 
+/** One order's result as the JUnit report and the CI annotations take a keyed record. */
+export function keyedResult(result: OrderResult): KeyedResult {
+  const ids = [
+    result.id !== undefined ? `id ${result.id}` : '',
+    result.code !== undefined ? `code ${result.code}` : '',
+  ].filter((part) => part !== '');
+  return {
+    key: result.externalId,
+    status: result.status,
+    message: result.message,
+    file: result.location.file,
+    line: result.location.line,
+    endLine: result.location.endLine,
+    problems: result.problems,
+    output: ids.length > 0 ? ids.join(', ') : undefined,
+  };
+}
+
 /** Streams report lines to a file as results arrive; nothing is kept in memory. */
 export class ReportWriter {
   readonly path: string;
   readonly format: ReportFormat;
-  private readonly stream: WriteStream;
+  private readonly stream: WriteStream | undefined;
+  private readonly junit: JUnitWriter | undefined;
   private readonly layout: ReportLayout;
   private error: Error | undefined;
+  private closing: Promise<void> | undefined;
 
-  private constructor(path: string, format: ReportFormat, stream: WriteStream, layout: ReportLayout) {
+  private constructor(
+    path: string,
+    format: ReportFormat,
+    output: WriteStream | JUnitWriter,
+    layout: ReportLayout,
+  ) {
     this.path = path;
     this.format = format;
-    this.stream = stream;
     this.layout = layout;
-    stream.on('error', (error) => {
+    if (output instanceof JUnitWriter) {
+      this.junit = output;
+      return;
+    }
+    this.stream = output;
+    output.on('error', (error) => {
       this.error = error;
     });
   }
@@ -122,6 +163,13 @@ export class ReportWriter {
   /** Creates (or replaces) the report file; fails now, before anything is sent, if it cannot. */
   static async open(path: string, layout: ReportLayout = ORDER_REPORT): Promise<ReportWriter> {
     const format = reportFormatFor(path);
+    if (format === 'junit') {
+      const junit = await JUnitWriter.open(path, {
+        name: `ordercli ${layout.command}`,
+        keyName: layout.keyField,
+      });
+      return new ReportWriter(path, format, junit, layout);
+    }
     const stream = createWriteStream(path, { flags: 'w' });
     await new Promise<void>((resolve, reject) => {
       stream.once('open', () => resolve());
@@ -139,9 +187,14 @@ export class ReportWriter {
   }
 
   write(result: OrderResult): void {
+    if (this.junit) {
+      this.junit.write(keyedResult(result));
+      return;
+    }
+    const stream = this.stream as WriteStream;
     const record = reportRecord(result, this.layout);
     if (this.format === 'ndjson') {
-      this.stream.write(`${JSON.stringify(record)}\n`);
+      stream.write(`${JSON.stringify(record)}\n`);
       return;
     }
     const line = this.layout.reportColumns
@@ -150,11 +203,19 @@ export class ReportWriter {
         return value === null ? '' : csvField(String(value));
       })
       .join(',');
-    this.stream.write(`${line}\r\n`);
+    stream.write(`${line}\r\n`);
   }
 
-  async close(): Promise<void> {
-    await new Promise<void>((resolve) => this.stream.end(() => resolve()));
+  /** Ends the report (a JUnit report gets its counts); safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private async end(): Promise<void> {
+    if (this.junit) return this.junit.close();
+    const stream = this.stream as WriteStream;
+    await new Promise<void>((resolve) => stream.end(() => resolve()));
     if (this.error) throw new Error(`Cannot write the report ${this.path}: ${this.error.message}`);
   }
 }

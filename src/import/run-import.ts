@@ -91,6 +91,8 @@ export interface ImportHooks {
   onNote?(text: string): void;
   /** Sending starts; `counts` change as orders finish. Returns what to call once sending ends. */
   onSendingStart?(counts: Readonly<ImportCounts>): () => void;
+  /** Each order's result, in input order, as it is settled (CI annotations). */
+  onResult?(result: OrderResult): void;
 }
 
 /** What a dry run found. */
@@ -292,6 +294,8 @@ async function sendOrders(
     request.report !== undefined
       ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
       : undefined;
+  // Ended however the run ends, so that a JUnit report stays well-formed after an early stop.
+  if (report) environment.onClose(() => report.close().catch(() => undefined));
   if (journal.replay.tornTail) {
     hooks.onNote?.(
       `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,
@@ -305,6 +309,7 @@ async function sendOrders(
   const rejected: SourceOrder[] = [...validation.invalid];
   const inInputOrder = new ResultSequencer((result) => {
     report?.write(result);
+    hooks.onResult?.(result);
     if (request.keepOrderResults) orders.push(result);
     if (isNotCreated(result) && notCreated.length < notCreatedListed) notCreated.push(result);
   });

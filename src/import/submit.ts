@@ -236,7 +236,12 @@ export async function submitOrders(
       const { source } = item;
       if (item.body === undefined || item.problems.length > 0) {
         onResult(
-          { ...base(item), status: 'invalid', message: problemsMessage(item.problems, source.location.line) },
+          {
+            ...base(item),
+            status: 'invalid',
+            message: problemsMessage(item.problems, source.location.line),
+            problems: item.problems,
+          },
           item,
         );
         continue;

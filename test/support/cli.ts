@@ -38,8 +38,11 @@ export function testEnv(extra: Record<string, string | undefined> = {}): NodeJS.
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     // npm_command says how the runner was started (`npx vitest` or `npm test`): not the program's.
+    // GITHUB_*: the tests' imports must not annotate nor write the job summary of a CI run of the tests.
     const inherited =
-      !key.startsWith('ORDERCLI_') && !['NO_COLOR', 'CI', 'FORCE_COLOR', 'npm_command'].includes(key);
+      !key.startsWith('ORDERCLI_') &&
+      !key.startsWith('GITHUB_') &&
+      !['NO_COLOR', 'CI', 'FORCE_COLOR', 'npm_command'].includes(key);
     if (inherited) env[key] = value;
   }
   env.ORDERCLI_CONFIG_DIR = extra.ORDERCLI_CONFIG_DIR ?? tempDir('ordercli-config-');

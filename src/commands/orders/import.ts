@@ -14,6 +14,7 @@ import type { SubmitStop } from '../../import/submit.js';
 import type { InputFormat } from '../../import/types.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';
+import { ImportCiOutput } from './import-ci.js';
 
 export interface ImportOptions {
   input: string;
@@ -57,6 +58,11 @@ export async function runImportCommand(
     );
   }
   const { io } = ctx;
+  const ci = new ImportCiOutput(ctx, options, {
+    command: `ordercli ${kind.command}`,
+    keyName: kind.keyField,
+    recordsName: kind.many,
+  });
   const result = await runImport(
     {
       kind,
@@ -85,13 +91,21 @@ export async function runImportCommand(
         progress.start();
         return () => progress.stop();
       },
+      onResult: ci.onResult,
     },
-  );
+  ).catch(async (error: unknown) => {
+    await ci.failed(error);
+    throw error;
+  });
   if (result.dryRun) {
+    ci.dryRunAnnotations(result);
     renderDryRun(ctx, result, kind);
+    await ci.dryRunSummary(result);
     return;
   }
+  ci.importAnnotations();
   renderImport(ctx, options, result, kind);
+  await ci.importSummary(result, stopLabel(result.stopped));
   if (result.failure) throw result.failure;
   ctx.exitCode = result.exitCode;
 }

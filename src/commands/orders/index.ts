@@ -79,7 +79,10 @@ export function registerOrders(program: Command, ctx: Context): void {
         '--retry-unknown',
         'send again the orders whose outcome is unknown (check first that they do not exist)',
       )
-      .option('--report <file>', 'write one line per order to a .csv or .ndjson file')
+      .option(
+        '--report <file>',
+        'write one line per order to a .csv or .ndjson file, or a JUnit report to a .xml file (CI test results)',
+      )
       .option(
         '--rejects <file>',
         "write the invalid and failed orders back, to fix and import again (.xlsx or .csv by its extension, else the input's format)",
@@ -99,6 +102,7 @@ export function registerOrders(program: Command, ctx: Context): void {
       'ordercli orders import orders.ndjson --concurrency 16 --report report.csv --rejects rejects.ndjson',
       'cat orders.ndjson | ordercli orders import - --format ndjson --journal orders.journal.ndjson',
       'ordercli orders import orders.csv --retry-unknown   # after checking the unknown orders at the service',
+      'ordercli orders import orders.csv --report report.xml   # JUnit for CI; GitHub annotations when GITHUB_ACTIONS=true',
     ],
   );
 

@@ -171,7 +171,7 @@ describe('orders import: invalid input', () => {
     expect(zero.stderr).toContain('--concurrency must be a whole number from 1 to 256');
     const report = await runCli(cli(input, '--report', 'report.txt'));
     expect(report.code).toBe(2);
-    expect(report.stderr).toContain('name the file .csv or .ndjson');
+    expect(report.stderr).toContain('name the file .csv, .ndjson or .xml (JUnit)');
     expect(sandbox.requests).toHaveLength(0);
   });
 

@@ -1,0 +1,173 @@
+/**
+ * What an import command shows a CI besides its usual output: in a GitHub Actions job
+ * (`GITHUB_ACTIONS=true`) the annotations on stderr, and the job summary appended to
+ * `$GITHUB_STEP_SUMMARY` when it is set. Shared by the import commands (orders, and any keyed record).
+ */
+import type { Context } from '../../cli/context.js';
+import { InputError } from '../../core/errors.js';
+import {
+  Annotator,
+  appendJobSummary,
+  inGitHubActions,
+  type JobSummary,
+  renderJobSummary,
+} from '../../import/github-actions.js';
+import { formatCount } from '../../import/progress.js';
+import { type ImportCounts, keyedResult, type OrderResult } from '../../import/report.js';
+import type { DryRunResult, ImportResult } from '../../import/run-import.js';
+
+/** How the command and its records are named in annotations and the summary. */
+export interface CiNaming {
+  /** `ordercli orders import`. */
+  command: string;
+  /** What the key is called (`externalId`) and the records (`orders`). */
+  keyName: string;
+  recordsName: string;
+}
+
+export interface CiImportOptions {
+  /** The input as typed (`-` for standard input). */
+  input: string;
+  dryRun?: boolean | undefined;
+  report?: string | undefined;
+  rejects?: string | undefined;
+}
+
+/** Rows of a job summary's lists: the first records not created, the first problems. */
+const SUMMARY_ROWS = 10;
+
+export const ORDER_CI_NAMING: CiNaming = {
+  command: 'ordercli orders import',
+  keyName: 'externalId',
+  recordsName: 'orders',
+};
+
+/**
+ * Collects the annotations while the import runs (printed once sending ends, so that the progress
+ * display never cuts into one) and writes them and the summary when the command renders its end.
+ */
+export class ImportCiOutput {
+  /** Each record's result as it is settled; absent outside GitHub Actions. */
+  readonly onResult: ((result: OrderResult) => void) | undefined;
+  private readonly annotator: Annotator | undefined;
+  private readonly annotations: string[] = [];
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly options: CiImportOptions,
+    private readonly naming: CiNaming = ORDER_CI_NAMING,
+  ) {
+    if (inGitHubActions(ctx.env)) {
+      const annotator = new Annotator({
+        input: options.input,
+        cwd: ctx.cwd,
+        env: ctx.env,
+        keyName: naming.keyName,
+        write: (line) => this.annotations.push(line),
+      });
+      this.annotator = annotator;
+      this.onResult = (result) => annotator.result(keyedResult(result));
+    }
+  }
+
+  /** The import refused its input (exit 2): every problem annotated, and a summary of them. */
+  async failed(error: unknown): Promise<void> {
+    if (!(error instanceof InputError)) return;
+    for (const problem of error.problems) this.annotator?.problem(problem);
+    this.flushAnnotations('every problem is listed in the log');
+    await this.appendSummary({
+      ...this.summaryBase(),
+      outcome: error.message,
+      problems: error.problems.slice(0, SUMMARY_ROWS),
+      problemsTotal: error.problems.length,
+    });
+  }
+
+  /** A dry run's problems (with --skip-invalid), annotated; call before its own lines. */
+  dryRunAnnotations(result: DryRunResult): void {
+    for (const problem of result.problems) this.annotator?.problem(problem);
+    this.flushAnnotations('every problem is listed in the log');
+  }
+
+  /** A dry run's summary: its counts and first problems. */
+  async dryRunSummary(result: DryRunResult): Promise<void> {
+    await this.appendSummary({
+      ...this.summaryBase(),
+      outcome: 'Dry run: nothing was sent.',
+      counts: [
+        ['total', result.counts.total],
+        ['valid', result.counts.valid],
+        ['invalid', result.counts.invalid],
+      ],
+      problems: result.problems.slice(0, SUMMARY_ROWS),
+      problemsTotal: result.problems.length,
+    });
+  }
+
+  /** The annotations of an import that sent; call before its summary on stderr. */
+  importAnnotations(): void {
+    const { report } = this.options;
+    const { recordsName } = this.naming;
+    this.flushAnnotations(
+      report !== undefined
+        ? `the report ${report} lists all ${recordsName}`
+        : `pass --report report.xml to list all ${recordsName}`,
+    );
+  }
+
+  /** An import's summary: how it ended, its counts, the first records not created. */
+  async importSummary(result: ImportResult, stopped: string | undefined): Promise<void> {
+    const { counts } = result;
+    const rows: [string, number][] = [
+      ['created', counts.created],
+      ['already created', counts.skipped],
+      ['failed', counts.failed],
+      ['unknown', counts.unknown],
+      ['invalid', counts.invalid],
+    ];
+    if (counts.notSent > 0) rows.push(['not sent', counts.notSent]);
+    rows.push(['total', counts.total]);
+    const seconds = (result.durationMs / 1000).toFixed(1);
+    await this.appendSummary({
+      ...this.summaryBase(),
+      outcome: `${stopped ? `Stopped (${stopped}) after` : 'Finished in'} ${seconds} s: ${formatCount(result.sent)} ${this.naming.recordsName} sent to ${result.baseUrl}.`,
+      counts: rows,
+      notCreated: result.notCreated.slice(0, SUMMARY_ROWS).map(keyedResult),
+      notCreatedTotal: notCreatedCount(counts),
+      report: this.options.report,
+      rejects: this.options.rejects,
+    });
+  }
+
+  private flushAnnotations(where: string): void {
+    this.annotator?.finish(where);
+    for (const line of this.annotations.splice(0)) this.ctx.io.err(line);
+  }
+
+  /** No report nor rejects: only an import that sent names them. */
+  private summaryBase(): JobSummary {
+    const { input, dryRun } = this.options;
+    return {
+      title: `${this.naming.command} ${input === '-' ? 'stdin' : input}${dryRun ? ' --dry-run' : ''}`,
+      outcome: '',
+      counts: [],
+      keyName: this.naming.keyName,
+      recordsName: this.naming.recordsName,
+      notCreated: [],
+      notCreatedTotal: 0,
+    };
+  }
+
+  /** Appends the job summary when `$GITHUB_STEP_SUMMARY` names a file; a failure is one warning. */
+  private async appendSummary(summary: JobSummary): Promise<void> {
+    const path = this.ctx.env.GITHUB_STEP_SUMMARY;
+    if (!path) return;
+    const markdown = this.ctx.io.redactor.redact(renderJobSummary(summary));
+    const warning = await appendJobSummary(path, markdown);
+    if (warning) this.ctx.io.err(warning);
+  }
+}
+
+function notCreatedCount(counts: ImportCounts): number {
+  return counts.failed + counts.unknown + counts.invalid;
+}

@@ -1,0 +1,274 @@
+/**
+ * GitHub Actions output of an import: workflow commands (`::error file=…,line=…::…`) that put
+ * each problem on the offending line of the pull request, and the markdown job summary appended
+ * to `$GITHUB_STEP_SUMMARY`. Generic over keyed records (orders, contact references).
+ */
+import { appendFile } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { InputProblem } from '../core/errors.js';
+import { escapeControl, shorten } from '../io/quote.js';
+import type { KeyedResult } from './junit.js';
+
+/** Whether the command runs in a GitHub Actions job. */
+export function inGitHubActions(env: NodeJS.ProcessEnv): boolean {
+  return env.GITHUB_ACTIONS === 'true';
+}
+
+/** Annotations of one kind that GitHub shows for a step; more are dropped without a word. */
+export const ANNOTATIONS_PER_KIND = 10;
+
+export type AnnotationKind = 'error' | 'warning' | 'notice';
+
+/** A workflow command's message: `%`, CR and LF escaped, as GitHub's toolkit does. */
+export function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/** A workflow command's property value: as the message, plus `:` and `,`. */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+export interface AnnotationProperties {
+  file?: string | undefined;
+  line?: number | undefined;
+  endLine?: number | undefined;
+  title?: string | undefined;
+}
+
+/** `::error file=orders.csv,line=12,title=contact.email::contact.email: …` (one line). */
+export function workflowCommand(
+  kind: AnnotationKind,
+  properties: AnnotationProperties,
+  message: string,
+): string {
+  const pairs = Object.entries(properties)
+    .filter(([, value]) => value !== undefined && value !== '')
+    .map(([name, value]) => `${name}=${escapeProperty(escapeControlButLines(String(value)))}`);
+  const head = pairs.length > 0 ? `${kind} ${pairs.join(',')}` : kind;
+  return `::${head}::${escapeData(escapeControlButLines(message))}\n`;
+}
+
+/** Control characters escaped as the terminal output does, line breaks left to `escapeData`. */
+function escapeControlButLines(text: string): string {
+  return text.replace(/[^\r\n]+/g, (part) => escapeControl(part));
+}
+
+/**
+ * The path GitHub matches against the repository's files: relative to `GITHUB_WORKSPACE` when the
+ * input is inside it, else as given; none for standard input.
+ */
+export function annotationPath(
+  input: string,
+  file: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): string | undefined {
+  if (input === '-') return undefined;
+  const workspace = env.GITHUB_WORKSPACE;
+  const absolute = resolve(cwd, file);
+  if (workspace) {
+    const inside = relative(resolve(workspace), absolute);
+    if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) return inside.split(sep).join('/');
+  }
+  return file;
+}
+
+export interface AnnotatorOptions {
+  /** The input as typed (`-` for standard input) and the command's cwd and environment. */
+  input: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** What the record's key is called (`externalId`), for the title of a warning. */
+  keyName: string;
+  /** Where the commands go (stderr). */
+  write: (line: string) => void;
+  /** Annotations of each kind at most (default: what GitHub shows for a step). */
+  perKind?: number;
+}
+
+/**
+ * Prints annotations for problems and results as they come, at most `perKind` of each kind (what
+ * GitHub shows); `finish()` then says in one notice how many were left out and where they are.
+ */
+export class Annotator {
+  private readonly options: AnnotatorOptions;
+  private readonly perKind: number;
+  private readonly shown = { error: 0, warning: 0 };
+  private readonly left = { error: 0, warning: 0 };
+  private readonly paths = new Map<string, string | undefined>();
+
+  constructor(options: AnnotatorOptions) {
+    this.options = options;
+    this.perKind = options.perKind ?? ANNOTATIONS_PER_KIND;
+  }
+
+  /** A problem of an invalid input: an error on its line, titled with its field. */
+  problem(problem: InputProblem): void {
+    const message = problem.field ? `${problem.field}: ${problem.message}` : problem.message;
+    this.emit(
+      'error',
+      { file: this.pathOf(problem.file), line: problem.line, title: problem.field },
+      message,
+    );
+  }
+
+  /** A record's result: each problem of an invalid one an error; a failed or unknown one a warning. */
+  result(result: KeyedResult): void {
+    if (result.status === 'invalid') {
+      if (result.problems && result.problems.length > 0) {
+        for (const problem of result.problems)
+          this.problem({ ...problem, line: problem.line ?? result.line });
+      } else {
+        this.problem({ file: result.file, line: result.line, message: result.message ?? 'invalid' });
+      }
+      return;
+    }
+    if (result.status !== 'failed' && result.status !== 'unknown') return;
+    const key = result.key ?? `(no ${this.options.keyName})`;
+    this.emit(
+      'warning',
+      {
+        file: this.pathOf(result.file),
+        line: result.line,
+        endLine: result.endLine !== undefined && result.endLine > result.line ? result.endLine : undefined,
+        title: `${key} ${result.status}`,
+      },
+      `${key} ${result.status}: ${result.message ?? ''}`,
+    );
+  }
+
+  /** One notice when annotations were left out, saying where every problem is. */
+  finish(where: string): void {
+    const left = this.left.error + this.left.warning;
+    if (left === 0) return;
+    const parts = [
+      this.left.error > 0 ? `${this.left.error} more ${this.left.error === 1 ? 'error' : 'errors'}` : '',
+      this.left.warning > 0
+        ? `${this.left.warning} more ${this.left.warning === 1 ? 'warning' : 'warnings'}`
+        : '',
+    ].filter((part) => part !== '');
+    this.options.write(
+      workflowCommand(
+        'notice',
+        { title: 'ordercli: annotations left out' },
+        `${parts.join(' and ')} not annotated (GitHub shows ${this.perKind} of each kind per step): ${where}.`,
+      ),
+    );
+  }
+
+  private emit(kind: 'error' | 'warning', properties: AnnotationProperties, message: string): void {
+    if (this.shown[kind] >= this.perKind) {
+      this.left[kind]++;
+      return;
+    }
+    this.shown[kind]++;
+    this.options.write(workflowCommand(kind, properties, message));
+  }
+
+  private pathOf(file: string): string | undefined {
+    if (!this.paths.has(file)) {
+      const { input, cwd, env } = this.options;
+      this.paths.set(file, annotationPath(input, file, cwd, env));
+    }
+    return this.paths.get(file);
+  }
+}
+
+/** What a job summary shows of one import (or dry run). */
+export interface JobSummary {
+  /** `ordercli orders import orders.csv`, and how it ended (`finished`, `stopped: …`). */
+  title: string;
+  outcome: string;
+  /** The counts, in the order shown: `[['created', 12], ['failed', 1], …]`. */
+  counts: [string, number][];
+  /** What the record's key is called (`externalId`), and the records (`orders`). */
+  keyName: string;
+  recordsName: string;
+  /** The first records not created, and how many there are in all. */
+  notCreated: KeyedResult[];
+  notCreatedTotal: number;
+  /** Problems of an invalid input that stopped the run (exit 2), the first ones. */
+  problems?: InputProblem[];
+  problemsTotal?: number;
+  /** `--report` and `--rejects` as typed, when given. */
+  report?: string | undefined;
+  rejects?: string | undefined;
+}
+
+/** A cell's longest text in the summary: GitHub takes at most 1 MiB per step. */
+const CELL_CHARS = 300;
+
+/** The job summary as markdown: a table of the counts, then the first records not created. */
+export function renderJobSummary(summary: JobSummary): string {
+  const lines = [`### ${cell(summary.title)}`, '', cell(summary.outcome), ''];
+  if (summary.counts.length > 0) {
+    lines.push(
+      `| ${summary.counts.map(([label]) => cell(label)).join(' | ')} |`,
+      `| ${summary.counts.map(() => '---:').join(' | ')} |`,
+      `| ${summary.counts.map(([, n]) => String(n)).join(' | ')} |`,
+      '',
+    );
+  }
+  if (summary.notCreated.length > 0) {
+    lines.push(
+      `${firstOf(summary.notCreated.length, summary.notCreatedTotal, `${summary.recordsName} not created`)}:`,
+      '',
+      `| line | ${cell(summary.keyName)} | status | reason |`,
+      '| --- | --- | --- | --- |',
+      ...summary.notCreated.map(
+        (result) =>
+          `| ${cell(`${result.file}:${result.line}`)} | ${cell(result.key ?? '')} | ${result.status} | ${cell(result.message ?? '')} |`,
+      ),
+      '',
+    );
+  }
+  const problems = summary.problems ?? [];
+  if (problems.length > 0) {
+    lines.push(
+      `${firstOf(problems.length, summary.problemsTotal ?? problems.length, 'problems')}:`,
+      '',
+      '| line | field | problem |',
+      '| --- | --- | --- |',
+      ...problems.map(
+        (problem) =>
+          `| ${cell(problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`)} | ${cell(problem.field ?? '')} | ${cell(problem.message)} |`,
+      ),
+      '',
+    );
+  }
+  const files = [
+    summary.report ? `Report: ${cell(summary.report)}` : '',
+    summary.rejects ? `Rejects: ${cell(summary.rejects)}` : '',
+  ].filter((part) => part !== '');
+  if (files.length > 0) lines.push(files.join(' · '), '');
+  return `${lines.join('\n')}\n`;
+}
+
+function firstOf(shown: number, total: number, what: string): string {
+  const label = what.charAt(0).toUpperCase() + what.slice(1);
+  return shown < total ? `**${label}** (the first ${shown} of ${total})` : `**${label}**`;
+}
+
+/** A value in a markdown table cell: control characters, markup and pipes escaped, kept short. */
+export function cell(text: string): string {
+  return escapeControl(shorten(text, CELL_CHARS))
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\`*_[\]|~#]/g, '\\$&');
+}
+
+/**
+ * Appends the summary to `$GITHUB_STEP_SUMMARY`; never fails the command: a write error comes
+ * back as one warning line to print.
+ */
+export async function appendJobSummary(path: string, markdown: string): Promise<string | undefined> {
+  try {
+    await appendFile(path, markdown, 'utf8');
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return `warning: cannot append the job summary to ${escapeControl(path)} (${code}); the import itself is not affected.\n`;
+  }
+}
