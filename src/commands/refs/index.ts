@@ -97,7 +97,7 @@ export function registerRefs(program: Command, ctx: Context): void {
       )
       .option(
         '--report <file>',
-        'write one line per contact reference (with the new id) to a .csv or .ndjson file',
+        'write one line per contact reference (with the new id) to a .csv or .ndjson file, or a JUnit report to a .xml file',
       )
       .option(
         '--rejects <file>',
