@@ -8,6 +8,7 @@ import { runBin, runCli, tempDir } from '../../support/cli.js';
 import { readLines } from '../../support/orders.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { readSheet } from '../../support/workbooks.js';
+import { parseXml } from '../../support/xml.js';
 
 const sandbox = useSandbox();
 
@@ -353,6 +354,48 @@ describe('refs contacts import from an Excel workbook', () => {
       ['PART-C-0502', 'Mathis', 'Leroy', 'mathis.leroy-chez-leroy.fr', 'Leroy & Fils'],
       ['PART-C-0001', 'Camille', 'Rousseau', 'camille.rousseau@maison-rousseau.fr', 'Maison Rousseau'],
     ]);
+  });
+});
+
+describe('refs contacts import in CI', () => {
+  it('writes a JUnit report named by contact.externalReference, and GitHub annotations and a job summary', async () => {
+    const { dir } = write('contacts.csv', MIXED);
+    const env = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: dir,
+      GITHUB_STEP_SUMMARY: join(dir, 'step-summary.md'),
+    };
+    const result = await runCli(cli('contacts.csv', '--skip-invalid', '--report', 'report.xml'), {
+      cwd: dir,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(4);
+    const root = parseXml(readFileSync(join(dir, 'report.xml'), 'utf8'));
+    expect(root.attributes).toMatchObject({
+      name: 'ordercli refs contacts import',
+      tests: '5',
+      failures: '3',
+    });
+    const cases = root.children.flatMap((suite) => suite.children);
+    expect(cases.map((testcase) => [testcase.attributes.name, testcase.attributes.line])).toEqual([
+      ['PART-C-0101', '2'],
+      ['PART-C-0102', '3'],
+      ['PART-C-0103', '4'],
+      ['PART-C-0001', '5'],
+      ['PART-C-0104', '6'],
+    ]);
+    expect(cases[3]!.children[0]).toMatchObject({ name: 'failure', attributes: { type: 'failed' } });
+    const commands = result.stderr.split('\n').filter((line) => line.startsWith('::'));
+    expect(commands).toContain(
+      '::error file=contacts.csv,line=4,title=contact.email::contact.email: must be an e-mail address such as name@example.com',
+    );
+    expect(
+      commands.some((line) =>
+        line.startsWith('::warning file=contacts.csv,line=5,title=PART-C-0001 failed::'),
+      ),
+    ).toBe(true);
+    const summary = readFileSync(join(dir, 'step-summary.md'), 'utf8');
+    expect(summary).toContain('ordercli refs contacts import contacts.csv');
   });
 });
 
