@@ -193,6 +193,7 @@ async function dryRun(
   source: OrderSource,
   validation: ImportValidation,
 ): Promise<DryRunResult> {
+  const kind = request.kind ?? ORDER_IMPORT;
   const { baseUrl } = await environment.settings();
   // Without a base URL there is no service to compare with; standard input has no default journal.
   const location =
@@ -204,19 +205,14 @@ async function dryRun(
     const { replay } = await OrderJournal.inspect(location.path, baseUrl, environment.signal);
     // What a real run would refuse, a dry run refuses too.
     if (replay.otherBaseUrls.length > 0) {
-      throw new OtherBaseUrlError(
-        location.path,
-        normalizeBaseUrl(baseUrl),
-        replay.otherBaseUrls,
-        (request.kind ?? ORDER_IMPORT).many,
-      );
+      throw new OtherBaseUrlError(location.path, normalizeBaseUrl(baseUrl), replay.otherBaseUrls, kind.many);
     }
     if (replay.lines > 0) {
       journal = { path: location.shown, created: replay.created, unknown: replay.unknown };
     }
   }
   let ledger: DryRunResult['ledger'];
-  if (baseUrl !== undefined && validation.externalIds && (request.kind ?? ORDER_IMPORT).usesLedger) {
+  if (baseUrl !== undefined && validation.externalIds && kind.usesLedger) {
     const orderLedger = await OrderLedger.open(
       configDir(environment.env),
       baseUrl,
