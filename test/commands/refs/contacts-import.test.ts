@@ -400,13 +400,13 @@ describe('refs contacts import in CI', () => {
 });
 
 describe('refs contacts import: failures', () => {
-  it('a dropped connection leaves the record in doubt: not sent again until --retry-unknown, which the 409 makes safe', async () => {
+  it('a dropped connection leaves the record in doubt (binary): not sent again until --retry-unknown, which the 409 makes safe', async () => {
     const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n`);
     // The sandbox creates Jeanne's reference, then drops the connection without answering.
     sandbox.scriptFaults([
       { method: 'POST', path: '/api/v1/contact_references', kind: 'reset-after', times: 1 },
     ]);
-    const first = await runCli(cli(path, '--concurrency', '1'));
+    const first = await runBin(cli(path, '--concurrency', '1'));
     expect(first.code, first.stderr).toBe(4);
     expect(first.stderr).toMatch(/unknown\s+1/);
     expect(first.stderr).toContain('1 contact references have an unknown outcome');
@@ -414,7 +414,7 @@ describe('refs contacts import: failures', () => {
     expect(await heldWith('PART-C-0101')).toHaveLength(1);
 
     const before = posts();
-    const again = await runCli(cli(path));
+    const again = await runBin(cli(path));
     expect(again.code).toBe(4);
     expect(posts()).toBe(before);
     expect(again.stderr).toContain('PART-C-0101 unknown: outcome unknown since');
@@ -422,7 +422,7 @@ describe('refs contacts import: failures', () => {
       'check at the service (ordercli refs contacts list), then send it again with --retry-unknown',
     );
 
-    const retried = await runCli(cli(path, '--retry-unknown'));
+    const retried = await runBin(cli(path, '--retry-unknown'));
     expect(retried.code).toBe(4);
     expect(posts()).toBe(before + 1);
     expect(retried.stderr).toMatch(
