@@ -184,6 +184,16 @@ export async function* readZipEntry(path: string, file: string, entry: ZipEntry)
   }
 }
 
+/**
+ * Inflates an entry to its end and drops the text: an entry that expands past the size its
+ * directory declares is refused before exceljs (which sets no limit) reads it.
+ */
+export async function checkZipEntry(path: string, file: string, entry: ZipEntry): Promise<void> {
+  for await (const _chunk of readZipEntry(path, file, entry)) {
+    // Only the count of bytes matters.
+  }
+}
+
 /** The whole text of a small entry (the workbook's list of sheets and its relationships). */
 async function entryText(path: string, file: string, entry: ZipEntry): Promise<string> {
   let text = '';
@@ -290,7 +300,7 @@ export function columnLetters(column: number): string {
 }
 
 /** The parts of a workbook exceljs needs before any sheet: relationships, sheet list, strings, styles. */
-const LEADING_PARTS = [
+export const LEADING_PARTS = [
   'xl/_rels/workbook.xml.rels',
   'xl/workbook.xml',
   'xl/sharedStrings.xml',

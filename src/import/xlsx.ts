@@ -19,7 +19,9 @@ import type { CsvRow } from './csv.js';
 import type { XlsxLayout } from './types.js';
 import { CellFormatter } from './xlsx-cells.js';
 import {
+  checkZipEntry,
   columnLetters,
+  LEADING_PARTS,
   type MergedRange,
   mergedRanges,
   readWorkbookZip,
@@ -39,6 +41,8 @@ export interface XlsxLayoutOptions {
   isKnownColumn(header: string): boolean;
   /** What the columns are, for the error of a workbook without any (`externalId, contact.email, …`). */
   describeColumns: string;
+  /** What the rows hold, for that error (default `orders`). */
+  records?: string;
 }
 
 /** How the rows of a sheet are read. */
@@ -137,6 +141,15 @@ export async function readXlsxLayout(
     }
     wanted = [chosen];
   }
+  // Every part exceljs will read expands to no more than its declared size (mergedRanges reads
+  // a sheet to its end with the same check).
+  for (const name of LEADING_PARTS) {
+    const entry = entries.get(name);
+    if (entry) await checkZipEntry(path, file, entry);
+  }
+  const merges = new Map<string, MergedRange[]>();
+  for (const sheet of wanted)
+    merges.set(sheet.name, await mergedRanges(path, file, entries.get(sheet.entry)!));
   const { ExcelJS, formatter } = await libraries();
   const headers = new Map<string, { header: string[]; row: number }>();
   const scanned = wanted.map((sheet) => sheet.entry);
@@ -161,19 +174,19 @@ export async function readXlsxLayout(
       options.sheet !== undefined
         ? `its sheet ${quote(options.sheet)} has no header row naming a known column in its first ${HEADER_SEARCH_ROWS} rows`
         : `none of its sheets (${names.map((name) => quote(name)).join(', ')}) has a header row naming a known column in its first ${HEADER_SEARCH_ROWS} rows`;
-    throw new InputError(`${file} has no orders to read: ${where}; nothing was sent.`, [
-      { file, message: `the header row names the columns: ${options.describeColumns}` },
-    ]);
+    throw new InputError(
+      `${file} has no ${options.records ?? 'orders'} to read: ${where}; nothing was sent.`,
+      [{ file, message: `the header row names the columns: ${options.describeColumns}` }],
+    );
   }
   const { header, row } = headers.get(chosen.name)!;
-  const entry = entries.get(chosen.entry)!;
   return {
     sheet: chosen.name,
     sheets: names,
     header,
     headerRow: row,
     entry: chosen.entry,
-    merges: (await mergedRanges(path, file, entry)).filter((range) => range.bottom > row),
+    merges: merges.get(chosen.name)!.filter((range) => range.bottom > row),
   };
 }
 
@@ -201,7 +214,8 @@ export async function* readXlsxRows(
   const width = layout.header.length;
   const merges = new MergeFill(layout.merges);
   const columnName = (index: number) =>
-    options.columnName?.(index) ?? (excerpt(layout.header[index]?.trim() ?? '') || undefined);
+    options.columnName?.(index) ??
+    (excerpt(layout.header[index]?.trim() ?? '') || `column ${columnLetters(index + 1)}`);
   for await (const sheet of worksheets(path, file, ExcelJS, [layout.entry])) {
     for await (const row of sheet) {
       if (row.number <= layout.headerRow) continue;
@@ -209,13 +223,12 @@ export async function* readXlsxRows(
       const cells: string[] = new Array(width).fill('');
       const problems: InputProblem[] = [];
       read.forEach((cell, index) => {
-        const where = cellReference(layout.sheet, index, row.number);
         if ('error' in cell) {
           problems.push({
             file,
             line: row.number,
             field: columnName(index),
-            cell: where,
+            cell: cellReference(layout.sheet, index, row.number),
             message: `holds ${cell.error.startsWith('#') ? `the error ${cell.error}` : cell.error}, not a value: fix the cell or its formula`,
           });
           return;
@@ -223,10 +236,13 @@ export async function* readXlsxRows(
         if (cell.text === '') return;
         if (index < width && layout.header[index]!.trim() !== '') cells[index] = cell.text;
         else {
+          // A field, so that the row's other cells are still checked (a problem without one
+          // means a row that could not be read).
           problems.push({
             file,
             line: row.number,
-            cell: where,
+            field: `column ${columnLetters(index + 1)}`,
+            cell: cellReference(layout.sheet, index, row.number),
             message: `${quote(cell.text)} is in a column without a header: name the column in row ${layout.headerRow}, or clear the cell`,
           });
         }

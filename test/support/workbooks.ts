@@ -159,7 +159,12 @@ export async function readSheet(path: string): Promise<{ name: string; rows: unk
 }
 
 /** A zip file of the given entries (stored deflated), for workbooks that must be refused. */
-export function writeZip(path: string, entries: Record<string, Buffer | string>): void {
+export function writeZip(
+  path: string,
+  entries: Record<string, Buffer | string>,
+  /** Sizes the directory declares instead of the true ones (a lying zip). */
+  declared: Record<string, number> = {},
+): void {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -180,7 +185,7 @@ export function writeZip(path: string, entries: Record<string, Buffer | string>)
     central.writeUInt16LE(20, 6);
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(declared[name] ?? data.length, 24);
     central.writeUInt16LE(nameBytes.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, nameBytes, packed);
