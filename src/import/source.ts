@@ -127,6 +127,7 @@ async function openWorkbook(
     sheet,
     isKnownColumn: (header) => known.has((map?.[header] ?? header).toLowerCase()),
     describeColumns: kind.columns.join(', '),
+    records: kind.many,
   });
   const columns = planWorkbookColumns(xlsx, map, file, cellReference, rowReference, kind.columns);
   const byPath = new Map(columns.map((column) => [column.path, column.index]));

@@ -330,6 +330,14 @@ describe('refs contacts import from an Excel workbook', () => {
       }),
     );
 
+    // Without --map no header names a contact reference column.
+    const unmapped = await runCli(cli(path));
+    expect(unmapped.code).toBe(2);
+    expect(unmapped.stderr).toContain(`error: ${path} has no contact references to read:`);
+    expect(unmapped.stderr).toContain(
+      'the header row names the columns: contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name',
+    );
+
     const refused = await runCli(cli(path, '--map', map));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
