@@ -43,11 +43,20 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
   await runImportCommand(options, ctx, ORDER_IMPORT);
 }
 
+/** What an import command of another kind says in its own words, after the summary. */
+export interface ImportAdvice {
+  /** How to settle the records whose outcome is unknown (replaces the orders' advice). */
+  unknown(count: number): string;
+  /** A note after the records not created (the ids of those created, say); undefined for none. */
+  afterSummary?(result: ImportResult, options: ImportOptions): string | undefined;
+}
+
 /** An import of any kind (orders, contact references): the pipeline run, its result rendered. */
 export async function runImportCommand(
   options: ImportOptions,
   ctx: Context,
   kind: ImportKind,
+  advice?: ImportAdvice,
 ): Promise<void> {
   const concurrency = parseConcurrency(options.concurrency);
   const limits = inputLimits(options);
@@ -104,7 +113,7 @@ export async function runImportCommand(
     return;
   }
   ci.importAnnotations();
-  renderImport(ctx, options, result, kind);
+  renderImport(ctx, options, result, kind, advice);
   await ci.importSummary(result, stopLabel(result.stopped));
   if (result.failure) throw result.failure;
   ctx.exitCode = result.exitCode;
@@ -151,7 +160,13 @@ function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): voi
   }
 }
 
-function renderImport(ctx: Context, options: ImportOptions, result: ImportResult, kind: ImportKind): void {
+function renderImport(
+  ctx: Context,
+  options: ImportOptions,
+  result: ImportResult,
+  kind: ImportKind,
+  advice: ImportAdvice | undefined,
+): void {
   const { io } = ctx;
   const stopped = stopLabel(result.stopped);
   io.err(
@@ -179,7 +194,9 @@ function renderImport(ctx: Context, options: ImportOptions, result: ImportResult
         : '';
     writeNote(io, `  retried  ${formatCount(result.retries)} requests${throttled}\n`);
   }
-  writeNotCreated(ctx, result, resolveTarget(options, result.journal), kind);
+  writeNotCreated(ctx, result, resolveTarget(options, result.journal), kind, advice);
+  const note = ctx.json ? undefined : advice?.afterSummary?.(result, options);
+  if (note !== undefined) writeNote(io, note);
   if (ctx.json) {
     const json = {
       input: result.input,
@@ -222,7 +239,13 @@ function resolveTarget(options: ImportOptions, journalShown: string): string {
 }
 
 /** The first orders not created, by name, and how to settle those whose outcome is unknown. */
-function writeNotCreated(ctx: Context, result: ImportResult, target: string, kind: ImportKind): void {
+function writeNotCreated(
+  ctx: Context,
+  result: ImportResult,
+  target: string,
+  kind: ImportKind,
+  advice: ImportAdvice | undefined,
+): void {
   const { counts, notCreated } = result;
   if (notCreated.length === 0) return;
   const lines = notCreated.map(
@@ -235,12 +258,8 @@ function writeNotCreated(ctx: Context, result: ImportResult, target: string, kin
   }
   const heading = `${kind.many[0]!.toUpperCase()}${kind.many.slice(1)} not created`;
   ctx.io.err(wrapForStderr(ctx.io, `${heading}:\n${lines.join('\n')}\n`));
-  if (counts.unknown > 0 && kind !== ORDER_IMPORT) {
-    ctx.io.err(
-      `${formatCount(counts.unknown)} ${kind.many} have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
-        `  1. look for each (by its ${kind.keyField}, listed above and in --report) in ordercli refs contacts list;\n` +
-        '  2. once you know they are not there, run the same import again with --retry-unknown.\n',
-    );
+  if (counts.unknown > 0 && advice) {
+    ctx.io.err(advice.unknown(counts.unknown));
     return;
   }
   if (counts.unknown > 0) {

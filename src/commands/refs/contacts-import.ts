@@ -6,7 +6,8 @@
  */
 import type { Context } from '../../cli/context.js';
 import { CONTACT_REFERENCE_IMPORT } from '../../import/kind.js';
-import { type ImportOptions, runImportCommand } from '../orders/import.js';
+import { formatCount } from '../../import/progress.js';
+import { type ImportAdvice, type ImportOptions, runImportCommand } from '../orders/import.js';
 
 export type ContactsImportOptions = Pick<
   ImportOptions,
@@ -24,6 +25,18 @@ export type ContactsImportOptions = Pick<
   | 'rejects'
 >;
 
+/** Contact references can be looked up (`refs contacts list`), which settles those in doubt. */
+const ADVICE: ImportAdvice = {
+  unknown: (count) =>
+    `${formatCount(count)} contact references have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
+    '  1. look for each (by its contact.externalReference, listed above and in --report) in ordercli refs contacts list;\n' +
+    '  2. once you know they are not there, run the same import again with --retry-unknown.\n',
+  afterSummary: (result, options) => {
+    if (options.report !== undefined || result.counts.created === 0) return undefined;
+    return `note: the ids of the contact references created are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again). An id goes in an order as "contact": {"internalReferenceId": <id>}.\n`;
+  },
+};
+
 export async function run(options: ContactsImportOptions, ctx: Context): Promise<void> {
-  await runImportCommand(options, ctx, CONTACT_REFERENCE_IMPORT);
+  await runImportCommand(options, ctx, CONTACT_REFERENCE_IMPORT, ADVICE);
 }

@@ -127,7 +127,12 @@ describe('refs contacts import: validation first', () => {
       `Dry run of ${path}: 2 contact references read, 2 valid, 0 invalid; nothing was sent.`,
     );
     expect(posts()).toBe(0);
-    expect((await runCli(cli(path))).code).toBe(0);
+    const imported = await runCli(cli(path));
+    expect(imported.code).toBe(0);
+    // Without --report the ids are not shown: the note says where they are.
+    expect(imported.stderr).toContain(
+      'note: the ids of the contact references created are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again).',
+    );
     const again = await runCli(cli(path, '--dry-run'));
     expect(again.stderr).toContain(
       `The journal ${path}.journal.ndjson records 2 contact references already created at ${sandbox.url} (a real run skips them) and 0 with an unknown outcome.`,
