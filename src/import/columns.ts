@@ -1,6 +1,7 @@
 /**
- * The columns of an order CSV: the contract's dotted paths, the `--map` file that renames a
- * file's own headers to them, and the plan that says what each column of a file feeds.
+ * The columns of an import CSV (orders, contact references): the contract's dotted paths, the
+ * `--map` file that renames a file's own headers to them, and the plan that says what each
+ * column of a file feeds.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -49,6 +50,15 @@ export const ITEM_COLUMNS = [
 
 export const CSV_COLUMNS: readonly string[] = [...ORDER_COLUMNS, ...ITEM_COLUMNS];
 
+/** Columns of a contact reference CSV: the fields of the body of `POST /api/v1/contact_references`. */
+export const CONTACT_REFERENCE_COLUMNS: readonly string[] = [
+  'contact.externalReference',
+  'contact.firstName',
+  'contact.lastName',
+  'contact.email',
+  'customer.name',
+];
+
 /** How a cell becomes a value: text stays text; the seed's integer fields are converted. */
 export type CellKind = 'text' | 'integer' | 'integerOrText';
 
@@ -74,17 +84,21 @@ export interface CsvColumn {
   kind: CellKind;
 }
 
-const BY_LOWER_CASE = new Map(CSV_COLUMNS.map((path) => [path.toLowerCase(), path]));
+function byLowerCase(known: readonly string[]): Map<string, string> {
+  return new Map(known.map((path) => [path.toLowerCase(), path]));
+}
 
 /**
  * Says what each column of a header feeds, after renaming with `map`. Unknown, empty and
- * duplicate headers are input errors naming them (and listing the valid columns).
+ * duplicate headers are input errors naming them (and listing the `known` columns).
  */
 export function planColumns(
   header: string[],
   map: Record<string, string> | undefined,
   file: string,
+  known: readonly string[] = CSV_COLUMNS,
 ): CsvColumn[] {
+  const knownByLowerCase = byLowerCase(known);
   const problems: InputProblem[] = [];
   const unknown: string[] = [];
   const columns: CsvColumn[] = [];
@@ -101,13 +115,13 @@ export function planColumns(
       return;
     }
     const renamed = map?.[written] ?? map?.[cell] ?? written;
-    const path = BY_LOWER_CASE.get(renamed.toLowerCase());
+    const path = knownByLowerCase.get(renamed.toLowerCase());
     if (path === undefined) {
       unknown.push(written);
       // Only for the problems listed, and for names a person could have mistyped.
       const suggestion =
         renamed.length <= 100 && problems.length < LISTED_HEADER_PROBLEMS
-          ? suggestColumn(renamed)
+          ? suggestColumn(renamed, known)
           : undefined;
       report({
         file,
@@ -142,8 +156,7 @@ export function planColumns(
   if (problems.length > 0) {
     if (unlisted > 0)
       problems.push({ file, line: 1, message: `… and ${unlisted} more problems with the header` });
-    if (unknown.length > 0)
-      problems.push({ file, line: 1, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
+    if (unknown.length > 0) problems.push({ file, line: 1, message: `the columns are: ${known.join(', ')}` });
     const what =
       unknown.length > 0
         ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${namedList(unknown)}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map ${unknown.length === 1 ? 'it' : 'them'} with --map <file.json>; nothing was sent.`
@@ -165,17 +178,17 @@ function namedList(headers: string[]): string {
 }
 
 /** A column the user probably meant: same last segment, or a near spelling. */
-function suggestColumn(name: string): string | undefined {
+function suggestColumn(name: string, known: readonly string[]): string | undefined {
   const lower = name.toLowerCase();
-  const sameLeaf = CSV_COLUMNS.filter((path) => path.toLowerCase().endsWith(`.${lower}`));
+  const sameLeaf = known.filter((path) => path.toLowerCase().endsWith(`.${lower}`));
   if (sameLeaf.length > 0) return sameLeaf.join(' or ');
   // `item.quantity` for item.orderedQuantity, `zip` for the zipCode columns.
   const leaf = lower.slice(lower.lastIndexOf('.') + 1);
-  const containing = CSV_COLUMNS.filter((path) => leafOf(path).includes(leaf));
+  const containing = known.filter((path) => leafOf(path).includes(leaf));
   if (leaf.length >= 3 && containing.length > 0 && containing.length <= 3) return containing.join(' or ');
   let best: string | undefined;
   let bestDistance = 3;
-  for (const path of CSV_COLUMNS) {
+  for (const path of known) {
     const distance = editDistance(lower, path.toLowerCase());
     if (distance < bestDistance) {
       best = path;
@@ -209,7 +222,12 @@ function editDistance(a: string, b: string): number {
  * Reads a `--map` file: a JSON object from the file's own headers to the contract's paths, e.g.
  * `{"N° commande": "externalId", "Qté": "item.orderedQuantity"}`.
  */
-export async function readColumnMap(mapFile: string, cwd: string): Promise<Record<string, string>> {
+export async function readColumnMap(
+  mapFile: string,
+  cwd: string,
+  known: readonly string[] = CSV_COLUMNS,
+): Promise<Record<string, string>> {
+  const knownByLowerCase = byLowerCase(known);
   let text: string;
   try {
     text = await readFile(resolve(cwd, mapFile), 'utf8');
@@ -235,10 +253,10 @@ export async function readColumnMap(mapFile: string, cwd: string): Promise<Recor
   const problems: InputProblem[] = [];
   const map: Record<string, string> = {};
   for (const [header, target] of Object.entries(value)) {
-    const path = typeof target === 'string' ? BY_LOWER_CASE.get(target.trim().toLowerCase()) : undefined;
+    const path = typeof target === 'string' ? knownByLowerCase.get(target.trim().toLowerCase()) : undefined;
     if (path === undefined) {
       const suggestion =
-        typeof target === 'string' && target.length <= 100 ? suggestColumn(target.trim()) : undefined;
+        typeof target === 'string' && target.length <= 100 ? suggestColumn(target.trim(), known) : undefined;
       problems.push({
         file: mapFile,
         field: excerpt(header),
@@ -249,7 +267,7 @@ export async function readColumnMap(mapFile: string, cwd: string): Promise<Recor
     map[header.trim()] = path;
   }
   if (problems.length > 0) {
-    problems.push({ file: mapFile, message: `the columns are: ${CSV_COLUMNS.join(', ')}` });
+    problems.push({ file: mapFile, message: `the columns are: ${known.join(', ')}` });
     throw new InputError(
       `The --map file ${mapFile} names columns ordercli does not know; nothing was sent.`,
       problems,

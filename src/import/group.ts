@@ -38,16 +38,29 @@ interface RowShape {
   itemTargets: Target[];
 }
 
-/** Orders built from the rows of a CSV file, in file order. */
+/** How rows become records: by default an order's (adjacent rows with one `externalId`). */
+export interface RowGrouping {
+  /** The column whose cell keys a record. */
+  keyField: string;
+  /** Adjacent rows with the same key form one record; else every row is a record of its own. */
+  groupsRows: boolean;
+  /** The contract's columns in the order bodies list their fields. */
+  columns: readonly string[];
+}
+
+const ORDER_ROWS: RowGrouping = { keyField: 'externalId', groupsRows: true, columns: CSV_COLUMNS };
+
+/** Orders (or the records of `grouping`) built from the rows of a CSV file, in file order. */
 export async function* groupRows(
   rows: AsyncIterable<CsvRow>,
   columns: CsvColumn[],
   header: string[],
   file: string,
+  grouping: RowGrouping = ORDER_ROWS,
 ): AsyncGenerator<SourceOrder> {
   // In the contract's order, so that bodies list their fields the same way whatever the file's order.
   const targets = [...columns]
-    .sort((a, b) => CSV_COLUMNS.indexOf(a.path) - CSV_COLUMNS.indexOf(b.path))
+    .sort((a, b) => grouping.columns.indexOf(a.path) - grouping.columns.indexOf(b.path))
     .map(
       (column): Target => ({
         ...column,
@@ -62,13 +75,18 @@ export async function* groupRows(
     orderTargets: targets.filter((target) => target.level === 'order'),
     itemTargets: targets.filter((target) => target.level === 'item'),
   };
-  const externalIdIndex = columns.find((column) => column.path === 'externalId')?.index;
+  const externalIdIndex = columns.find((column) => column.path === grouping.keyField)?.index;
   let current: OrderInProgress | undefined;
   let index = 0;
   try {
     for await (const row of rows) {
       const externalId = externalIdIndex === undefined ? undefined : nonEmpty(row.cells[externalIdIndex]);
-      if (current === undefined || externalId === undefined || externalId !== current.externalId) {
+      if (
+        current === undefined ||
+        !grouping.groupsRows ||
+        externalId === undefined ||
+        externalId !== current.externalId
+      ) {
         if (current) yield current.finish();
         current = new OrderInProgress(index++, externalId, row, shape);
       } else {

@@ -21,6 +21,9 @@
  * again, since the service refused it. A journal holding orders created or in doubt at another
  * base URL is refused (`OtherBaseUrlError`): the other URL may name the same service.
  *
+ * `refs contacts import` keeps the same journal for contact references: its `externalId` holds
+ * their `contact.externalReference`, and its `run` line names the command.
+ *
  * One import per journal: the lock `<journal>.lock` (src/io/file-lock.ts) is taken before the
  * journal is read, and checked before each write.
  *
@@ -116,6 +119,10 @@ export interface OpenJournalOptions {
   baseUrl: string;
   /** Written in the `run` line, for people reading the file. */
   input?: string;
+  /** The importing command (lock messages, and the `run` line unless `orders import`). */
+  command?: 'orders import' | 'refs contacts import';
+  /** What its records are, in messages (default `orders`). */
+  records?: string;
   /** Append the `run` line that opens an import (default true; `orders resolve` writes none). */
   recordRun?: boolean;
   /** Open a journal that also holds orders of other base URLs (`orders resolve` picks one). */
@@ -174,7 +181,7 @@ export class OrderJournal {
         waitMs: options.lockWaitMs,
         onWait: options.onLockWait,
         signal: options.signal,
-        command: 'orders import',
+        command: options.command ?? 'orders import',
       },
     }).catch((error: unknown) => {
       throw journalOpenError(path, error, 'open');
@@ -186,12 +193,15 @@ export class OrderJournal {
       });
       const { states, replay } = reader.summary(torn.lines, torn.tornTail !== undefined);
       if (replay.otherBaseUrls.length > 0 && !options.allowOtherBaseUrls)
-        throw new OtherBaseUrlError(path, baseUrl, replay.otherBaseUrls);
+        throw new OtherBaseUrlError(path, baseUrl, replay.otherBaseUrls, options.records);
       const journal = new OrderJournal(path, baseUrl, log, states, replay);
       if (options.recordRun !== false) {
         journal.keep(
           JSON.stringify({
             event: 'run',
+            ...(options.command === undefined || options.command === 'orders import'
+              ? {}
+              : { command: options.command }),
             baseUrl,
             input: options.input,
             pid: process.pid,
@@ -362,11 +372,11 @@ export class JournalWriteError extends CliError {
 
 /** The journal holds orders created or in doubt at another base URL, which may be this service. */
 export class OtherBaseUrlError extends UsageError {
-  constructor(path: string, baseUrl: string, others: ReplaySummary['otherBaseUrls']) {
+  constructor(path: string, baseUrl: string, others: ReplaySummary['otherBaseUrls'], records = 'orders') {
     const other = others[0]!;
     const more = others.length > 1 ? ` (and at ${others.length - 1} other URLs)` : '';
     super(
-      `The import journal ${path} records ${other.created} orders created and ${other.unknown} in doubt at ${other.baseUrl}${more}, not at this run's ${baseUrl}; nothing was sent.`,
+      `The import journal ${path} records ${other.created} ${records} created and ${other.unknown} in doubt at ${other.baseUrl}${more}, not at this run's ${baseUrl}; nothing was sent.`,
       [
         `If ${baseUrl} is the same service, run again with --base-url ${other.baseUrl} (the journal then skips what it created).`,
         'If it really is another service, name another journal with --journal <file>.',

@@ -14,6 +14,8 @@ export interface ProgressOptions {
   /** Draw the bar (stderr is a terminal) or print lines. */
   tty?: boolean;
   now?: () => number;
+  /** What is imported, in the summary lines (default `orders`). */
+  noun?: string;
 }
 
 /** Rate over the last few seconds, so that the ETA follows slow-downs (429 pauses) quickly. */
@@ -25,6 +27,7 @@ export class ImportProgress {
   private readonly tty: boolean;
   private readonly intervalMs: number;
   private readonly now: () => number;
+  private readonly noun: string;
   private timer: NodeJS.Timeout | undefined;
   private started = 0;
   private samples: { at: number; done: number }[] = [];
@@ -36,6 +39,7 @@ export class ImportProgress {
     this.tty = options.tty ?? io.stderrIsTTY;
     this.intervalMs = this.tty ? (options.ttyIntervalMs ?? 100) : (options.lineIntervalMs ?? 5_000);
     this.now = options.now ?? (() => performance.now());
+    this.noun = options.noun ?? 'orders';
   }
 
   start(): void {
@@ -77,7 +81,7 @@ export class ImportProgress {
     const counts = this.counts;
     const done = doneCount(counts);
     const parts = [
-      `import: ${formatCount(done)}/${formatCount(counts.total)} orders (${percent(done, counts.total)})`,
+      `import: ${formatCount(done)}/${formatCount(counts.total)} ${this.noun} (${percent(done, counts.total)})`,
       `created ${formatCount(counts.created)}, skipped ${formatCount(counts.skipped)}, failed ${formatCount(counts.failed)}, unknown ${formatCount(counts.unknown)}, invalid ${formatCount(counts.invalid)}`,
       `${formatCount(Math.round(this.rate()))}/s, ${timeLeft(counts.total - done, this.rate())} left`,
     ];
@@ -124,6 +128,8 @@ export interface SummaryInfo {
   /** Requests sent in this run, and their rate from the first request to the last answer. */
   sent: number;
   sentPerSecond: number;
+  /** What is imported, one and several (default order, orders). */
+  noun?: { one: string; many: string };
 }
 
 /** The final table on stderr: counts, duration, rate, and where the journal and report are. */
@@ -143,7 +149,7 @@ export function renderSummary(info: SummaryInfo): string {
   const seconds = (info.durationMs / 1000).toFixed(1);
   const sent =
     info.sent > 0
-      ? `${formatCount(info.sent)} ${info.sent === 1 ? 'order' : 'orders'} sent (${formatCount(Math.round(info.sentPerSecond))}/s)`
+      ? `${formatCount(info.sent)} ${info.sent === 1 ? (info.noun?.one ?? 'order') : (info.noun?.many ?? 'orders')} sent (${formatCount(Math.round(info.sentPerSecond))}/s)`
       : 'nothing sent';
   const lines = [
     `Import of ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,

@@ -1,6 +1,7 @@
 /**
- * The outcome of each order of an import, in input order: the `--report` file (CSV, NDJSON or
- * JUnit XML), the counts behind the progress bar and the summary, and the `--json` result object.
+ * The outcome of each order (or record of another `ImportKind`) of an import, in input order: the
+ * `--report` file (CSV, NDJSON or JUnit XML), the counts behind the progress bar and the summary,
+ * and the `--json` result object.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
@@ -79,12 +80,27 @@ export const REPORT_COLUMNS = [
   'line',
 ] as const;
 
+/** The columns of a report: the key first, named by its field (`externalId` for orders). */
+export interface ReportLayout {
+  keyField: string;
+  reportColumns: readonly string[];
+  /** The command, which names a JUnit report's `testsuites`. */
+  command: string;
+}
+
+const ORDER_REPORT: ReportLayout = {
+  keyField: 'externalId',
+  reportColumns: REPORT_COLUMNS,
+  command: 'orders import',
+};
+
 /** One result as a report row, every column present (empty or null when it does not apply). */
 export function reportRecord(
   result: OrderResult,
-): Record<(typeof REPORT_COLUMNS)[number], string | number | null> {
-  return {
-    externalId: result.externalId ?? null,
+  layout: ReportLayout = ORDER_REPORT,
+): Record<string, string | number | null> {
+  const values: Record<string, string | number | null> = {
+    [layout.keyField]: result.externalId ?? null,
     status: result.status,
     httpStatus: result.httpStatus ?? null,
     id: result.id ?? null,
@@ -92,6 +108,9 @@ export function reportRecord(
     message: result.message ?? null,
     line: result.location.line,
   };
+  const record: Record<string, string | number | null> = {};
+  for (const column of layout.reportColumns) record[column] = values[column] ?? null;
+  return record;
 }
 
 /** One order's result as the JUnit report and the CI annotations take a keyed record. */
@@ -118,12 +137,19 @@ export class ReportWriter {
   readonly format: ReportFormat;
   private readonly stream: WriteStream | undefined;
   private readonly junit: JUnitWriter | undefined;
+  private readonly layout: ReportLayout;
   private error: Error | undefined;
   private closing: Promise<void> | undefined;
 
-  private constructor(path: string, format: ReportFormat, output: WriteStream | JUnitWriter) {
+  private constructor(
+    path: string,
+    format: ReportFormat,
+    output: WriteStream | JUnitWriter,
+    layout: ReportLayout,
+  ) {
     this.path = path;
     this.format = format;
+    this.layout = layout;
     if (output instanceof JUnitWriter) {
       this.junit = output;
       return;
@@ -135,11 +161,14 @@ export class ReportWriter {
   }
 
   /** Creates (or replaces) the report file; fails now, before anything is sent, if it cannot. */
-  static async open(path: string): Promise<ReportWriter> {
+  static async open(path: string, layout: ReportLayout = ORDER_REPORT): Promise<ReportWriter> {
     const format = reportFormatFor(path);
     if (format === 'junit') {
-      const junit = await JUnitWriter.open(path, { name: 'ordercli orders import', keyName: 'externalId' });
-      return new ReportWriter(path, format, junit);
+      const junit = await JUnitWriter.open(path, {
+        name: `ordercli ${layout.command}`,
+        keyName: layout.keyField,
+      });
+      return new ReportWriter(path, format, junit, layout);
     }
     const stream = createWriteStream(path, { flags: 'w' });
     await new Promise<void>((resolve, reject) => {
@@ -152,8 +181,8 @@ export class ReportWriter {
         ),
       );
     });
-    const writer = new ReportWriter(path, format, stream);
-    if (format === 'csv') stream.write(`${REPORT_COLUMNS.join(',')}\r\n`);
+    const writer = new ReportWriter(path, format, stream, layout);
+    if (format === 'csv') stream.write(`${layout.reportColumns.map(csvField).join(',')}\r\n`);
     return writer;
   }
 
@@ -163,15 +192,17 @@ export class ReportWriter {
       return;
     }
     const stream = this.stream as WriteStream;
-    const record = reportRecord(result);
+    const record = reportRecord(result, this.layout);
     if (this.format === 'ndjson') {
       stream.write(`${JSON.stringify(record)}\n`);
       return;
     }
-    const line = REPORT_COLUMNS.map((column) => {
-      const value = record[column];
-      return value === null ? '' : csvField(String(value));
-    }).join(',');
+    const line = this.layout.reportColumns
+      .map((column) => {
+        const value = record[column] ?? null;
+        return value === null ? '' : csvField(String(value));
+      })
+      .join(',');
     stream.write(`${line}\r\n`);
   }
 

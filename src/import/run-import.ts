@@ -1,19 +1,22 @@
 /**
- * The import pipeline, `orders import` without its command line: validate the whole input, check
- * the journal and the order ledger, send the valid orders concurrently (each journaled), write the
- * report and the rejects, and return what happened as a typed result. It never writes to the
- * terminal: notes and progress go through `ImportHooks`, and the command renders the result.
+ * The import pipeline, `orders import` (and `refs contacts import`, through its `ImportKind`)
+ * without its command line: validate the whole input, check the journal and the order ledger,
+ * send the valid records concurrently (each journaled), write the report and the rejects, and
+ * return what happened as a typed result. It never writes to the terminal: notes and progress go
+ * through `ImportHooks`, and the command renders the result.
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiClient, RetryEvent } from '../api/client.js';
+import { AuthError } from '../api/errors.js';
 import { configDir } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './journal.js';
 import { journalOfInput } from './journal-location.js';
+import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import { OrderLedger } from './ledger.js';
 import type { InputLimits } from './limits.js';
 import { formatCount } from './progress.js';
@@ -38,6 +41,8 @@ import type { ImportValidation, InputFormat, OrderSource, SourceOrder, Validated
 
 /** What to import and how: the command's flags, checked and parsed. */
 export interface ImportRequest {
+  /** What the input holds and where it goes (default orders). */
+  kind?: ImportKind;
   /** A path, or `-` for standard input (which needs `journal`). */
   input: string;
   format?: InputFormat;
@@ -139,6 +144,7 @@ export async function runImport(
   environment: ImportEnvironment,
   hooks: ImportHooks = {},
 ): Promise<DryRunResult | ImportResult> {
+  const kind = request.kind ?? ORDER_IMPORT;
   const references = new ReferenceCatalog(() => environment.api(), environment.signal);
   const source = await openOrderSource(
     request.input,
@@ -148,12 +154,14 @@ export async function runImport(
       delimiter: request.delimiter,
       mapFile: request.mapFile,
       limits: request.limits,
+      kind,
     },
     environment,
   );
   try {
     const readAtFirst = await fileVersion(source.path);
     const validation = await validateImport(source, {
+      kind,
       references,
       checkRefs: request.checkRefs,
       // Exit 2 lists the first thousand invalid orders; keeping every one of a million would cost
@@ -164,7 +172,7 @@ export async function runImport(
       if (request.rejects !== undefined) {
         await writeRejects(resolve(environment.cwd, request.rejects), source, validation.invalid);
       }
-      throw invalidInputError(source, validation);
+      throw invalidInputError(source, validation, kind);
     }
     if (request.dryRun) return await dryRun(request, environment, source, validation);
     // The sending pass reads the file again: what it sends must be what was validated.
@@ -185,6 +193,7 @@ async function dryRun(
   source: OrderSource,
   validation: ImportValidation,
 ): Promise<DryRunResult> {
+  const kind = request.kind ?? ORDER_IMPORT;
   const { baseUrl } = await environment.settings();
   // Without a base URL there is no service to compare with; standard input has no default journal.
   const location =
@@ -196,14 +205,14 @@ async function dryRun(
     const { replay } = await OrderJournal.inspect(location.path, baseUrl, environment.signal);
     // What a real run would refuse, a dry run refuses too.
     if (replay.otherBaseUrls.length > 0) {
-      throw new OtherBaseUrlError(location.path, normalizeBaseUrl(baseUrl), replay.otherBaseUrls);
+      throw new OtherBaseUrlError(location.path, normalizeBaseUrl(baseUrl), replay.otherBaseUrls, kind.many);
     }
     if (replay.lines > 0) {
       journal = { path: location.shown, created: replay.created, unknown: replay.unknown };
     }
   }
   let ledger: DryRunResult['ledger'];
-  if (baseUrl !== undefined && validation.externalIds) {
+  if (baseUrl !== undefined && validation.externalIds && kind.usesLedger) {
     const orderLedger = await OrderLedger.open(
       configDir(environment.env),
       baseUrl,
@@ -234,6 +243,7 @@ async function sendOrders(
   validation: ImportValidation,
   references: ReferenceCatalog,
 ): Promise<ImportResult> {
+  const kind = request.kind ?? ORDER_IMPORT;
   const started = performance.now();
   let retries = 0;
   let throttledRetries = 0;
@@ -247,6 +257,8 @@ async function sendOrders(
   const journal = await OrderJournal.open(location.path, {
     baseUrl: client.baseUrl,
     input: source.file,
+    command: kind.command,
+    records: kind.many,
     lockWaitMs: lockWaitFromEnv(environment.env),
     onLockWait: (message) => hooks.onLockWait?.(message),
     signal: environment.signal,
@@ -264,17 +276,19 @@ async function sendOrders(
     }
   };
   environment.onClose(closeJournal);
-  ledger = await OrderLedger.open(configDir(environment.env), client.baseUrl, {
-    by: 'orders import',
-    input: request.input === '-' ? '(stdin)' : resolve(environment.cwd, request.input),
-    journal: location.path,
-  });
-  if (validation.externalIds) await ledger.load(validation.externalIds, { journal: location.path });
+  if (kind.usesLedger) {
+    ledger = await OrderLedger.open(configDir(environment.env), client.baseUrl, {
+      by: 'orders import',
+      input: request.input === '-' ? '(stdin)' : resolve(environment.cwd, request.input),
+      journal: location.path,
+    });
+    if (validation.externalIds) await ledger.load(validation.externalIds, { journal: location.path });
+  }
   // The ledger keeps the ids only if some are known to it; the validation's hold goes now.
   validation.externalIds = undefined;
   const report =
     request.report !== undefined
-      ? await ReportWriter.open(resolve(environment.cwd, request.report))
+      ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
       : undefined;
   // Ended however the run ends, so that a JUnit report stays well-formed after an early stop.
   if (report) environment.onClose(() => report.close().catch(() => undefined));
@@ -304,7 +318,8 @@ async function sendOrders(
   const sendingEnded = hooks.onSendingStart?.(counts);
   let outcome: Awaited<ReturnType<typeof submitOrders>>;
   try {
-    outcome = await submitOrders(readAgainForSending(source, validation, references), {
+    outcome = await submitOrders(readAgainForSending(source, validation, references, kind), {
+      kind,
       client,
       journal,
       ledger,
@@ -338,7 +353,7 @@ async function sendOrders(
     durationMs: performance.now() - started,
     retries,
     throttledRetries,
-    failure: stopped ? stopError(stopped, counts, location.shown, sent) : undefined,
+    failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : undefined,
     exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
 }
@@ -356,6 +371,7 @@ async function* readAgainForSending(
   source: OrderSource,
   validation: ImportValidation,
   references: ReferenceCatalog,
+  kind: ImportKind,
 ): AsyncGenerator<ValidatedOrder> {
   const problemsByIndex = new Map<number, InputProblem[]>();
   for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
@@ -371,7 +387,7 @@ async function* readAgainForSending(
       yield { source: order, body: order.order, problems: [] };
       continue;
     }
-    const prepared = await prepareOrder(order, references, { limits: source.limits });
+    const prepared = await prepareOrder(order, references, { limits: source.limits, kind });
     yield prepared.problems.length > 0
       ? { source: order, body: undefined, problems: prepared.problems }
       : { source: order, body: prepared.body, problems: [] };
@@ -385,28 +401,37 @@ async function fileVersion(path: string): Promise<string> {
 }
 
 /** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
-function stopError(stop: SubmitStop, counts: ImportCounts, journal: string, sent: number): Error {
+function stopError(
+  stop: SubmitStop,
+  counts: ImportCounts,
+  journal: string,
+  sent: number,
+  kind: ImportKind,
+): Error {
   const rerun = `the journal ${journal} is saved: run the same command again to send the rest`;
+  const { many } = kind;
   if (stop.kind === 'interrupted') {
     return new CancelledError(
-      `Interrupted: ${formatCount(counts.created)} orders created, ${formatCount(counts.notSent)} not sent; ${rerun}.`,
+      `Interrupted: ${formatCount(counts.created)} ${many} created, ${formatCount(counts.notSent)} not sent; ${rerun}.`,
     );
   }
   if (stop.kind === 'journal' && stop.error instanceof JournalWriteError) {
     if (sent === 0) return stop.error.beforeSending();
     return new CliError(
-      `Cannot write the import journal ${journal} (${stop.error.reason}), so the import stopped: ${formatCount(sent)} orders had been sent (${formatCount(counts.created)} created, ${formatCount(counts.failed)} refused, ${formatCount(counts.unknown)} with an unknown outcome), ${formatCount(counts.notSent)} were not sent.`,
+      `Cannot write the import journal ${journal} (${stop.error.reason}), so the import stopped: ${formatCount(sent)} ${many} had been sent (${formatCount(counts.created)} created, ${formatCount(counts.failed)} refused, ${formatCount(counts.unknown)} with an unknown outcome), ${formatCount(counts.notSent)} were not sent.`,
       ExitCode.Failure,
       [
-        'The journal may lack the outcome of the last orders sent: a re-run shows them as unknown (in doubt) and does not send them again until you check them and use --retry-unknown.',
+        `The journal may lack the outcome of the last ${many} sent: a re-run shows them as unknown (in doubt) and does not send them again until you check them and use --retry-unknown.`,
         'Free some space or fix the permissions, then run the same command again.',
       ],
     );
   }
   const error = stop.error ?? new Error('the import stopped');
   if ('hint' in error) {
+    const forbidden =
+      error instanceof AuthError && error.status === 403 && kind.forbidden ? `${kind.forbidden} ` : '';
     (error as { hint: string | undefined }).hint =
-      `Nothing more was sent after this (${formatCount(counts.notSent)} orders not sent); ${rerun} once it is fixed.`;
+      `${forbidden}Nothing more was sent after this (${formatCount(counts.notSent)} ${many} not sent); ${rerun} once it is fixed.`;
   }
   return error;
 }

@@ -15,13 +15,14 @@
  */
 import { InputError, UsageError } from '../core/errors.js';
 import { excerpt } from '../io/quote.js';
-import { CSV_COLUMNS, type CsvColumn, planColumns, readColumnMap } from './columns.js';
+import { type CsvColumn, planColumns, readColumnMap } from './columns.js';
 import { delimiterOption, readCsvLayout, readCsvRows } from './csv.js';
 import { groupRows } from './group.js';
 import { jsonArrayOrders, ndjsonOrders } from './json.js';
+import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import { DEFAULT_LIMITS, type InputLimits } from './limits.js';
 import { detectFormat, type InputFile, openInputFile } from './read.js';
-import type { OrderSource, SourceContext, SourceOptions, XlsxLayout } from './types.js';
+import type { OrderSource, SourceContext, SourceOptions, SourceOrder, XlsxLayout } from './types.js';
 
 export { ReferenceCatalog } from './references.js';
 export { openRejects, writeRejects } from './rejects.js';
@@ -47,17 +48,18 @@ export async function openOrderSource(
     throw new UsageError('--sheet applies to Excel workbooks (.xlsx) only.');
   }
   const delimiter = options.delimiter === undefined ? undefined : delimiterOption(options.delimiter);
+  const kind = options.kind ?? ORDER_IMPORT;
   const map =
     options.mapFile === undefined
       ? options.map
-      : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd)) };
+      : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd, kind.columns)) };
   const limits = options.limits ?? DEFAULT_LIMITS;
   const inputFile = await openInputFile(input, ctx);
   const { file, path } = inputFile;
   try {
     if (format === 'csv') {
       const csv = await readCsvLayout(path, file, delimiter);
-      const columns = planColumns(csv.header, map, file);
+      const columns = planColumns(csv.header, map, file, kind.columns);
       const columnName = (index: number) => columns.find((column) => column.index === index)?.path;
       return {
         format,
@@ -65,19 +67,22 @@ export async function openOrderSource(
         file,
         path,
         orders: () =>
-          groupRows(readCsvRows(path, file, csv, { limits, columnName }), columns, csv.header, file),
+          groupRows(readCsvRows(path, file, csv, { limits, columnName }), columns, csv.header, file, kind),
         close: inputFile.remove,
         signal: ctx.signal,
         limits,
       };
     }
-    if (format === 'xlsx') return await openWorkbook(inputFile, map, limits, options.sheet, ctx);
+    if (format === 'xlsx') return await openWorkbook(inputFile, map, limits, options.sheet, ctx, kind);
     return {
       format,
       file,
       path,
-      orders: () =>
-        format === 'json' ? jsonArrayOrders(path, file, limits) : ndjsonOrders(path, file, limits),
+      orders: () => {
+        const records =
+          format === 'json' ? jsonArrayOrders(path, file, limits) : ndjsonOrders(path, file, limits);
+        return kind === ORDER_IMPORT ? records : keyedBy(kind, records);
+      },
       close: inputFile.remove,
       signal: ctx.signal,
       limits,
@@ -88,9 +93,22 @@ export async function openOrderSource(
   }
 }
 
+/** JSON records of another kind than orders, keyed by its key (the readers key orders). */
+async function* keyedBy(kind: ImportKind, records: AsyncIterable<SourceOrder>): AsyncGenerator<SourceOrder> {
+  for await (const record of records) {
+    record.externalId = kind.keyOf(record.order);
+    record.needsProductResolution = false;
+    // The readers name what a record must be after orders; this one is another kind.
+    for (const problem of record.problems)
+      problem.message = problem.message.replace(/^must be an order \(/, `must be a ${kind.one} (`);
+    yield record;
+  }
+}
+
 /**
  * A workbook: its sheet and header found, its columns planned as a CSV file's (a column without
- * a header is left out, as long as its cells are empty), its rows grouped into orders.
+ * a header is left out, as long as its cells are empty), its rows grouped into orders (or the
+ * records of `kind`).
  */
 async function openWorkbook(
   inputFile: InputFile,
@@ -98,18 +116,20 @@ async function openWorkbook(
   limits: InputLimits,
   sheet: string | undefined,
   ctx: SourceContext,
+  kind: ImportKind,
 ): Promise<OrderSource> {
   const { file, path } = inputFile;
   const { readXlsxLayout, readXlsxRows, problemLocator, cellReference, rowReference } = await import(
     './xlsx.js'
   );
-  const known = new Set(CSV_COLUMNS.map((column) => column.toLowerCase()));
+  const known = new Set(kind.columns.map((column) => column.toLowerCase()));
   const xlsx = await readXlsxLayout(path, file, {
     sheet,
     isKnownColumn: (header) => known.has((map?.[header] ?? header).toLowerCase()),
-    describeColumns: CSV_COLUMNS.join(', '),
+    describeColumns: kind.columns.join(', '),
+    records: kind.many,
   });
-  const columns = planWorkbookColumns(xlsx, map, file, cellReference, rowReference);
+  const columns = planWorkbookColumns(xlsx, map, file, cellReference, rowReference, kind.columns);
   const byPath = new Map(columns.map((column) => [column.path, column.index]));
   const columnName = (index: number) => columns.find((column) => column.index === index)?.path;
   return {
@@ -117,7 +137,7 @@ async function openWorkbook(
     xlsx,
     file,
     path,
-    orders: () => groupRows(readXlsxRows(path, file, xlsx, { columnName }), columns, xlsx.header, file),
+    orders: () => groupRows(readXlsxRows(path, file, xlsx, { columnName }), columns, xlsx.header, file, kind),
     close: inputFile.remove,
     signal: ctx.signal,
     limits,
@@ -132,6 +152,7 @@ function planWorkbookColumns(
   file: string,
   cellReference: (sheet: string, index: number, row: number) => string,
   rowReference: (sheet: string, row: number) => string,
+  known: readonly string[],
 ): CsvColumn[] {
   const named = xlsx.header.flatMap((header, index) => (header.trim() === '' ? [] : [index]));
   try {
@@ -139,6 +160,7 @@ function planWorkbookColumns(
       named.map((index) => xlsx.header[index]!),
       map,
       file,
+      known,
     ).map((column) => ({ ...column, index: named[column.index]! }));
   } catch (error) {
     if (!(error instanceof InputError)) throw error;

@@ -17,13 +17,16 @@ import { ApiError, AuthError, ConnectionError, TimeoutError } from '../api/error
 import type { InputProblem } from '../core/errors.js';
 import { statusLine } from '../core/http-status.js';
 import { bodyHash, type OrderJournal } from './journal.js';
+import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import { describeEntry, type LedgerEntry, LedgerWriteError, type OrderLedger } from './ledger.js';
 import type { OrderResult } from './report.js';
 import type { ValidatedOrder } from './types.js';
 
-export const ORDERS_PATH = '/api/v1/orders';
+export const ORDERS_PATH = ORDER_IMPORT.path;
 
 export interface SubmitOptions {
+  /** What is sent (its endpoint, key and words); default orders. */
+  kind?: ImportKind;
   client: Pick<ApiClient, 'request'>;
   journal: OrderJournal;
   /**
@@ -78,6 +81,7 @@ export async function submitOrders(
   options: SubmitOptions,
 ): Promise<SubmitOutcome> {
   const { client, journal, ledger, signal, onResult } = options;
+  const kind = options.kind ?? ORDER_IMPORT;
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   /** Orders between their `sending` record and their outcome: at most 2 × concurrency. */
   let inFlight = 0;
@@ -141,7 +145,7 @@ export async function submitOrders(
       return;
     }
     // A redirect is not a creation; a POST that is redirected was not processed.
-    const message = `the service answered ${statusLine(status)} instead of creating the order; check --base-url`;
+    const message = `the service answered ${statusLine(status)} instead of creating the ${kind.one}; check --base-url`;
     journal.failed(externalId, { httpStatus: status, message });
     ledger?.failed(externalId, { httpStatus: status, message });
     onResult({ ...base(item), status: 'failed', httpStatus: status, message }, item);
@@ -170,7 +174,7 @@ export async function submitOrders(
     journal.unknown(externalId, reason);
     ledger?.unknown(externalId, reason);
     onResult(
-      { ...base(item), status: 'unknown', message: `${reason}: the order may have been created` },
+      { ...base(item), status: 'unknown', message: `${reason}: the ${kind.one} may have been created` },
       item,
     );
     if (!(error instanceof ConnectionError)) stop('error', error as Error);
@@ -207,7 +211,7 @@ export async function submitOrders(
       sent++;
       if (firstSend === 0) firstSend = performance.now();
       try {
-        const response = await client.request<unknown>('POST', ORDERS_PATH, {
+        const response = await client.request<unknown>('POST', kind.path, {
           rawBody: json,
           contentType: 'application/json',
         });
@@ -244,13 +248,13 @@ export async function submitOrders(
       }
       const externalId = source.externalId;
       if (externalId === undefined || externalId === '') {
-        const message = 'externalId: is required: it is the key that makes re-runs safe';
+        const message = `${kind.keyField}: is required: it is the key that makes re-runs safe`;
         onResult({ ...base(item), status: 'invalid', message }, item);
         continue;
       }
       const earlier = firstLine.get(externalId);
       if (earlier !== undefined) {
-        const message = `externalId: ${JSON.stringify(externalId)} repeats the order of line ${earlier}; it was not sent twice`;
+        const message = `${kind.keyField}: ${JSON.stringify(externalId)} repeats the ${kind.one} of line ${earlier}; it was not sent twice`;
         onResult({ ...base(item), status: 'invalid', message }, item);
         continue;
       }
@@ -290,7 +294,7 @@ export async function submitOrders(
             ? 'recorded as created with orders resolve'
             : 'already created by an earlier run';
         const message = changed
-          ? `${earlier}; the order has changed in the input since, and was not sent again`
+          ? `${earlier}; the ${kind.one} has changed in the input since, and was not sent again`
           : earlier;
         onResult(
           {
@@ -312,7 +316,7 @@ export async function submitOrders(
       ) {
         const why =
           state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
-        const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service, then record it with ordercli orders resolve (or send it again with --retry-unknown)`;
+        const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service ${kind.settleUnknown}`;
         onResult({ ...base(item), status: 'unknown', message }, item);
         continue;
       }

@@ -17,6 +17,7 @@ export interface SourceLocation {
 export interface SourceOrder {
   /** 0-based position of the order in the input. */
   index: number;
+  /** The record's key: an order's `externalId`, a contact reference's `contact.externalReference`. */
   externalId: string | undefined;
   /** The order body as it will be sent (after mapping, grouping and type conversion). */
   order: Record<string, unknown>;
@@ -105,6 +106,8 @@ export interface SourceLayout {
 export interface SourceOptions extends ReadOptions {
   /** A `--map` JSON file (`{"their header": "contact.email"}`), read relative to the cwd. */
   mapFile?: string;
+  /** What the input holds (its columns and key); default orders. */
+  kind?: import('./kind.js').ImportKind;
   /** `--sheet`: the sheet of a workbook to read (default: the first with known columns). */
   sheet?: string;
 }
@@ -140,6 +143,8 @@ export interface PreparedOrder {
 }
 
 export interface ValidateImportOptions {
+  /** What the input holds (its rules and key); default orders. */
+  kind?: import('./kind.js').ImportKind;
   /** Every order needs an `externalId` (default true: imports key re-runs on it). */
   requireExternalId?: boolean;
   /** Reference lists, fetched once: needed to resolve `productCode` and for `checkRefs`. */

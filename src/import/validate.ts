@@ -1,16 +1,18 @@
 /**
- * Step 4: validation. `prepareOrder` makes one order ready to send (product codes resolved) and
- * lists its problems: those found while reading, the schema's (`validateOrder`, the one
- * definition of the rules) and, with `--check-refs`, unknown or inactive references.
+ * Step 4: validation. `prepareOrder` makes one order (or a record of another `ImportKind`) ready
+ * to send (product codes resolved) and lists its problems: those found while reading, the
+ * schema's (`validateOrder`, `validateContactReference`: the one definition of the rules) and,
+ * with `--check-refs`, unknown or inactive references.
  * `validateImport` runs it over a whole input in one streaming pass and adds what only the whole
  * input can tell (an `externalId` used twice); it keeps the externalIds seen and the invalid
  * orders, never every order.
  */
 import { InputError, type InputProblem } from '../core/errors.js';
 import { quote } from '../io/quote.js';
-import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS, validateOrder } from '../schemas/order.js';
+import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { checkReferences } from './check-refs.js';
+import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import { DEFAULT_LIMITS, type InputLimits, sizeProblems } from './limits.js';
 import type { ReferenceCatalog } from './references.js';
 import { resolveProductCodes } from './resolve-products.js';
@@ -26,6 +28,8 @@ const CSV_EXTERNAL_ID_REQUIRED =
   'is required on every row: it is the key that makes re-runs safe, and the rows of one order are adjacent rows with the same externalId';
 
 export interface PrepareOptions {
+  /** What the record is (its rules); default an order. */
+  kind?: ImportKind;
   /** The order needs an `externalId` (imports; default false, as for `orders create`). */
   requireExternalId?: boolean;
   /** Check every `internalReferenceId` against the reference lists (`--check-refs`). */
@@ -60,11 +64,17 @@ export async function prepareOrder(
     unresolved = resolution.unresolved;
     addNew(problems, resolution.problems, source);
   }
-  if (options.requireExternalId && source.itemLines !== undefined && body.externalId === undefined) {
+  const kind = options.kind ?? ORDER_IMPORT;
+  if (
+    options.requireExternalId &&
+    kind.groupsRows &&
+    source.itemLines !== undefined &&
+    body.externalId === undefined
+  ) {
     // The schema would say "is required"; a CSV row also needs to know why it must repeat it.
     addNew(problems, [{ field: 'externalId', message: CSV_EXTERNAL_ID_REQUIRED }], source);
   }
-  const schemaProblems = validateOrder(body, { requireExternalId: options.requireExternalId }).filter(
+  const schemaProblems = kind.validate(body, { requireKey: options.requireExternalId ?? false }).filter(
     // "Name the packaging" says again what the failed resolution of that item already said.
     (problem) => !unresolved.has(itemIndexOf(problem.field)),
   );
@@ -138,7 +148,9 @@ export async function validateImport(
   source: Pick<OrderSource, 'orders' | 'format' | 'signal' | 'locateCell'> & { limits?: InputLimits },
   options: ValidateImportOptions = {},
 ): Promise<ImportValidation> {
+  const kind = options.kind ?? ORDER_IMPORT;
   const prepareOptions: PrepareOptions = {
+    kind,
     requireExternalId: options.requireExternalId ?? true,
     checkRefs: options.checkRefs,
     limits: options.limits ?? source.limits,
@@ -161,7 +173,7 @@ export async function validateImport(
       if (order.externalId !== undefined) {
         const firstLine = seen.get(order.externalId);
         if (firstLine === undefined) seen.set(order.externalId, order.location.line);
-        else orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv'));
+        else orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv', kind));
       }
       if (orderProblems.length === 0) continue;
       if (source.locateCell) for (const problem of orderProblems) problem.cell ??= source.locateCell(problem);
@@ -192,15 +204,21 @@ export async function validateImport(
   };
 }
 
-function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): InputProblem {
+function duplicateProblem(
+  order: SourceOrder,
+  firstLine: number,
+  csv: boolean,
+  kind: ImportKind,
+): InputProblem {
   const id = quote(order.externalId ?? '');
   return {
     file: order.location.file,
     line: order.location.line,
-    field: 'externalId',
-    message: csv
-      ? `${id} reappears here after other orders: its first rows are on line ${firstLine}; the rows of one order must be adjacent`
-      : `${id} is also the externalId of the order on line ${firstLine}: each order needs its own`,
+    field: kind.keyField,
+    message:
+      csv && kind.groupsRows
+        ? `${id} reappears here after other orders: its first rows are on line ${firstLine}; the rows of one order must be adjacent`
+        : `${id} is also the ${kind.keyField} of the ${kind.one} on line ${firstLine}: each ${kind.one} needs its own`,
   };
 }
 
@@ -208,6 +226,7 @@ function duplicateProblem(order: SourceOrder, firstLine: number, csv: boolean): 
 export function invalidInputError(
   source: Pick<OrderSource, 'file'>,
   validation: ImportValidation,
+  kind: Pick<ImportKind, 'one' | 'many'> = ORDER_IMPORT,
 ): InputError {
   const count = validation.invalidIndexes.size;
   const skip =
@@ -220,12 +239,12 @@ export function invalidInputError(
           ...validation.problems,
           {
             file: source.file,
-            message: `… and ${validation.omitted} more invalid ${validation.omitted === 1 ? 'order' : 'orders'}, not listed: fix the mistakes above (often the same in every row) and run it again`,
+            message: `… and ${validation.omitted} more invalid ${validation.omitted === 1 ? kind.one : kind.many}, not listed: fix the mistakes above (often the same in every row) and run it again`,
           },
         ]
       : validation.problems;
   return new InputError(
-    `${count} of ${validation.total} orders in ${source.file} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
+    `${count} of ${validation.total} ${kind.many} in ${source.file} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
     problems,
   );
 }

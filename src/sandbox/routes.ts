@@ -201,10 +201,21 @@ export function checkOrderReferences(store: SandboxStore, order: Order, rights: 
   return problems;
 }
 
+/**
+ * `POST /contact_references`: the shared schema, then one reference per external reference: a
+ * second one is answered 409 Conflict naming the existing id, and nothing is created.
+ */
 function createContactReference(context: RouteContext, request: SandboxRequest): SandboxResponse {
   const problems = validateContactReference(request.body);
   if (problems.length > 0) return validationProblem(problems, 'The contact reference is invalid');
-  const body = request.body as { contact: unknown; customer: unknown };
+  const body = request.body as { contact: { externalReference: string }; customer: unknown };
+  const existing = context.store.contactReferenceByExternalReference(body.contact.externalReference);
+  if (existing !== undefined) {
+    return problem(409, 'conflict', 'Conflict', {
+      detail: `contact.externalReference ${JSON.stringify(body.contact.externalReference)} is already the contact reference ${existing.id}`,
+      existingId: existing.id,
+    });
+  }
   return ok(context.store.addContactReference(body), 201);
 }
 

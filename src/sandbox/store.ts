@@ -66,6 +66,8 @@ export class SandboxStore {
   private readonly tables = new Map<EntityKind, EntityTable>();
   /** Subscription ids by `event + ' ' + url`, so a re-PUT updates instead of duplicating. */
   private readonly subscriptionIndex = new Map<string, WebhookSubscriptionRecord>();
+  /** Contact references by `contact.externalReference`, so that a second one is refused (409). */
+  private readonly contactReferenceIndex = new Map<string, ContactReferenceRecord>();
   private orderSequence = 0;
   private nextContactReferenceId = 1;
   private nextSubscriptionId = 1;
@@ -155,9 +157,21 @@ export class SandboxStore {
     // The service owns the id; `id` comes first in the JSON, as in the seed's records.
     const { id: _clientId, ...fields } = body;
     const record = { id: this.nextContactReferenceId++, ...fields } as ContactReferenceRecord;
-    this.table('contact_references').byId.set(String(record.id), record);
+    this.putContactReference(record);
     this.journal?.append({ op: 'contact-reference', record });
     return record;
+  }
+
+  /** The contact reference with this `contact.externalReference` (compared exactly), if any. */
+  contactReferenceByExternalReference(externalReference: string): ContactReferenceRecord | undefined {
+    return this.contactReferenceIndex.get(externalReference);
+  }
+
+  private putContactReference(record: ContactReferenceRecord): void {
+    this.table('contact_references').byId.set(String(record.id), record);
+    const externalReference = record.contact?.externalReference;
+    if (typeof externalReference === 'string' && !this.contactReferenceIndex.has(externalReference))
+      this.contactReferenceIndex.set(externalReference, record);
   }
 
   /** Subscribes `url` to `event`; a second call for the same pair updates the subscription. */
@@ -201,9 +215,9 @@ export class SandboxStore {
       frozenTable(this.seed.packagingReferences as unknown as SeedRecord[]),
     );
     this.tables.set('shipping_modes', frozenTable(this.seed.shippingModes));
-    const contactReferences = new Map<string, AnyRecord>();
-    for (const record of this.seed.contactReferences) contactReferences.set(String(record.id), record);
-    this.tables.set('contact_references', { byId: contactReferences, frozen: false });
+    this.tables.set('contact_references', { byId: new Map(), frozen: false });
+    this.contactReferenceIndex.clear();
+    for (const record of this.seed.contactReferences) this.putContactReference(record);
     this.tables.set('orders', { byId: new Map(), frozen: false });
     this.tables.set('webhooks', { byId: new Map(), frozen: false });
     this.orderSequence = 0;
@@ -235,7 +249,7 @@ export class SandboxStore {
       }
       case 'contact-reference': {
         const record = entry.record as ContactReferenceRecord;
-        this.table('contact_references').byId.set(String(record.id), record);
+        this.putContactReference(record);
         this.nextContactReferenceId = Math.max(this.nextContactReferenceId, record.id + 1);
         break;
       }

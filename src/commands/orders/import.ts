@@ -1,9 +1,11 @@
 /**
  * `orders import <path|->`: the flags, checked, go to the import pipeline (src/import/run-import.ts);
  * this module renders what it returns: progress and the summary on stderr, `--json` on stdout.
+ * `refs contacts import` runs the same with its `ImportKind` (`runImport` below).
  */
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../core/errors.js';
+import { type ImportKind, ORDER_IMPORT } from '../../import/kind.js';
 import { inputLimits } from '../../import/limits.js';
 import { formatCount, ImportProgress, renderSummary } from '../../import/progress.js';
 import { type ImportCounts, reportFormatFor, reportRecord } from '../../import/report.js';
@@ -38,18 +40,41 @@ export const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 256;
 
 export async function run(options: ImportOptions, ctx: Context): Promise<void> {
+  await runImportCommand(options, ctx, ORDER_IMPORT);
+}
+
+/** What an import command of another kind says in its own words, after the summary. */
+export interface ImportAdvice {
+  /** How to settle the records whose outcome is unknown (replaces the orders' advice). */
+  unknown(count: number): string;
+  /** A note after the records not created (the ids of those created, say); undefined for none. */
+  afterSummary?(result: ImportResult, options: ImportOptions): string | undefined;
+}
+
+/** An import of any kind (orders, contact references): the pipeline run, its result rendered. */
+export async function runImportCommand(
+  options: ImportOptions,
+  ctx: Context,
+  kind: ImportKind,
+  advice?: ImportAdvice,
+): Promise<void> {
   const concurrency = parseConcurrency(options.concurrency);
   const limits = inputLimits(options);
   if (options.report !== undefined) reportFormatFor(options.report);
   if (options.input === '-' && !options.dryRun && options.journal === undefined) {
     throw new UsageError(
-      'Importing standard input needs --journal <file>: the journal is what makes a re-run skip the orders already created.',
+      `Importing standard input needs --journal <file>: the journal is what makes a re-run skip the ${kind.many} already created.`,
     );
   }
   const { io } = ctx;
-  const ci = new ImportCiOutput(ctx, options);
+  const ci = new ImportCiOutput(ctx, options, {
+    command: `ordercli ${kind.command}`,
+    keyName: kind.keyField,
+    recordsName: kind.many,
+  });
   const result = await runImport(
     {
+      kind,
       input: options.input,
       format: options.format as InputFormat | undefined,
       sheet: options.sheet,
@@ -71,7 +96,7 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
       onLockWait: (message) => io.err(`${message}\n`),
       onNote: (text) => writeNote(io, text),
       onSendingStart: (counts) => {
-        const progress = new ImportProgress(io, counts);
+        const progress = new ImportProgress(io, counts, { noun: kind.many });
         progress.start();
         return () => progress.stop();
       },
@@ -83,12 +108,12 @@ export async function run(options: ImportOptions, ctx: Context): Promise<void> {
   });
   if (result.dryRun) {
     ci.dryRunAnnotations(result);
-    renderDryRun(ctx, result);
+    renderDryRun(ctx, result, kind);
     await ci.dryRunSummary(result);
     return;
   }
   ci.importAnnotations();
-  renderImport(ctx, options, result);
+  renderImport(ctx, options, result, kind, advice);
   await ci.importSummary(result, stopLabel(result.stopped));
   if (result.failure) throw result.failure;
   ctx.exitCode = result.exitCode;
@@ -105,15 +130,15 @@ function parseConcurrency(value: string | undefined): number {
   return n;
 }
 
-function renderDryRun(ctx: Context, result: DryRunResult): void {
+function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): void {
   const { io } = ctx;
   const { counts, journal, ledger, baseUrl } = result;
   const lines = [
-    `Dry run of ${result.input}: ${formatCount(counts.total)} orders read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
+    `Dry run of ${result.input}: ${formatCount(counts.total)} ${kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
   ];
   if (journal) {
     lines.push(
-      `The journal ${journal.path} records ${formatCount(journal.created)} orders already created at ${baseUrl} (a real run skips them) and ${formatCount(journal.unknown)} with an unknown outcome.`,
+      `The journal ${journal.path} records ${formatCount(journal.created)} ${kind.many} already created at ${baseUrl} (a real run skips them) and ${formatCount(journal.unknown)} with an unknown outcome.`,
     );
   }
   if (ledger && (ledger.created > 0 || ledger.inDoubt > 0)) {
@@ -135,7 +160,13 @@ function renderDryRun(ctx: Context, result: DryRunResult): void {
   }
 }
 
-function renderImport(ctx: Context, options: ImportOptions, result: ImportResult): void {
+function renderImport(
+  ctx: Context,
+  options: ImportOptions,
+  result: ImportResult,
+  kind: ImportKind,
+  advice: ImportAdvice | undefined,
+): void {
   const { io } = ctx;
   const stopped = stopLabel(result.stopped);
   io.err(
@@ -152,6 +183,7 @@ function renderImport(ctx: Context, options: ImportOptions, result: ImportResult
         stopped,
         sent: result.sent,
         sentPerSecond: result.sentPerSecond,
+        noun: kind,
       }),
     ),
   );
@@ -162,7 +194,9 @@ function renderImport(ctx: Context, options: ImportOptions, result: ImportResult
         : '';
     writeNote(io, `  retried  ${formatCount(result.retries)} requests${throttled}\n`);
   }
-  writeNotCreated(ctx, result, resolveTarget(options, result.journal));
+  writeNotCreated(ctx, result, resolveTarget(options, result.journal), kind, advice);
+  const note = ctx.json ? undefined : advice?.afterSummary?.(result, options);
+  if (note !== undefined) writeNote(io, note);
   if (ctx.json) {
     const json = {
       input: result.input,
@@ -171,9 +205,9 @@ function renderImport(ctx: Context, options: ImportOptions, result: ImportResult
       dryRun: false,
       stopped: stopped ?? null,
       durationMs: Math.round(result.durationMs),
-      ordersPerSecond: Math.round(result.sentPerSecond),
+      [kind === ORDER_IMPORT ? 'ordersPerSecond' : 'recordsPerSecond']: Math.round(result.sentPerSecond),
       counts: result.counts,
-      orders: result.orders.map(reportRecord),
+      [kind === ORDER_IMPORT ? 'orders' : 'records']: result.orders.map((order) => reportRecord(order, kind)),
     };
     io.out(`${JSON.stringify(json, null, 2)}\n`);
   }
@@ -205,18 +239,29 @@ function resolveTarget(options: ImportOptions, journalShown: string): string {
 }
 
 /** The first orders not created, by name, and how to settle those whose outcome is unknown. */
-function writeNotCreated(ctx: Context, result: ImportResult, target: string): void {
+function writeNotCreated(
+  ctx: Context,
+  result: ImportResult,
+  target: string,
+  kind: ImportKind,
+  advice: ImportAdvice | undefined,
+): void {
   const { counts, notCreated } = result;
   if (notCreated.length === 0) return;
   const lines = notCreated.map(
     (order) =>
-      `  ${escapeControl(`${order.location.file}:${order.location.line} ${excerpt(order.externalId ?? '(no externalId)')} ${order.status}: ${order.message ?? ''}`)}`,
+      `  ${escapeControl(`${order.location.file}:${order.location.line} ${excerpt(order.externalId ?? `(no ${kind.keyField})`)} ${order.status}: ${order.message ?? ''}`)}`,
   );
   const total = notCreatedCount(counts);
   if (total > notCreated.length) {
     lines.push(`  … and ${formatCount(total - notCreated.length)} more (see --report)`);
   }
-  ctx.io.err(wrapForStderr(ctx.io, `Orders not created:\n${lines.join('\n')}\n`));
+  const heading = `${kind.many[0]!.toUpperCase()}${kind.many.slice(1)} not created`;
+  ctx.io.err(wrapForStderr(ctx.io, `${heading}:\n${lines.join('\n')}\n`));
+  if (counts.unknown > 0 && advice) {
+    ctx.io.err(advice.unknown(counts.unknown));
+    return;
+  }
   if (counts.unknown > 0) {
     ctx.io.err(
       `${formatCount(counts.unknown)} orders have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
+import { completeWith, withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
 import { type ListFlags, withListOptions } from '../../io/list-flags.js';
 import type { ContactReferenceFlags } from './contacts-add.js';
+import type { ContactsImportOptions } from './contacts-import.js';
 
 import type { PackagingReferenceFlags } from './packagings-list.js';
 
@@ -26,6 +27,7 @@ export function registerRefs(program: Command, ctx: Context): void {
   withExamples(contacts, [
     'ordercli refs contacts list',
     'ordercli refs contacts add --external-reference PART-C-0042 --first-name Jeanne --last-name Roux --email jeanne.roux@example.fr --customer "Épicerie Roux"',
+    'ordercli refs contacts import contacts.csv --report contacts-report.csv',
   ]);
   withExamples(
     withListOptions(
@@ -61,6 +63,64 @@ export function registerRefs(program: Command, ctx: Context): void {
       'ordercli refs contacts add --file contact.json --json',
     ],
   );
+
+  withExamples(
+    contacts
+      .command('import')
+      .description(
+        'create contact references in bulk from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled',
+      )
+      .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
+      .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
+      .option(
+        '--sheet <name>',
+        'the sheet of an .xlsx workbook to read (default: the first with known columns)',
+      )
+      .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
+      .option(
+        '--map <file.json>',
+        'rename the file\'s own headers to the columns ({"Courriel": "contact.email"})',
+      )
+      .option('--concurrency <n>', 'requests in flight at once', '8')
+      .option('--dry-run', 'validate the whole input and stop; nothing is sent')
+      .option(
+        '--skip-invalid',
+        'send the valid ones and report the invalid ones (exit 4) instead of sending nothing (exit 2)',
+      )
+      .option(
+        '--journal <file>',
+        'the journal of what was sent (default: <input>.journal.ndjson beside the input)',
+      )
+      .option(
+        '--retry-unknown',
+        'send again the ones whose outcome is unknown (check first that they are not in refs contacts list)',
+      )
+      .option(
+        '--report <file>',
+        'write one line per contact reference (with the new id) to a .csv or .ndjson file, or a JUnit report to a .xml file',
+      )
+      .option(
+        '--rejects <file>',
+        "write the invalid and refused ones back, to fix and import again (.xlsx or .csv by its extension, else the input's format)",
+      )
+      .addHelpText(
+        'after',
+        '\nColumns (CSV, workbook): contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name;\nJSON and NDJSON records have the body\'s own shape ({"contact": {...}, "customer": {"name": ...}}).\nRe-runs are keyed by contact.externalReference. Exit codes: 0 every one created or already created,\n2 invalid input (nothing sent), 3 credentials or rights refused, 4 some not created (see --report),\n130 interrupted (run it again to continue).',
+      )
+      .action(async (input: string, opts: Omit<ContactsImportOptions, 'input'>) => {
+        const { run } = await import('./contacts-import.js');
+        await run({ ...opts, input }, ctx);
+      }),
+    [
+      'ordercli refs contacts import contacts.csv --dry-run',
+      'ordercli refs contacts import contacts.csv --report contacts-report.csv --rejects contacts-rejects.csv',
+      'ordercli refs contacts import contacts.ndjson --concurrency 4',
+      'ordercli refs contacts import contacts.xlsx --sheet Contacts',
+      'ordercli refs contacts import contacts.csv --retry-unknown   # after checking refs contacts list',
+    ],
+  );
+  const contactsImport = contacts.commands.find((command) => command.name() === 'import');
+  if (contactsImport) completeWith(contactsImport, '--format', ['csv', 'json', 'ndjson', 'xlsx']);
 
   const packagings = refs
     .command('packagings')

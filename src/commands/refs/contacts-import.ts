@@ -1,0 +1,42 @@
+/**
+ * `refs contacts import <path|->`: contact references onboarded in bulk (CSV, JSON, NDJSON, an
+ * Excel workbook), each row or record one
+ * `POST /api/v1/contact_references`, through the import pipeline of `orders import` (validation
+ * of the whole input first, journal keyed by `contact.externalReference`, report, rejects).
+ */
+import type { Context } from '../../cli/context.js';
+import { CONTACT_REFERENCE_IMPORT } from '../../import/kind.js';
+import { formatCount } from '../../import/progress.js';
+import { type ImportAdvice, type ImportOptions, runImportCommand } from '../orders/import.js';
+
+export type ContactsImportOptions = Pick<
+  ImportOptions,
+  | 'input'
+  | 'format'
+  | 'sheet'
+  | 'delimiter'
+  | 'map'
+  | 'concurrency'
+  | 'dryRun'
+  | 'skipInvalid'
+  | 'journal'
+  | 'retryUnknown'
+  | 'report'
+  | 'rejects'
+>;
+
+/** Contact references can be looked up (`refs contacts list`), which settles those in doubt. */
+const ADVICE: ImportAdvice = {
+  unknown: (count) =>
+    `${formatCount(count)} contact references have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
+    '  1. look for each (by its contact.externalReference, listed above and in --report) in ordercli refs contacts list;\n' +
+    '  2. once you know they are not there, run the same import again with --retry-unknown.\n',
+  afterSummary: (result, options) => {
+    if (options.report !== undefined || result.counts.created === 0) return undefined;
+    return `note: the ids of the contact references created are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again). An id goes in an order as "contact": {"internalReferenceId": <id>}.\n`;
+  },
+};
+
+export async function run(options: ContactsImportOptions, ctx: Context): Promise<void> {
+  await runImportCommand(options, ctx, CONTACT_REFERENCE_IMPORT, ADVICE);
+}

@@ -1,0 +1,496 @@
+// `refs contacts import` against a real sandbox: validation first, the journal keyed by
+// contact.externalReference, the service's 409 for an existing one, in-doubt records, report, rejects.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { runBin, runCli, tempDir } from '../../support/cli.js';
+import { readLines } from '../../support/orders.js';
+import { useSandbox } from '../../support/sandbox.js';
+import { readSheet } from '../../support/workbooks.js';
+import { parseXml } from '../../support/xml.js';
+
+const sandbox = useSandbox();
+
+const HEADER = 'contact.externalReference;contact.firstName;contact.lastName;contact.email;customer.name';
+const JEANNE = 'PART-C-0101;Jeanne;Roux;jeanne.roux@epicerie-roux.fr;Épicerie Roux';
+const HUGO = 'PART-C-0102;Hugo;Marchand;hugo.marchand@fromagerie-marchand.fr;Fromagerie Marchand';
+/** Line 4: an e-mail address without @. */
+const INES = 'PART-C-0103;Inès;Dubois;ines.dubois-chez-dubois.fr;Boulangerie Dubois';
+/** Line 5: the seed's contact reference 301. */
+const CAMILLE = 'PART-C-0001;Camille;Rousseau;camille.rousseau@maison-rousseau.fr;Maison Rousseau';
+/** Line 6: no last name, no customer. */
+const LEA = 'PART-C-0104;Léa;;lea.fabre@cave-fabre.fr;';
+
+const MIXED = `${[HEADER, JEANNE, HUGO, INES, CAMILLE, LEA].join('\r\n')}\r\n`;
+
+function cli(...args: string[]): string[] {
+  return [
+    '--base-url',
+    sandbox.url,
+    '--token',
+    sandbox.tokens.partner,
+    'refs',
+    'contacts',
+    'import',
+    ...args,
+  ];
+}
+
+function write(name: string, text: string): { dir: string; path: string } {
+  const dir = tempDir();
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return { dir, path };
+}
+
+const posts = () =>
+  sandbox.requests.filter(
+    (request) => request.method === 'POST' && request.path === '/api/v1/contact_references',
+  ).length;
+
+/** The contact references the sandbox holds with this external reference. */
+async function heldWith(externalReference: string): Promise<{ id: number }[]> {
+  const list = await runCli([
+    '--base-url',
+    sandbox.url,
+    '--token',
+    sandbox.tokens.partner,
+    'refs',
+    'contacts',
+    'list',
+    '--json',
+  ]);
+  return (JSON.parse(list.stdout) as { id: number; contact: { externalReference: string } }[]).filter(
+    (record) => record.contact.externalReference === externalReference,
+  );
+}
+
+function csvReport(path: string): Record<string, string>[] {
+  const [header, ...rows] = readFileSync(path, 'utf8').trimEnd().split('\r\n');
+  const columns = header!.split(',');
+  return rows.map((row) => {
+    const cells = row.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((cell) =>
+      cell
+        .replace(/,$/, '')
+        .replace(/^"(.*)"$/, '$1')
+        .replace(/""/g, '"'),
+    );
+    return Object.fromEntries(columns.map((column, i) => [column, cells[i] ?? '']));
+  });
+}
+
+describe('refs contacts import: validation first', () => {
+  it('refuses a file with invalid rows, naming file, line and column, and sends nothing (exit 2)', async () => {
+    const { path } = write('contacts.csv', MIXED);
+    const result = await runCli(cli(path));
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      'error: 2 of 5 contact references in ' +
+        path +
+        ' are invalid; nothing was sent. Fix them, or pass --skip-invalid to send the 3 valid ones.',
+    );
+    expect(result.stderr).toContain(
+      `${path}:4: contact.email: must be an e-mail address such as name@example.com`,
+    );
+    expect(result.stderr).toContain(`${path}:6: contact.lastName: is required`);
+    expect(result.stderr).toContain(`${path}:6: customer.name: is required`);
+    expect(posts()).toBe(0);
+  });
+
+  it('refuses a column that is not a contact reference field, listing the columns', async () => {
+    const { path } = write('contacts.csv', `${HEADER};item.orderedQuantity\n${JEANNE};3\n`);
+    const result = await runCli(cli(path));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path}:1: item.orderedQuantity: is not a column ordercli knows`);
+    expect(result.stderr).toContain(
+      'the columns are: contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name',
+    );
+    expect(posts()).toBe(0);
+  });
+
+  it('refuses the same contact.externalReference twice in one input', async () => {
+    const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n${JEANNE}\n`);
+    const result = await runCli(cli(path));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${path}:4: contact.externalReference: "PART-C-0101" is also the contact.externalReference of the contact reference on line 2: each contact reference needs its own`,
+    );
+    expect(posts()).toBe(0);
+  });
+
+  it('a dry run counts, sends nothing, and then says what the journal holds', async () => {
+    const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n`);
+    const dry = await runCli(cli(path, '--dry-run'));
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain(
+      `Dry run of ${path}: 2 contact references read, 2 valid, 0 invalid; nothing was sent.`,
+    );
+    expect(posts()).toBe(0);
+    const imported = await runCli(cli(path));
+    expect(imported.code).toBe(0);
+    // Without --report the ids are not shown: the note says where they are.
+    expect(imported.stderr).toContain(
+      'note: the ids of the contact references created are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again).',
+    );
+    const again = await runCli(cli(path, '--dry-run'));
+    expect(again.stderr).toContain(
+      `The journal ${path}.journal.ndjson records 2 contact references already created at ${sandbox.url} (a real run skips them) and 0 with an unknown outcome.`,
+    );
+  });
+});
+
+describe('refs contacts import: sending', () => {
+  it('sends the valid rows once each, with exactly the body of refs contacts add; the existing one gets 409 (exit 4)', async () => {
+    const { dir, path } = write('contacts.csv', MIXED);
+    const report = join(dir, 'report.csv');
+    const rejects = join(dir, 'rejects.csv');
+    const result = await runCli(cli(path, '--skip-invalid', '--report', report, '--rejects', rejects));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/finished in [\d.]+ s, 3 contact references sent/);
+    expect(result.stderr).toMatch(/created\s+2\n/);
+    expect(result.stderr).toContain('Contact references not created:');
+    expect(result.stderr).toContain(
+      `${path}:5 PART-C-0001 failed: 409 Conflict: contact.externalReference "PART-C-0001" is already the contact reference 301`,
+    );
+
+    const bodies = sandbox.requests
+      .filter((request) => request.method === 'POST')
+      .map((request) => request.body);
+    expect(bodies).toContainEqual({
+      contact: {
+        externalReference: 'PART-C-0101',
+        firstName: 'Jeanne',
+        lastName: 'Roux',
+        email: 'jeanne.roux@epicerie-roux.fr',
+      },
+      customer: { name: 'Épicerie Roux' },
+    });
+    expect(bodies).toHaveLength(3);
+
+    const jeanne = await heldWith('PART-C-0101');
+    const hugo = await heldWith('PART-C-0102');
+    expect(jeanne).toHaveLength(1);
+    expect(hugo).toHaveLength(1);
+    expect(await heldWith('PART-C-0001')).toHaveLength(1);
+
+    // The report gives the new ids, ready to paste as internalReferenceId.
+    expect(csvReport(report)).toEqual([
+      {
+        'contact.externalReference': 'PART-C-0101',
+        status: 'created',
+        httpStatus: '201',
+        id: String(jeanne[0]!.id),
+        message: '',
+        line: '2',
+      },
+      {
+        'contact.externalReference': 'PART-C-0102',
+        status: 'created',
+        httpStatus: '201',
+        id: String(hugo[0]!.id),
+        message: '',
+        line: '3',
+      },
+      {
+        'contact.externalReference': 'PART-C-0103',
+        status: 'invalid',
+        httpStatus: '',
+        id: '',
+        message: 'contact.email: must be an e-mail address such as name@example.com',
+        line: '4',
+      },
+      {
+        'contact.externalReference': 'PART-C-0001',
+        status: 'failed',
+        httpStatus: '409',
+        id: '',
+        message: '409 Conflict: contact.externalReference "PART-C-0001" is already the contact reference 301',
+        line: '5',
+      },
+      {
+        'contact.externalReference': 'PART-C-0104',
+        status: 'invalid',
+        httpStatus: '',
+        id: '',
+        message: 'contact.lastName: is required; customer.name: is required',
+        line: '6',
+      },
+    ]);
+    // The rejected rows go back as they were, with the file's header, delimiter and line ending.
+    expect(readFileSync(rejects, 'utf8')).toBe(`${[HEADER, INES, CAMILLE, LEA].join('\r\n')}\r\n`);
+  });
+
+  it('a re-run skips the ones created, with their ids, and sends only the others', async () => {
+    const { dir, path } = write('contacts.csv', MIXED);
+    expect((await runCli(cli(path, '--skip-invalid'))).code).toBe(4);
+    const before = posts();
+    const report = join(dir, 'again.ndjson');
+    const again = await runCli(cli(path, '--skip-invalid', '--report', report));
+    expect(again.code).toBe(4);
+    // Only the one the service refused (409) is sent again; the created ones are skipped.
+    expect(posts()).toBe(before + 1);
+    const lines = readLines(report);
+    expect(lines.map((line) => line.status)).toEqual(['skipped', 'skipped', 'invalid', 'failed', 'invalid']);
+    expect(lines[0]).toMatchObject({
+      'contact.externalReference': 'PART-C-0101',
+      id: (await heldWith('PART-C-0101'))[0]!.id,
+      message: 'already created by an earlier run',
+    });
+    expect(await heldWith('PART-C-0101')).toHaveLength(1);
+    // The journal is keyed by contact.externalReference and names its command.
+    const journal = readLines(`${path}.journal.ndjson`);
+    expect(journal[0]).toMatchObject({ event: 'run', command: 'refs contacts import' });
+    expect(journal.filter((record) => record.event === 'created').map((record) => record.externalId)).toEqual(
+      expect.arrayContaining(['PART-C-0101', 'PART-C-0102']),
+    );
+  });
+
+  it('takes JSON and NDJSON records in the body’s own shape, and --json gives the records with their ids', async () => {
+    const record = (ref: string, name: string) => ({
+      contact: {
+        externalReference: ref,
+        firstName: name,
+        lastName: 'Garnier',
+        email: `${name.toLowerCase()}@garnier.fr`,
+      },
+      customer: { name: `Maison ${name}` },
+    });
+    const { path: json } = write(
+      'contacts.json',
+      JSON.stringify([record('PART-C-0201', 'Elsa'), record('PART-C-0202', 'Paul')]),
+    );
+    const result = await runCli(cli(json, '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out.counts).toMatchObject({ total: 2, created: 2 });
+    expect(out.records[1]).toMatchObject({
+      'contact.externalReference': 'PART-C-0202',
+      status: 'created',
+      id: expect.any(Number),
+    });
+    const { path: ndjson } = write(
+      'contacts.ndjson',
+      `${JSON.stringify(record('PART-C-0203', 'Rose'))}\n[1]\n`,
+    );
+    const bad = await runCli(cli(ndjson));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`${ndjson}:2: must be a contact reference (a JSON object), not a list`);
+  });
+
+  it('renames a file’s own headers with --map', async () => {
+    const { dir, path } = write(
+      'contacts.csv',
+      'Référence;Prénom;Nom;Courriel;Client\nPART-C-0301;Margaux;Blanc;margaux@blanc.fr;Cave Blanc\n',
+    );
+    const map = join(dir, 'map.json');
+    writeFileSync(
+      map,
+      JSON.stringify({
+        Référence: 'contact.externalReference',
+        Prénom: 'contact.firstName',
+        Nom: 'contact.lastName',
+        Courriel: 'contact.email',
+        Client: 'customer.name',
+      }),
+    );
+    const result = await runCli(cli(path, '--map', map));
+    expect(result.code, result.stderr).toBe(0);
+    expect(await heldWith('PART-C-0301')).toHaveLength(1);
+  });
+});
+
+describe('refs contacts import from an Excel workbook', () => {
+  it('reads the sheet through --map, names sheet and cell in problems, and writes rejects as a workbook', async () => {
+    const dir = tempDir();
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Contacts');
+    sheet.addRow(['Référence', 'Prénom', 'Nom', 'Courriel', 'Client']);
+    sheet.addRow([
+      'PART-C-0501',
+      'Aurélie',
+      'Chevalier',
+      { text: 'aurelie@chevalier-vins.fr', hyperlink: 'mailto:aurelie@chevalier-vins.fr' },
+      'Vins Chevalier',
+    ]);
+    sheet.addRow(['PART-C-0502', 'Mathis', 'Leroy', 'mathis.leroy-chez-leroy.fr', 'Leroy & Fils']);
+    sheet.addRow([
+      'PART-C-0001',
+      'Camille',
+      'Rousseau',
+      'camille.rousseau@maison-rousseau.fr',
+      'Maison Rousseau',
+    ]);
+    const path = join(dir, 'contacts.xlsx');
+    await workbook.xlsx.writeFile(path);
+    const map = join(dir, 'colonnes.json');
+    writeFileSync(
+      map,
+      JSON.stringify({
+        Référence: 'contact.externalReference',
+        Prénom: 'contact.firstName',
+        Nom: 'contact.lastName',
+        Courriel: 'contact.email',
+        Client: 'customer.name',
+      }),
+    );
+
+    // Without --map no header names a contact reference column.
+    const unmapped = await runCli(cli(path));
+    expect(unmapped.code).toBe(2);
+    expect(unmapped.stderr).toContain(`error: ${path} has no contact references to read:`);
+    expect(unmapped.stderr).toContain(
+      'the header row names the columns: contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name',
+    );
+
+    const refused = await runCli(cli(path, '--map', map));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `${path}:Contacts!D3: contact.email: must be an e-mail address such as name@example.com`,
+    );
+    expect(posts()).toBe(0);
+
+    const rejects = join(dir, 'rejects.xlsx');
+    const result = await runCli(cli(path, '--map', map, '--skip-invalid', '--rejects', rejects));
+    expect(result.code, result.stderr).toBe(4);
+    expect(sandbox.requests.find((request) => request.method === 'POST')?.body).toEqual({
+      contact: {
+        externalReference: 'PART-C-0501',
+        firstName: 'Aurélie',
+        lastName: 'Chevalier',
+        email: 'aurelie@chevalier-vins.fr',
+      },
+      customer: { name: 'Vins Chevalier' },
+    });
+    expect((await readSheet(rejects)).rows).toEqual([
+      ['Référence', 'Prénom', 'Nom', 'Courriel', 'Client'],
+      ['PART-C-0502', 'Mathis', 'Leroy', 'mathis.leroy-chez-leroy.fr', 'Leroy & Fils'],
+      ['PART-C-0001', 'Camille', 'Rousseau', 'camille.rousseau@maison-rousseau.fr', 'Maison Rousseau'],
+    ]);
+  });
+});
+
+describe('refs contacts import in CI', () => {
+  it('writes a JUnit report named by contact.externalReference, and GitHub annotations and a job summary', async () => {
+    const { dir } = write('contacts.csv', MIXED);
+    const env = {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_WORKSPACE: dir,
+      GITHUB_STEP_SUMMARY: join(dir, 'step-summary.md'),
+    };
+    const result = await runCli(cli('contacts.csv', '--skip-invalid', '--report', 'report.xml'), {
+      cwd: dir,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(4);
+    const root = parseXml(readFileSync(join(dir, 'report.xml'), 'utf8'));
+    expect(root.attributes).toMatchObject({
+      name: 'ordercli refs contacts import',
+      tests: '5',
+      failures: '3',
+    });
+    const cases = root.children.flatMap((suite) => suite.children);
+    expect(cases.map((testcase) => [testcase.attributes.name, testcase.attributes.line])).toEqual([
+      ['PART-C-0101', '2'],
+      ['PART-C-0102', '3'],
+      ['PART-C-0103', '4'],
+      ['PART-C-0001', '5'],
+      ['PART-C-0104', '6'],
+    ]);
+    expect(cases[3]!.children[0]).toMatchObject({ name: 'failure', attributes: { type: 'failed' } });
+    const commands = result.stderr.split('\n').filter((line) => line.startsWith('::'));
+    expect(commands).toContain(
+      '::error file=contacts.csv,line=4,title=contact.email::contact.email: must be an e-mail address such as name@example.com',
+    );
+    expect(
+      commands.some((line) =>
+        line.startsWith('::warning file=contacts.csv,line=5,title=PART-C-0001 failed::'),
+      ),
+    ).toBe(true);
+    const summary = readFileSync(join(dir, 'step-summary.md'), 'utf8');
+    expect(summary).toContain('ordercli refs contacts import contacts.csv');
+  });
+});
+
+describe('refs contacts import: failures', () => {
+  it('a dropped connection leaves the record in doubt (binary): not sent again until --retry-unknown, which the 409 makes safe', async () => {
+    const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n`);
+    // The sandbox creates Jeanne's reference, then drops the connection without answering.
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/contact_references', kind: 'reset-after', times: 1 },
+    ]);
+    const first = await runBin(cli(path, '--concurrency', '1'));
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stderr).toMatch(/unknown\s+1/);
+    expect(first.stderr).toContain('1 contact references have an unknown outcome');
+    expect(first.stderr).toContain('ordercli refs contacts list');
+    expect(await heldWith('PART-C-0101')).toHaveLength(1);
+
+    const before = posts();
+    const again = await runBin(cli(path));
+    expect(again.code).toBe(4);
+    expect(posts()).toBe(before);
+    expect(again.stderr).toContain('PART-C-0101 unknown: outcome unknown since');
+    expect(again.stderr).toContain(
+      'check at the service (ordercli refs contacts list), then send it again with --retry-unknown',
+    );
+
+    const retried = await runBin(cli(path, '--retry-unknown'));
+    expect(retried.code).toBe(4);
+    expect(posts()).toBe(before + 1);
+    expect(retried.stderr).toMatch(
+      /PART-C-0101 failed: 409 Conflict: .* is already the contact reference \d+/,
+    );
+    expect(await heldWith('PART-C-0101')).toHaveLength(1);
+  });
+
+  it('a 403 stops at once with exit 3 and says what it means for contact references', async () => {
+    const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n`);
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/contact_references', kind: 'status', status: 403 },
+    ]);
+    const result = await runCli(cli(path, '--concurrency', '1'));
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(
+      'error: The service refused POST /api/v1/contact_references (403 Forbidden): the token does not have the rights this request needs.',
+    );
+    expect(result.stderr).toContain('hint: This token may not create contact references');
+    expect(result.stderr).toContain('1 contact references not sent');
+    expect(result.stderr).not.toContain('sandbox-partner-token');
+  });
+});
+
+describe('refs contacts import through the binary', () => {
+  it('imports a CSV of valid, invalid and existing rows, then a re-run sends nothing new', async () => {
+    const { dir, path } = write('contacts.csv', MIXED);
+    const env = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
+    const refused = await runBin(['refs', 'contacts', 'import', 'contacts.csv'], { cwd: dir, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('contacts.csv:4: contact.email:');
+    expect(posts()).toBe(0);
+
+    const first = await runBin(
+      ['refs', 'contacts', 'import', 'contacts.csv', '--skip-invalid', '--report', 'report.csv'],
+      { cwd: dir, env },
+    );
+    expect(first.code, first.stderr).toBe(4);
+    expect(first.stdout).toBe('');
+    const ids = csvReport(join(dir, 'report.csv'))
+      .filter((row) => row.status === 'created')
+      .map((row) => Number(row.id));
+    expect(ids).toHaveLength(2);
+    // The ids are the service's, ready to use as an order's contact.internalReferenceId.
+    const listed = await heldWith('PART-C-0102');
+    expect(ids).toContain(listed[0]!.id);
+
+    const posted = posts();
+    const again = await runBin(['refs', 'contacts', 'import', 'contacts.csv', '--skip-invalid'], {
+      cwd: dir,
+      env,
+    });
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/skipped\s+2\s+already created by an earlier run/);
+    expect(posts()).toBe(posted + 1);
+    expect(readFileSync(path, 'utf8')).toBe(MIXED);
+  });
+});
