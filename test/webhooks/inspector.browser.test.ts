@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -389,7 +389,10 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
     await page.locator(id('body-search')).fill('Lefèvre');
     mkdirSync(OUTPUT, { recursive: true });
     const shot = await page.screenshot({ path: join(OUTPUT, 'inspector.png') });
-    if (process.env.ORDERCLI_UPDATE_DOC_SCREENSHOT === '1') writeFileSync(DOC_SCREENSHOT, shot);
+    if (process.env.ORDERCLI_UPDATE_DOC_SCREENSHOT === '1') {
+      mkdirSync(dirname(DOC_SCREENSHOT), { recursive: true });
+      writeFileSync(DOC_SCREENSHOT, shot);
+    }
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: join(OUTPUT, 'inspector-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
