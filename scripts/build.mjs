@@ -45,6 +45,8 @@ try {
     // The maps point into src/, which the package does not ship; its text would only add weight.
     sourcesContent: false,
     chunkNames: 'chunks/[name]-[hash]',
+    // The inspector's page (listen --inspect) is bundled as its text.
+    loader: { '.html': 'text' },
     define: { __ORDERCLI_VERSION__: JSON.stringify(pkg.version) },
     logLevel: 'warning',
     // Less to parse at every start-up; names are kept so that stack traces stay readable.

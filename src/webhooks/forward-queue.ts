@@ -67,11 +67,13 @@ export class ForwardQueue {
     this.sending ??= this.send();
   }
 
-  /** Adds an event line (as `formatEventLine` writes it); resolves once it is on disk. */
-  async enqueue(eventLine: string): Promise<void> {
+  /** Adds an event line (as `formatEventLine` writes it); resolves with its `seq` once it is on disk. */
+  async enqueue(eventLine: string): Promise<number> {
     if (this.stop.signal.aborted) throw new Error('the forwarding queue is closed');
-    this.pending.push(await this.queueFile.append(eventLine));
+    const entry = await this.queueFile.append(eventLine);
+    this.pending.push(entry);
     this.entryQueued?.();
+    return entry.seq;
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Sends one queued event to the local application until it takes it or refuses it for good.
  *
- * Each attempt goes through `sendNotification` with the original headers and body bytes and the
- * key added back, so the application sees exactly what the service sends. A 2xx is `delivered`. A
+ * Each attempt goes through `sendRecordedEvent`: the original headers and body bytes, the key
+ * added back, so the application sees exactly what the service sends. A 2xx is `delivered`. A
  * connection error, a time-out, 5xx, 408, 425 or 429 is retried with exponential back-off and
  * jitter (`Retry-After` honoured, up to a minute), for as long as it takes: the application is
  * expected to come back. Any other answer (3xx, 4xx) is `rejected`: the same bytes would be refused
@@ -13,8 +13,8 @@ import type { Dispatcher } from 'undici';
 import { Agent } from '../api/transport.js';
 import { describeNetworkError } from '../core/network-error.js';
 import { backOffDelay, parseRetryAfter, sleep } from '../core/retry.js';
-import { codeOf, type EventRecord, originalBodyBytes, replayHeaders } from './event-record.js';
-import { sendNotification } from './notify.js';
+import { codeOf, type EventRecord } from './event-record.js';
+import { sendRecordedEvent } from './send-recorded.js';
 
 export type ForwardOutcome = 'delivered' | 'rejected' | 'retrying';
 
@@ -69,18 +69,14 @@ export class ForwardSender {
    * `stop` aborts (undefined: the event stays queued).
    */
   async deliver(seq: number, record: EventRecord, stop: AbortSignal): Promise<ForwardAttempt | undefined> {
-    const body = originalBodyBytes(record);
     const code = codeOf(record.body);
     for (let attempt = 1; !stop.aborted; attempt++) {
       const report: ForwardAttempt = { seq, event: record.event, code, attempt, outcome: 'retrying' };
       let retryAfterMs: number | undefined;
       try {
-        const result = await sendNotification({
+        const result = await sendRecordedEvent(record, {
           url: this.options.target,
-          event: record.event ?? '',
           key: this.options.key,
-          body,
-          headers: replayHeaders(record),
           timeoutMs: this.options.timeoutMs,
           dispatcher: this.agent,
           maxResponseBytes: RESPONSE_PREVIEW_BYTES,

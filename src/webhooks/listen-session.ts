@@ -14,6 +14,7 @@ import { isLoopbackHost, withoutTrailingSlashes } from '../core/url.js';
 import type { WebhookKeyChoice } from '../core/webhook-key.js';
 import { EventLog } from './event-log.js';
 import { type ForwardAttempt, ForwardQueue } from './forward-queue.js';
+import type { Inspector } from './inspector.js';
 import {
   type AcceptedEvent,
   type Rejection,
@@ -48,6 +49,8 @@ export interface ListenSessionOptions {
   until?: Promise<void>;
   /** With `until`: ends the session as 'timeout' when `until` has not resolved within this many ms. */
   untilMs?: number;
+  /** `listen --inspect`: the inspector page on 127.0.0.1 at this port (0 picks a free one). */
+  inspect?: { port: number };
   on: ListenSessionEvents;
 }
 
@@ -83,6 +86,8 @@ export interface ListenReady {
   checkedKey: { source: string; fingerprint: string } | undefined;
   logFile: string | undefined;
   forwarding: { target: string; queueFile: string; resumed: number } | undefined;
+  /** The inspector page's address (`--inspect`): it carries no secret. */
+  inspectorUrl?: string;
 }
 
 export type ListenEnding = 'interrupted' | 'done' | 'timeout';
@@ -118,13 +123,26 @@ export function queueFileFor(
 
 /** Runs a session until its end; resolves with how it ended, or throws (a usage error for a busy port). */
 export async function runListenSession(options: ListenSessionOptions): Promise<ListenEnding> {
-  const { on } = options;
+  let on = options.on;
   let key = options.key.key === undefined ? undefined : { key: options.key.key, source: options.key.source };
   let log: EventLog | undefined;
   let queue: ForwardQueue | undefined;
   let receiver: WebhookReceiver | undefined;
+  let inspector: Inspector | undefined;
   let ending: ListenEnding | undefined;
   try {
+    if (options.inspect) {
+      // Loaded only with --inspect; started first, so that its history from the log ends where this run begins.
+      const { startInspector } = await import('./inspector.js');
+      inspector = await startInspector({
+        port: options.inspect.port,
+        redactor: options.redactor,
+        forwardTarget: options.forward?.target.href,
+        logFile: options.logFile,
+        key: () => key?.key,
+      });
+      on = teeToInspector(on, inspector);
+    }
     if (options.logFile !== undefined) {
       const file = options.logFile;
       log = await EventLog.open(file).catch(fileError(`the log ${file}`, '--log'));
@@ -143,9 +161,10 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
     }
     const verifier = (choice: { key: string }) =>
       new WebhookKeyVerifier(choice.key, { apiToken: options.apiToken });
-    receiver = await startReceiver(options, {
+    receiver = await startReceiver(options, on, {
       verifier: !options.verify ? 'off' : key ? verifier(key) : 'pending',
       persist: persistWith(log, queue),
+      describeRejections: inspector !== undefined,
     });
     if (options.forward && sameEndpoint(options.forward.target, receiver.url)) {
       throw new UsageError(
@@ -199,6 +218,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         queueFile: queue.file,
         resumed: queue.resumed,
       },
+      ...(inspector ? { inspectorUrl: inspector.url } : {}),
     });
     queue?.start();
     ending = await waitForEnd(options.signal, options.until, options.untilMs);
@@ -207,15 +227,36 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
     await receiver?.close();
     await queue?.close();
     await log?.close();
+    await inspector?.close();
     if (receiver) on.stopped(resultOf(ending, receiver, queue));
   }
 }
 
+/** The session's events, each also told to the inspector (before the console: the page is as fast as the terminal). */
+function teeToInspector(on: ListenSessionEvents, inspector: Inspector): ListenSessionEvents {
+  return {
+    ...on,
+    accepted: (event) => {
+      inspector.accepted(event);
+      on.accepted(event);
+    },
+    rejected: (rejection) => {
+      inspector.rejected(rejection);
+      on.rejected(rejection);
+    },
+    forwardAttempt: (attempt) => {
+      inspector.forwardAttempt(attempt);
+      on.forwardAttempt(attempt);
+    },
+  };
+}
+
 async function startReceiver(
   options: ListenSessionOptions,
-  parts: Pick<Parameters<typeof startWebhookReceiver>[0], 'verifier' | 'persist'>,
+  on: ListenSessionEvents,
+  parts: Pick<Parameters<typeof startWebhookReceiver>[0], 'verifier' | 'persist' | 'describeRejections'>,
 ): Promise<WebhookReceiver> {
-  const { host, port, path, on } = options;
+  const { host, port, path } = options;
   try {
     return await startWebhookReceiver({
       host,
@@ -258,7 +299,10 @@ function persistWith(
 ): ((event: AcceptedEvent, done: (error?: Error) => void) => void) | undefined {
   const toLog = (e: AcceptedEvent, done: (error?: Error) => void) => log!.append(e.line, done);
   const toQueue = (e: AcceptedEvent, done: (error?: Error) => void) =>
-    queue!.enqueue(e.line).then(() => done(), done);
+    queue!.enqueue(e.line).then((seq) => {
+      e.forwardSeq = seq;
+      done();
+    }, done);
   if (log && queue) {
     return (event, done) => {
       let waiting = 2;

@@ -38,6 +38,8 @@ export interface AcceptedEvent {
   line: string;
   /** The body bytes exactly as received. */
   raw: Buffer;
+  /** Its entry in the forwarding queue, once queued (`listen --forward-to`). */
+  forwardSeq?: number;
 }
 
 export interface Rejection {
@@ -48,6 +50,10 @@ export interface Rejection {
   method?: string;
   path?: string;
   event?: string | null;
+  /** With `describeRejections`: the request's headers as recorded (the key redacted). */
+  headers?: Record<string, string>;
+  /** With `describeRejections`: the body of a 400 (not JSON), as text. */
+  body?: string;
 }
 
 export interface ReceiverOptions {
@@ -67,6 +73,8 @@ export interface ReceiverOptions {
   onAccepted?: (event: AcceptedEvent) => void;
   /** Called for every refused request (and malformed HTTP). */
   onRejected?: (rejection: Rejection) => void;
+  /** Rejections carry the request's headers and a 400's body (`listen --inspect` shows them). */
+  describeRejections?: boolean;
   /** Time allowed for the request headers (default 10 s). */
   headersTimeoutMs?: number;
   /** Time allowed for a whole request, body included (default 30 s). */
@@ -96,7 +104,7 @@ const OK_BODY = '{"received":true}\n';
 export async function startWebhookReceiver(options: ReceiverOptions): Promise<WebhookReceiver> {
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const servedPath = normalizePath(options.path);
-  const { persist, onAccepted, onRejected } = options;
+  const { persist, onAccepted, onRejected, describeRejections } = options;
   let verifier = options.verifier;
   const counts = new Map<number, number>();
   let accepting = true;
@@ -120,6 +128,8 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     extraHeaders: Record<string, string> = {},
     /** What the operator's console is told instead of `reason` (a refused key's diagnosis). */
     diagnosis?: string,
+    /** The body read, for `describeRejections`. */
+    body?: string,
   ): void => {
     count(status);
     const payload = JSON.stringify({ status, error: reason });
@@ -133,14 +143,19 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     // Whatever body is still coming is read and dropped (so the client sees the answer rather than a
     // reset); the connection closes once the answer is out.
     req.resume();
-    onRejected?.({
+    const rejection: Rejection = {
       receivedAt: new Date().toISOString(),
       status,
       reason: diagnosis ?? reason,
       method: req.method,
       path: pathOf(req.url),
       event: headerValue(req, WEBHOOK_EVENT_HEADER),
-    });
+    };
+    if (describeRejections) {
+      rejection.headers = recordedHeaders(req.rawHeaders);
+      if (body !== undefined) rejection.body = body;
+    }
+    onRejected?.(rejection);
   };
 
   const ok = (res: ServerResponse, accepted: AcceptedEvent): void => {
@@ -166,7 +181,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
         text.trim() === ''
           ? 'body is empty (a notification carries JSON)'
           : `body is not JSON: ${(error as Error).message}`;
-      reject(req, res, 400, reason);
+      reject(req, res, 400, reason, {}, undefined, text);
       return;
     }
     const headers = recordedHeaders(req.rawHeaders);

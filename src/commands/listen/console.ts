@@ -184,6 +184,7 @@ export class ListenConsole {
       const until = once.waitMs === undefined ? '' : ` (up to ${formatDuration(once.waitMs)})`;
       io.err(`Waiting for one ${once.event ?? 'notification'}${until}.\n`);
     }
+    if (ready.inspectorUrl) io.err(`Inspector: ${ready.inspectorUrl} (this machine only)\n`);
     const checked = ready.checkedKey
       ? `X-WEBHOOK-KEY checked (key from ${ready.checkedKey.source}, ${ready.checkedKey.fingerprint})`
       : 'X-WEBHOOK-KEY NOT checked (--no-verify)';

@@ -20,6 +20,8 @@ export interface ListenFlags {
   event?: string;
   /** false with --no-verify */
   verify: boolean;
+  /** `--inspect [port]`: true without a port. */
+  inspect?: string | true;
 }
 
 export function registerListen(program: Command, ctx: Context): void {
@@ -58,6 +60,10 @@ export function registerListen(program: Command, ctx: Context): void {
       '--event <name>',
       "only this event counts: shown, fetched, exec'd, ends --once (others are still accepted)",
     )
+    .option(
+      '--inspect [port]',
+      'serve a page on 127.0.0.1 that shows every request live, with replay (default port 4781)',
+    )
     .action(async (flags: ListenFlags) => {
       const { run } = await import('./listen.js');
       await run(flags, ctx);
@@ -81,13 +87,19 @@ retried with back-off until the application answers; another 3xx or 4xx is final
 retried; re-send with ordercli webhooks replay). A restart resumes what was not delivered.
 
 --fetch derives the entity from the event name: sales_order_validated -> orders/{id}.
---exec runs with ORDERCLI_WEBHOOK_EVENT set; it is stopped after 60 s.`,
+--exec runs with ORDERCLI_WEBHOOK_EVENT set; it is stopped after 60 s.
+
+--inspect serves a page at http://127.0.0.1:4781/ (on 127.0.0.1 only, whatever --host says):
+every request as it arrives (headers with the key redacted, the JSON body, forwarding attempts),
+Replay (to --forward-to or a URL typed in the page; the key is added back by listen, never shown)
+and Copy as command. It keeps the last 1000 requests in memory, starting with the end of --log.`,
   );
   withExamples(command, [
     'ordercli listen --key "$KEY" --log events.ndjson',
     'ORDERCLI_WEBHOOK_KEY=$KEY ordercli listen --forward-to http://127.0.0.1:3000/webhooks',
     'ordercli listen --once --event sales_order_validated --wait 60s --json > event.json',
     "ordercli listen --fetch --exec 'jq .code'",
+    'ordercli listen --log events.ndjson --forward-to http://127.0.0.1:3000/webhooks --inspect',
     'ordercli listen --subscribe sales_order_validated --public-url https://my-tunnel.example.com/',
   ]);
 }

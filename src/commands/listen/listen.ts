@@ -16,6 +16,8 @@ import { FollowUpChain } from './follow-up.js';
 import type { ListenFlags } from './index.js';
 
 const EXAMPLE_URL = 'http://127.0.0.1:3000/webhooks';
+/** The inspector's port when `--inspect` is given without one. */
+const DEFAULT_INSPECT_PORT = 4781;
 
 export interface ListenPlan {
   port: number;
@@ -25,6 +27,8 @@ export interface ListenPlan {
   onceWaitMs: number | undefined;
   forwardTo: URL | undefined;
   publicUrl: URL | undefined;
+  /** The inspector's port (`--inspect`), undefined without it. */
+  inspectPort: number | undefined;
 }
 
 /** Checks the flags, --wait among them (a duration; a bare number is seconds). */
@@ -45,6 +49,16 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
   }
   if (flags.queueDir !== undefined && flags.forwardTo === undefined) {
     throw new UsageError('--queue-dir only matters with --forward-to.');
+  }
+  let inspectPort: number | undefined;
+  if (flags.inspect !== undefined) {
+    const given = flags.inspect === true ? String(DEFAULT_INSPECT_PORT) : flags.inspect;
+    inspectPort = Number(given);
+    if (!/^\d{1,5}$/.test(given) || inspectPort > 65535) {
+      throw new UsageError(
+        `--inspect takes a port from 0 to 65535 (default ${DEFAULT_INSPECT_PORT}), not ${JSON.stringify(flags.inspect)}.`,
+      );
+    }
   }
   let onceWaitMs: number | undefined;
   if (flags.wait !== undefined) {
@@ -67,6 +81,7 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
       flags.forwardTo === undefined ? undefined : parseHttpUrl(flags.forwardTo, '--forward-to', EXAMPLE_URL),
     publicUrl:
       flags.publicUrl === undefined ? undefined : parseHttpUrl(flags.publicUrl, '--public-url', EXAMPLE_URL),
+    inspectPort,
   };
 }
 
@@ -179,6 +194,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       signal: ctx.signal,
       until: flags.once ? firstEvent : undefined,
       untilMs: plan.onceWaitMs,
+      inspect: plan.inspectPort === undefined ? undefined : { port: plan.inspectPort },
       on: {
         accepted: present,
         rejected: (rejection) => out.rejected(rejection),

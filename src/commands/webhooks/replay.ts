@@ -17,15 +17,9 @@ import {
 import { ExitCode } from '../../core/exit-codes.js';
 import { describeNetworkError } from '../../core/network-error.js';
 import { writeJson } from '../../io/json-output.js';
-import {
-  codeOf,
-  type EventRecord,
-  originalBodyBytes,
-  parseEventLine,
-  replayHeaders,
-} from '../../webhooks/event-record.js';
-import { sendNotification } from '../../webhooks/notify.js';
+import { codeOf, type EventRecord, parseEventLine } from '../../webhooks/event-record.js';
 import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
+import { sendRecordedEvent } from '../../webhooks/send-recorded.js';
 import type { ReplayFlags } from './index.js';
 import { keyToSend, notificationTimeout, receiverUrl } from './send-options.js';
 
@@ -128,12 +122,9 @@ export async function run(file: string, flags: ReplayFlags, ctx: Context): Promi
       response: null,
     };
     try {
-      const answer = await sendNotification({
+      const answer = await sendRecordedEvent(record, {
         url,
-        event,
         key,
-        body: originalBodyBytes(record),
-        headers: replayHeaders(record),
         timeoutMs,
         signal: ctx.signal,
         maxResponseBytes: 64 * 1024,

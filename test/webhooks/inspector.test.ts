@@ -1,0 +1,421 @@
+/**
+ * `listen --inspect` over HTTP, without a browser (the page's own behaviour is driven in Chromium
+ * by the browser test): who may reach the inspector, what its event stream carries (history from
+ * --log, accepted and refused requests, forwarding attempts), that no key reaches the page, and
+ * that Replay sends the recorded bytes and headers again with the key added back.
+ */
+import { writeFileSync } from 'node:fs';
+import { type ClientRequest, request } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/core/redact.js';
+import { formatEventLine } from '../../src/webhooks/event-record.js';
+import { copyCommand, shellQuote } from '../../src/webhooks/inspector.js';
+import { type ListenReady, runListenSession } from '../../src/webhooks/listen-session.js';
+import type { Rejection } from '../../src/webhooks/receiver.js';
+import { runCli, tempDir } from '../support/cli.js';
+import {
+  type LocalApp,
+  post,
+  type RunningListen,
+  startApp,
+  startListen,
+  waitFor,
+} from '../support/listen.js';
+
+const KEY = 'whk_inspector_test_key_0123456789';
+const EVENT = 'sales_order_validated';
+const BODY =
+  '{"id":41,"code":"SO-2026-000041","customer":{"name":"Café Ünïcode"},"items":[{"sku":"A","qty":2}]}';
+const INSPECTOR = /Inspector: (\S+)/;
+
+interface StreamEvent {
+  name: string;
+  data: string;
+}
+
+/** An event-stream client that keeps every event it reads. */
+function openEvents(url: string, headers: Record<string, string> = {}) {
+  const events: StreamEvent[] = [];
+  let status: number | undefined;
+  let buffer = '';
+  const req: ClientRequest = request(url, { headers, agent: false }, (res) => {
+    status = res.statusCode;
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let name = 'message';
+        let data = '';
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event: ')) name = line.slice(7);
+          else if (line.startsWith('data: ')) data += line.slice(6);
+        }
+        if (data !== '') events.push({ name, data });
+      }
+    });
+  });
+  req.on('error', () => undefined);
+  req.end();
+  return {
+    events,
+    status: () => status,
+    /** The JSON of every `event: request`. */
+    requests: () => events.filter((e) => e.name === 'request').map((e) => JSON.parse(e.data)),
+    forwards: () => events.filter((e) => e.name === 'forward').map((e) => JSON.parse(e.data)),
+    close: () => req.destroy(),
+  };
+}
+
+type Stream = ReturnType<typeof openEvents>;
+
+let listen: RunningListen | undefined;
+let app: LocalApp | undefined;
+let stream: Stream | undefined;
+afterEach(async () => {
+  stream?.close();
+  stream = undefined;
+  await listen?.stop();
+  listen = undefined;
+  await app?.close();
+  app = undefined;
+});
+
+async function startInspected(args: string[] = []) {
+  listen = await startListen(['--key', KEY, '--inspect', '0', ...args]);
+  const page = INSPECTOR.exec(listen.io.stderrText())![1]!;
+  return { listen, page, port: new URL(page).port };
+}
+
+/** The page's token, read as its script reads it. */
+async function tokenOf(page: string): Promise<string> {
+  const html = (await post(page, '', {}, 'GET')).body;
+  return /<meta name="ordercli-token" content="([^"]+)">/.exec(html)![1]!;
+}
+
+function replay(page: string, body: unknown, headers: Record<string, string>) {
+  return post(`${page}replay`, JSON.stringify(body), { 'content-type': 'application/json', ...headers });
+}
+
+describe('listen --inspect', () => {
+  it('prints the page address before the ready line; it carries no secret', async () => {
+    const { listen, page } = await startInspected();
+    const stderr = listen.io.stderrText();
+    expect(stderr.indexOf('Inspector: ')).toBeLessThan(stderr.indexOf('Ready: listening on'));
+    expect(page).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    const token = await tokenOf(page);
+    expect(stderr).not.toContain(token);
+    expect(listen.io.stdoutText()).not.toContain(token);
+  });
+
+  it('refuses any Host but 127.0.0.1:<port> and localhost:<port>', async () => {
+    const { page, port } = await startInspected();
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `127.0.0.1:${Number(port) + 1}`,
+      '127.0.0.1',
+    ]) {
+      const answer = await post(page, '', { host }, 'GET');
+      expect(answer.status, host).toBe(403);
+      expect(answer.body).not.toContain('ordercli-token');
+    }
+    const events = await post(`${page}events`, '', { host: 'rebound.example' }, 'GET');
+    expect(events.status).toBe(403);
+    expect((await post(page, '', { host: `localhost:${port}` }, 'GET')).status).toBe(200);
+    expect((await post(page, '', { host: `127.0.0.1:${port}` }, 'GET')).status).toBe(200);
+  });
+
+  it('serves the page with a nonce CSP, nosniff, no-referrer, no-store, and no CORS header', async () => {
+    const { page } = await startInspected();
+    const answer = await post(page, '', {}, 'GET');
+    const csp = String(answer.headers['content-security-policy']);
+    const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    expect(answer.body).toContain(`<script nonce="${nonce}">`);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+    expect(answer.headers['referrer-policy']).toBe('no-referrer');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    // No resource from elsewhere.
+    expect(answer.body).not.toMatch(/(src|href)="(https?:)?\/\//);
+  });
+
+  it('replay needs the page token, a JSON body, and no foreign Origin', async () => {
+    app = await startApp();
+    const { page, port } = await startInspected(['--forward-to', app.url]);
+    await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+    await waitFor(() => app!.received.length === 1, 10_000, 'the forwarded event');
+    const token = await tokenOf(page);
+
+    expect((await replay(page, { seq: 1 }, {})).status).toBe(403);
+    expect((await replay(page, { seq: 1 }, { 'x-ordercli-token': `${token.slice(0, -1)}x` })).status).toBe(
+      403,
+    );
+    expect(
+      (await replay(page, { seq: 1 }, { 'x-ordercli-token': token, origin: 'http://evil.example' })).status,
+    ).toBe(403);
+    expect(
+      (await replay(page, { seq: 1 }, { 'x-ordercli-token': token, origin: `http://localhost:${port}` }))
+        .status,
+    ).toBe(403);
+    const form = await post(`${page}replay`, 'seq=1', {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-ordercli-token': token,
+    });
+    expect(form.status).toBe(415);
+    expect(app.received).toHaveLength(1);
+
+    const ok = await replay(
+      page,
+      { seq: 1 },
+      { 'x-ordercli-token': token, origin: `http://127.0.0.1:${port}` },
+    );
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body)).toMatchObject({ ok: true, status: 200, url: app.url });
+    expect(JSON.parse(ok.body).text).toMatch(/^200 OK in \d+ ms$/);
+    expect(app.received).toHaveLength(2);
+  });
+
+  it('refuses event streams asked for by other origins', async () => {
+    const { page } = await startInspected();
+    stream = openEvents(`${page}events`, { origin: 'http://evil.example' });
+    expect(await waitFor(() => stream!.status())).toBe(403);
+  });
+
+  it('streams the --log history, then accepted and refused requests as they come, with the console reason', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'events.ndjson');
+    const old = (n: number) =>
+      formatEventLine(
+        `2026-01-0${n}T10:00:00.000Z`,
+        EVENT,
+        { 'x-webhook-event': EVENT, 'x-webhook-key': '[redacted]' },
+        Buffer.from(`{"id":${n},"code":"SO-OLD-${n}"}`),
+        `{"id":${n},"code":"SO-OLD-${n}"}`,
+        { id: n, code: `SO-OLD-${n}` },
+      );
+    writeFileSync(log, `${old(1)}\n${old(2)}\n`);
+    const { page } = await startInspected(['--log', log]);
+
+    stream = openEvents(`${page}events`);
+    await waitFor(() => stream!.requests().length === 2, 10_000, 'the history');
+    expect(stream.events[0]!.name).toBe('hello');
+    expect(JSON.parse(stream.events[0]!.data)).toMatchObject({ logFile: log, forwardTarget: null });
+    expect(stream.requests().map((r) => [r.seq, r.source, r.status, r.code])).toEqual([
+      [1, 'log', 200, 'SO-OLD-1'],
+      [2, 'log', 200, 'SO-OLD-2'],
+    ]);
+
+    await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY, 'x-trace': 't-1' });
+    await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': 'not-the-key' });
+    await post(listen!.url, 'not json', { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+    await waitFor(() => stream!.requests().length === 5, 10_000, 'three live requests');
+    const [accepted, wrongKey, notJson] = stream.requests().slice(2);
+    expect(accepted).toMatchObject({
+      seq: 3,
+      source: 'live',
+      status: 200,
+      event: EVENT,
+      code: 'SO-2026-000041',
+      body: BODY,
+      replayable: true,
+    });
+    expect(accepted.headers['x-trace']).toBe('t-1');
+    expect(accepted.headers['x-webhook-key']).toBe('[redacted]');
+    expect(wrongKey).toMatchObject({ seq: 4, status: 401, event: EVENT, replayable: false, body: null });
+    expect(wrongKey.headers['x-webhook-key']).toBe('[redacted]');
+    expect(notJson).toMatchObject({ seq: 5, status: 400, body: 'not json' });
+    // The reasons are the console's, word for word.
+    const stderr = listen!.io.stderrText();
+    expect(wrongKey.reason).toMatch(/^X-WEBHOOK-KEY differs/);
+    expect(stderr).toContain(`POST / (${EVENT}): ${wrongKey.reason}`);
+    expect(stderr).toContain(notJson.reason);
+
+    // A page opened later gets the same history, this run's requests included.
+    const later = openEvents(`${page}events`);
+    await waitFor(() => later.requests().length === 5, 10_000, 'the history of a second page');
+    later.close();
+  });
+
+  it('never sends the key to the page: not in the HTML, the stream, the command or the body download', async () => {
+    app = await startApp();
+    const { page } = await startInspected(['--forward-to', app.url]);
+    stream = openEvents(`${page}events`);
+    // The key also travels in another header and in the body: both reach the page masked.
+    const body = JSON.stringify({ id: 1, code: 'SO-1', note: `key is ${KEY}` });
+    await post(listen!.url, body, {
+      'x-webhook-event': EVENT,
+      'x-webhook-key': KEY,
+      authorization: `Bearer ${KEY}`,
+    });
+    await post(listen!.url, body, { 'x-webhook-event': EVENT, 'x-webhook-key': `${KEY}x` });
+    await waitFor(() => stream!.forwards().length >= 1 && stream!.requests().length === 2, 10_000, 'both');
+    const html = (await post(page, '', {}, 'GET')).body;
+    const command = (await post(`${page}command?seq=1`, '', {}, 'GET')).body;
+    const download = (await post(`${page}body?seq=1`, '', {}, 'GET')).body;
+    const streamed = stream.events.map((e) => e.data).join('\n');
+    for (const text of [html, streamed, command, download]) expect(text).not.toContain(KEY);
+    expect(streamed).toContain('[redacted]');
+    expect(JSON.parse(command).command).toContain('--key "$ORDERCLI_WEBHOOK_KEY"');
+    // What the application got still has the key.
+    expect(app.received[0]!.headers['x-webhook-key']).toBe(KEY);
+  });
+
+  it('shows each forwarding attempt with status, answer and duration, and replays the same bytes and headers with the key', async () => {
+    app = await startApp();
+    app.answer = (_request, index) => (index === 0 ? 503 : 200);
+    const other = await startApp();
+    try {
+      const { page } = await startInspected(['--forward-to', app.url]);
+      stream = openEvents(`${page}events`);
+      await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY, 'x-trace': 'abc' });
+      await waitFor(() => stream!.forwards().length === 2, 15_000, 'two forwarding attempts');
+      const [first, second] = stream.forwards();
+      expect(first).toMatchObject({ seq: 1, attempt: { attempt: 1, outcome: 'retrying', status: 503 } });
+      expect(first.attempt.answer).toContain('app says no (503)');
+      expect(second).toMatchObject({ seq: 1, attempt: { attempt: 2, outcome: 'delivered', status: 200 } });
+      expect(typeof second.attempt.durationMs).toBe('number');
+
+      const token = await tokenOf(page);
+      const toTarget = await replay(page, { seq: 1 }, { 'x-ordercli-token': token });
+      expect(JSON.parse(toTarget.body)).toMatchObject({ ok: true, status: 200, url: app.url });
+      const toOther = await replay(page, { seq: 1, url: other.url }, { 'x-ordercli-token': token });
+      expect(JSON.parse(toOther.body)).toMatchObject({ ok: true, status: 200, url: other.url });
+
+      const forwarded = app.received[1]!;
+      for (const replayed of [app.received[2]!, other.received[0]!]) {
+        expect(replayed.body.equals(Buffer.from(BODY))).toBe(true);
+        expect(replayed.headers['x-webhook-key']).toBe(KEY);
+        expect(replayed.headers['x-trace']).toBe('abc');
+        expect(replayed.headers['x-webhook-event']).toBe(EVENT);
+        expect(replayed.headers['user-agent']).toBe(forwarded.headers['user-agent']);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('replays an event of the --log history, and says why it cannot replay a refused one or one without a target', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'events.ndjson');
+    app = await startApp();
+    const raw = Buffer.from(BODY);
+    writeFileSync(
+      log,
+      `${formatEventLine('2026-01-01T10:00:00.000Z', EVENT, { 'x-webhook-event': EVENT, 'x-custom': 'kept', 'x-webhook-key': '[redacted]' }, raw, BODY, JSON.parse(BODY))}\n`,
+    );
+    const { page } = await startInspected(['--log', log]);
+    const token = await tokenOf(page);
+    await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': 'wrong' });
+
+    const noTarget = await replay(page, { seq: 1 }, { 'x-ordercli-token': token });
+    expect(noTarget.status).toBe(400);
+    expect(JSON.parse(noTarget.body).text).toMatch(/no --forward-to: type the URL/);
+    const refused = await replay(page, { seq: 2, url: app.url }, { 'x-ordercli-token': token });
+    expect(refused.status).toBe(409);
+    const badUrl = await replay(page, { seq: 1, url: 'file:///etc/passwd' }, { 'x-ordercli-token': token });
+    expect(badUrl.status).toBe(400);
+    expect(app.received).toHaveLength(0);
+
+    const sent = await replay(page, { seq: 1, url: app.url }, { 'x-ordercli-token': token });
+    expect(JSON.parse(sent.body)).toMatchObject({ ok: true, status: 200 });
+    expect(app.received[0]!.body.equals(raw)).toBe(true);
+    expect(app.received[0]!.headers['x-custom']).toBe('kept');
+    expect(app.received[0]!.headers['x-webhook-key']).toBe(KEY);
+
+    const command = JSON.parse(
+      (await post(`${page}command?seq=1&url=${encodeURIComponent(app.url)}`, '', {}, 'GET')).body,
+    );
+    expect(command.command).toBe(
+      `ordercli webhooks replay ${shellQuote(log)} --url ${app.url} --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT}`,
+    );
+  });
+
+  it('takes a port (0 picks one) and refuses a bad or busy one with exit 2', async () => {
+    const bad = await runCli(['listen', '--key', KEY, '--inspect', 'http']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--inspect takes a port from 0 to 65535');
+    const { port } = await startInspected();
+    const busy = await runCli(['listen', '--port', '0', '--key', KEY, '--inspect', port]);
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toContain(`Port ${port} on 127.0.0.1 is not free for the inspector`);
+    expect(busy.stderr).toContain('--inspect <port>');
+  });
+});
+
+describe('copyCommand', () => {
+  const record = { receivedAt: 't', event: EVENT, headers: {}, body: { code: 'SO-1' } };
+  it('is a replay line with --log, a trigger line with a body file without it, the key never by value', () => {
+    expect(
+      copyCommand(record, {
+        logFile: "/tmp/it's.ndjson",
+        url: 'http://127.0.0.1:3000/h',
+        sameEvent: 3,
+        seq: 7,
+      }),
+    ).toEqual({
+      command: `ordercli webhooks replay '/tmp/it'\\''s.ndjson' --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT}`,
+      note: `The same headers and body bytes as Replay. It re-sends every ${EVENT} of the log (3 in this page), in order.`,
+    });
+    expect(
+      copyCommand(record, { logFile: undefined, url: 'http://127.0.0.1:3000/h', sameEvent: 1, seq: 7 })
+        .command,
+    ).toBe(
+      `ordercli webhooks trigger ${EVENT} --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --data ${EVENT}-7.json`,
+    );
+    expect(copyCommand(undefined, { logFile: undefined, url: undefined, sameEvent: 0, seq: 1 }).command).toBe(
+      '',
+    );
+  });
+});
+
+describe('listen without --inspect', () => {
+  it('prints no inspector line and its session reports rejections as before, without their headers', async () => {
+    listen = await startListen(['--key', KEY]);
+    expect(listen.io.stderrText()).not.toContain('Inspector');
+
+    const stop = new AbortController();
+    const rejections: Rejection[] = [];
+    let onReady: (ready: ListenReady) => void = () => undefined;
+    const ready = new Promise<ListenReady>((resolve) => {
+      onReady = resolve;
+    });
+    const ending = runListenSession({
+      host: '127.0.0.1',
+      port: 0,
+      path: '/',
+      verify: true,
+      key: { key: KEY, source: '--key', trimmed: false },
+      apiToken: undefined,
+      redactor: new Redactor(),
+      signal: stop.signal,
+      on: {
+        accepted: () => undefined,
+        rejected: (rejection) => rejections.push(rejection),
+        forwardAttempt: () => undefined,
+        lockWait: () => undefined,
+        subscribed: () => undefined,
+        ready: onReady,
+        stopped: () => undefined,
+      },
+    });
+    const info = await ready;
+    expect(info.inspectorUrl).toBeUndefined();
+    await post(info.url, 'not json', { 'x-webhook-key': KEY });
+    stop.abort();
+    await ending;
+    expect(rejections).toHaveLength(1);
+    expect(Object.keys(rejections[0]!).sort()).toEqual([
+      'event',
+      'method',
+      'path',
+      'reason',
+      'receivedAt',
+      'status',
+    ]);
+  });
+});
