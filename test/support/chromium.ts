@@ -80,5 +80,12 @@ export async function launchChromium(executablePath: string, extraArgs: string[]
   const args = [...extraArgs];
   if (process.getuid?.() === 0) args.push('--no-sandbox');
   const options: LaunchOptions = { executablePath, args, headless: true };
-  return chromium.launch(options);
+  try {
+    return await chromium.launch(options);
+  } catch (error) {
+    // A browser that is there but does not start fails the test (never a skip), naming it.
+    throw new Error(
+      `Chromium at ${executablePath} did not start (point ORDERCLI_CHROMIUM at another one): ${(error as Error).message}`,
+    );
+  }
 }
