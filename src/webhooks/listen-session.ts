@@ -232,21 +232,21 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
   }
 }
 
-/** The session's events, each also told to the inspector (before the console: the page is as fast as the terminal). */
+/** The session's events, each told to the console as before, then to the inspector. */
 function teeToInspector(on: ListenSessionEvents, inspector: Inspector): ListenSessionEvents {
   return {
     ...on,
     accepted: (event) => {
-      inspector.accepted(event);
       on.accepted(event);
+      inspector.accepted(event);
     },
     rejected: (rejection) => {
-      inspector.rejected(rejection);
       on.rejected(rejection);
+      inspector.rejected(rejection);
     },
     forwardAttempt: (attempt) => {
-      inspector.forwardAttempt(attempt);
       on.forwardAttempt(attempt);
+      inspector.forwardAttempt(attempt);
     },
   };
 }
