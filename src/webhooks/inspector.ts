@@ -285,14 +285,15 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     });
     server.listen(options.port, '127.0.0.1', () => resolve());
   });
-  port = (server.address() as AddressInfo).port;
+  const address = server.address() as AddressInfo;
+  port = address.port;
   const heartbeat = setInterval(() => {
     for (const client of clients) client.write(': ping\n\n');
   }, 15_000);
   heartbeat.unref();
 
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://${address.address}:${port}/`,
     port,
     history,
     accepted(event) {

@@ -110,6 +110,15 @@ describe('listen --inspect', () => {
     expect(listen.io.stdoutText()).not.toContain(token);
   });
 
+  it('listens on 127.0.0.1 whatever --host says, on its own port', async () => {
+    const { listen, page } = await startInspected(['--host', '127.0.0.2']);
+    expect(listen.url).toMatch(/^http:\/\/127\.0\.0\.2:/);
+    expect(page).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(new URL(page).port).not.toBe(new URL(listen.url).port);
+    // The receiver does not serve the page.
+    expect((await post(listen.url, '', {}, 'GET')).status).toBe(405);
+  });
+
   it('refuses any Host but 127.0.0.1:<port> and localhost:<port>', async () => {
     const { page, port } = await startInspected();
     for (const host of [
