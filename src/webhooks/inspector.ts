@@ -49,6 +49,8 @@ export interface InspectorOptions {
   logFile: string | undefined;
   /** The key Replay adds back (read at each replay: `--subscribe` may learn it after start). */
   key: () => string | undefined;
+  /** How Copy as command writes ordercli (`ordercli`, or `npx ordercli` under npx); default `ordercli`. */
+  program?: string;
   /** History bounds (tests use small ones). */
   limits?: { requests: number; bytes: number };
 }
@@ -175,6 +177,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         url: query.get('url')?.trim() || options.forwardTarget,
         sameEvent: countSameEvent(history, entry),
         seq: entry.seq,
+        program: options.program,
       }),
     );
   };
@@ -415,8 +418,15 @@ function countSameEvent(history: InspectorHistory, entry: InspectedRequest): num
 /** The command line that sends the same from a terminal: the key by its variable, never its value. */
 export function copyCommand(
   record: EventRecord | undefined,
-  where: { logFile: string | undefined; url: string | undefined; sameEvent: number; seq: number },
+  where: {
+    logFile: string | undefined;
+    url: string | undefined;
+    sameEvent: number;
+    seq: number;
+    program?: string;
+  },
 ): { command: string; note: string } {
+  const program = where.program ?? 'ordercli';
   if (record === undefined)
     return { command: '', note: 'A refused request was not recorded: there is nothing to send again.' };
   const url = where.url ?? EXAMPLE_APP_URL;
@@ -430,13 +440,13 @@ export function copyCommand(
         ? ` It re-sends every ${event} of the log (${where.sameEvent} in this page), in order.`
         : '';
     return {
-      command: `ordercli webhooks replay ${shellQuote(where.logFile)} --url ${shellQuote(url)} ${key} --event ${shellQuote(event)}`,
+      command: `${program} webhooks replay ${shellQuote(where.logFile)} --url ${shellQuote(url)} ${key} --event ${shellQuote(event)}`,
       note: `The same headers and body bytes as Replay.${others}${urlNote}`,
     };
   }
   const file = bodyFileName(record, where.seq);
   return {
-    command: `ordercli webhooks trigger ${shellQuote(event || 'EVENT')} --url ${shellQuote(url)} ${key} --data ${shellQuote(file)}`,
+    command: `${program} webhooks trigger ${shellQuote(event || 'EVENT')} --url ${shellQuote(url)} ${key} --data ${shellQuote(file)}`,
     note: `Save the body as ${file} first (Download body). trigger sends the body bytes with the standard headers; with --log, replay would send the recorded headers too.${urlNote}`,
   };
 }

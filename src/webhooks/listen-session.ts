@@ -49,8 +49,8 @@ export interface ListenSessionOptions {
   until?: Promise<void>;
   /** With `until`: ends the session as 'timeout' when `until` has not resolved within this many ms. */
   untilMs?: number;
-  /** `listen --inspect`: the inspector page on 127.0.0.1 at this port (0 picks a free one). */
-  inspect?: { port: number };
+  /** `listen --inspect`: the inspector page on 127.0.0.1 at this port (0 picks a free one); `program` starts its commands. */
+  inspect?: { port: number; program: string };
   on: ListenSessionEvents;
 }
 
@@ -140,6 +140,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         forwardTarget: options.forward?.target.href,
         logFile: options.logFile,
         key: () => key?.key,
+        program: options.inspect.program,
       });
       on = teeToInspector(on, inspector);
     }

@@ -344,6 +344,16 @@ describe('listen --inspect', () => {
     );
   });
 
+  it('writes its commands as the user started ordercli (npx ordercli under npx)', async () => {
+    listen = await startListen(['--key', KEY, '--inspect', '0', '--log', join(tempDir(), 'e.ndjson')], {
+      env: { npm_command: 'exec' },
+    });
+    const page = INSPECTOR.exec(listen.io.stderrText())![1]!;
+    await post(listen.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+    const command = JSON.parse((await post(`${page}command?seq=1`, '', {}, 'GET')).body).command;
+    expect(command).toMatch(/^npx ordercli webhooks replay /);
+  });
+
   it('takes a port (0 picks one) and refuses a bad or busy one with exit 2', async () => {
     const bad = await runCli(['listen', '--key', KEY, '--inspect', 'http']);
     expect(bad.code).toBe(2);
@@ -378,6 +388,16 @@ describe('copyCommand', () => {
     );
     expect(copyCommand(undefined, { logFile: undefined, url: undefined, sameEvent: 0, seq: 1 }).command).toBe(
       '',
+    );
+    const underNpx = {
+      logFile: 'events.ndjson',
+      url: undefined,
+      sameEvent: 1,
+      seq: 1,
+      program: 'npx ordercli',
+    };
+    expect(copyCommand(record, underNpx).command).toMatch(
+      /^npx ordercli webhooks replay events\.ndjson --url /,
     );
   });
 });

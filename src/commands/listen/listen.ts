@@ -8,6 +8,7 @@ import { ExitCode } from '../../core/exit-codes.js';
 import { isLoopbackHost, parseHttpUrl } from '../../core/url.js';
 import { chooseWebhookKey, type WebhookKeyChoice } from '../../core/webhook-key.js';
 import { lockWaitFromEnv } from '../../io/file-lock.js';
+import { invocation } from '../../io/invocation.js';
 import { writeNote } from '../../io/wrap.js';
 import { type ListenResult, queueFileFor, runListenSession } from '../../webhooks/listen-session.js';
 import type { AcceptedEvent } from '../../webhooks/receiver.js';
@@ -194,7 +195,8 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       signal: ctx.signal,
       until: flags.once ? firstEvent : undefined,
       untilMs: plan.onceWaitMs,
-      inspect: plan.inspectPort === undefined ? undefined : { port: plan.inspectPort },
+      inspect:
+        plan.inspectPort === undefined ? undefined : { port: plan.inspectPort, program: invocation(ctx.env) },
       on: {
         accepted: present,
         rejected: (rejection) => out.rejected(rejection),
