@@ -270,8 +270,9 @@ export async function readLogTail(path: string, maxEvents: number = MAX_REQUESTS
     throw error;
   }
   try {
-    const { size } = await handle.stat();
-    if (!(await handle.stat()).isFile()) return [];
+    const stat = await handle.stat();
+    if (!stat.isFile()) return [];
+    const size = stat.size;
     const start = Math.max(0, size - MAX_LOG_TAIL_BYTES);
     const buffer = Buffer.alloc(size - start);
     await handle.read(buffer, 0, buffer.length, start);

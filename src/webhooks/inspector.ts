@@ -86,8 +86,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     options.limits ?? { requests: MAX_REQUESTS, bytes: 64 * 1024 * 1024 },
   );
   if (options.logFile !== undefined) {
-    for (const line of await readLogTail(options.logFile, options.limits?.requests ?? MAX_REQUESTS))
-      history.addLogged(line);
+    // A log that cannot be read starts an empty history; opening it for --log next reports why.
+    const lines = await readLogTail(options.logFile, options.limits?.requests ?? MAX_REQUESTS).catch(
+      () => [],
+    );
+    for (const line of lines) history.addLogged(line);
   }
   const token = randomBytes(32).toString('base64url');
   options.redactor.addSecret(token);
