@@ -358,6 +358,9 @@ describe('listen --inspect', () => {
     const bad = await runCli(['listen', '--key', KEY, '--inspect', 'http']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--inspect takes a port from 0 to 65535');
+    const same = await runCli(['listen', '--port', '4790', '--key', KEY, '--inspect', '4790']);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain('--inspect needs a port of its own');
     const { port } = await startInspected();
     const busy = await runCli(['listen', '--port', '0', '--key', KEY, '--inspect', port]);
     expect(busy.code).toBe(2);

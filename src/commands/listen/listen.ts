@@ -60,6 +60,11 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
         `--inspect takes a port from 0 to 65535 (default ${DEFAULT_INSPECT_PORT}), not ${JSON.stringify(flags.inspect)}.`,
       );
     }
+    if (inspectPort !== 0 && inspectPort === port) {
+      throw new UsageError(
+        `--inspect needs a port of its own, not --port's ${port}: the page is never served where notifications arrive.`,
+      );
+    }
   }
   let onceWaitMs: number | undefined;
   if (flags.wait !== undefined) {
