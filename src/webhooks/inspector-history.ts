@@ -63,6 +63,8 @@ export interface InspectedRequest {
   source: 'live' | 'log';
   receivedAt: string;
   status: number;
+  /** X-WEBHOOK-EVENT (null without one). */
+  event: string | null;
   /** An accepted event's line (what replay reads); undefined for a refused request. */
   line?: string;
   rejection?: Rejection;
@@ -104,11 +106,23 @@ export class InspectorHistory {
   addLogged(line: string): InspectedRequest | undefined {
     const record = parseEventLine(line);
     if (record === undefined) return undefined;
-    return this.push({ source: 'log', receivedAt: record.receivedAt, status: 200, line });
+    return this.push({
+      source: 'log',
+      receivedAt: record.receivedAt,
+      status: 200,
+      event: record.event,
+      line,
+    });
   }
 
   addAccepted(event: AcceptedEvent): InspectedRequest {
-    const entry = this.push({ source: 'live', receivedAt: event.receivedAt, status: 200, line: event.line });
+    const entry = this.push({
+      source: 'live',
+      receivedAt: event.receivedAt,
+      status: 200,
+      event: event.event,
+      line: event.line,
+    });
     if (event.forwardSeq !== undefined) {
       this.byForwardSeq.set(event.forwardSeq, entry);
       const early = this.early.get(event.forwardSeq);
@@ -125,6 +139,7 @@ export class InspectorHistory {
       source: 'live',
       receivedAt: rejection.receivedAt,
       status: rejection.status,
+      event: rejection.event ?? null,
       rejection,
     });
   }

@@ -410,11 +410,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/** Accepted requests in the history with the same event as `entry` (what `replay --event` would also send). */
 function countSameEvent(history: InspectorHistory, entry: InspectedRequest): number {
-  const event = history.recordOf(entry)?.event;
   let n = 0;
-  for (const other of history.all())
-    if (other.line !== undefined && history.recordOf(other)?.event === event) n++;
+  for (const other of history.all()) if (other.line !== undefined && other.event === entry.event) n++;
   return n;
 }
 
