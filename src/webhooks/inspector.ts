@@ -81,10 +81,7 @@ export interface ReplayAnswer {
 
 /** Starts the inspector (history read from the log first); a busy port is a usage error naming --inspect. */
 export async function startInspector(options: InspectorOptions): Promise<Inspector> {
-  const history = new InspectorHistory(
-    options.redactor,
-    options.limits ?? { requests: MAX_REQUESTS, bytes: 64 * 1024 * 1024 },
-  );
+  const history = new InspectorHistory(options.redactor, options.limits);
   if (options.logFile !== undefined) {
     // A log that cannot be read starts an empty history; opening it for --log next reports why.
     const lines = await readLogTail(options.logFile, options.limits?.requests ?? MAX_REQUESTS).catch(
