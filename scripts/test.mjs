@@ -2,7 +2,9 @@
 // `npm test`: runs the package.json scripts named as arguments (build, typecheck, lint, vitest, the
 // other Nodes), each one even when an earlier one failed, so that one failure does not hide the
 // others; exits 1 when any failed. Each script's output streams as it comes; at the end a short
-// table gives each one's result and time, with vitest's closing lines (counts, duration).
+// table gives each one's result and time, with vitest's closing lines (counts, duration), then
+// every `SKIPPED:` line once (a part that did not run says so there, e.g. the inspector's browser
+// test without a Chromium, and how to run it: nothing is skipped silently).
 //
 //   node scripts/test.mjs build typecheck lint test:vitest test:other-nodes    (npm test)
 //   ORDERCLI_SKIP_OTHER_NODES=1 npm test      # without Node 22/24 (says so)
@@ -21,8 +23,13 @@ if (scripts.length === 0) {
 }
 
 /** Vitest's closing lines and test-other-nodes' verdicts, without colours. */
-const CLOSING = /^\s*(Test Files|Tests|Errors|Duration|== Node \d+:|SKIPPED:)/;
+const CLOSING = /^\s*(Test Files|Tests|Errors|Duration|== Node \d+:)/;
+/** A part of the suite that did not run, said by a test or a script (see the top of this file). */
+const SKIPPED = /^\s*SKIPPED:/;
 const ANSI = /\x1b\[[0-9;]*m/g;
+
+/** Every SKIPPED line seen, once each (the end-to-end tests repeat them under each Node). */
+const skipped = new Set();
 
 /** Runs `npm run <script>` with its output streamed through; resolves with its exit code and closing lines. */
 function runScript(script) {
@@ -45,6 +52,7 @@ function runScript(script) {
       for (const line of lines) {
         const plain = line.replace(ANSI, '');
         if (CLOSING.test(plain)) closing.push(plain.trim());
+        else if (SKIPPED.test(plain)) skipped.add(plain.trim());
       }
     });
     child.stderr.on('data', (chunk) => process.stderr.write(chunk));
@@ -71,9 +79,10 @@ for (const { script, code, seconds, closing } of results) {
   lines.push(`  ${script.padEnd(18)} ${outcome.padEnd(18)} ${String(seconds).padStart(4)} s`);
   for (const line of closing) lines.push(`      ${line}`);
 }
+for (const line of skipped) lines.push(`  ${line}`);
 lines.push(
   failed.length === 0
-    ? '  all passed'
+    ? `  all passed${skipped.size === 0 ? '' : ` (what did not run is named by the SKIPPED line${skipped.size === 1 ? '' : 's'} above)`}`
     : `  FAILED: ${failed.map((result) => result.script).join(', ')} (the others ran; see their output above)`,
 );
 process.stdout.write(`${lines.join('\n')}\n`);

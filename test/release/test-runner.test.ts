@@ -64,4 +64,19 @@ describe('npm test', () => {
     expect(result.code, describeRun('npm test', result)).toBe(0);
     expect(result.stdout).toContain('all passed');
   }, 60_000);
+
+  it('names a part that did not run once in the summary, however many stages said so', async () => {
+    const skipped = "SKIPPED: the inspector's browser test did not run: no Chromium found.";
+    const project = scratchProject({
+      ...Object.fromEntries(STAGES.map((stage) => [stage, 'echo ok'])),
+      // As vitest prints a test's console line (colours on), and again under Node 22 and 24.
+      'test:vitest': `printf '\\033[22m\\033[39m%s\\n' "${skipped}"`,
+      'test:other-nodes': `echo "${skipped}" && echo "${skipped}"`,
+    });
+    const result = await exec('npm', ['test'], { cwd: project, env: releaseEnv(project), timeoutMs: 60_000 });
+    expect(result.code, describeRun('npm test', result)).toBe(0);
+    const summary = result.stdout.slice(result.stdout.indexOf('== npm test: summary'));
+    expect(summary.split(skipped)).toHaveLength(2);
+    expect(summary).toMatch(/all passed \(what did not run is named by the SKIPPED line above\)/);
+  }, 60_000);
 });

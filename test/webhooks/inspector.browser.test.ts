@@ -1,0 +1,401 @@
+/**
+ * `listen --inspect` in a real Chromium, through the built binary (`npm run build` first): the
+ * page shows the `--log` history and then each request live, refused ones with their reason; the
+ * key never reaches it; Replay sends the same bytes again with the key; other hosts and origins
+ * are refused; the filters hide rows. It leaves a screenshot in test/.output/inspector.png (and,
+ * with ORDERCLI_UPDATE_DOC_SCREENSHOT=1, docs/images/listen-inspect.png for the README).
+ *
+ * Without a Chromium (see test/support/chromium.ts) it does not run, and says so in one SKIPPED
+ * line that `npm test` repeats in its summary.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatEventLine, recordedHeaders } from '../../src/webhooks/event-record.js';
+import { findChromium, HOW_TO_GET_CHROMIUM, launchChromium } from '../support/chromium.js';
+import { ROOT, runBin, tempDir } from '../support/cli.js';
+import {
+  freePort,
+  type LocalApp,
+  type RunningBin,
+  spawnListen,
+  startApp,
+  waitFor,
+} from '../support/listen.js';
+
+const chromium = findChromium();
+if (chromium.path === undefined) {
+  console.log(
+    `SKIPPED: the inspector's browser test (listen --inspect in Chromium) did not run: ${chromium.why}. To run it: ${HOW_TO_GET_CHROMIUM}.`,
+  );
+}
+
+const KEY = `whk_inspector_${randomBytes(16).toString('hex')}`;
+const WRONG_KEY = `whk_wrong_${randomBytes(8).toString('hex')}`;
+/** A host name Chromium resolves to 127.0.0.1 (a DNS rebinding attacker's page, as the browser sees it). */
+const REBOUND_HOST = 'rebind.test';
+const OUTPUT = join(ROOT, 'test/.output');
+const DOC_SCREENSHOT = join(ROOT, 'docs/images/listen-inspect.png');
+
+const row = (attributes: string) => `[data-testid="event-row"]${attributes}`;
+const id = (testId: string) => `[data-testid="${testId}"]`;
+
+/** A notification body as an application would pretty-print it: several lines, non-ASCII text. */
+function prettyBody(code: string, extra: Record<string, unknown> = {}): Buffer {
+  const body = {
+    id: 10_101,
+    code,
+    externalId: `EXT-${code}`,
+    status: 'validated',
+    customer: { name: 'Épicerie fine Lefèvre' },
+    items: [
+      { internalReferenceId: 401, orderedQuantity: 24, label: 'Bière blonde 33 cl' },
+      { internalReferenceId: 402, orderedQuantity: 2, label: 'Pack de 6 bouteilles' },
+    ],
+    ...extra,
+  };
+  return Buffer.from(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
+}
+
+describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () => {
+  const dir = tempDir('ordercli-inspect-');
+  const logFile = join(dir, 'events.ndjson');
+  const history = { code: 'SO-2026-000042', event: 'sales_order_validated' };
+  const live = {
+    code: 'SO-2026-000101',
+    event: 'sales_order_validated',
+    bytes: prettyBody('SO-2026-000101'),
+  };
+  const other = { code: 'SO-2026-000102', event: 'sales_order_cancelled' };
+  const refusedCode = 'SO-2026-000666';
+  let app: LocalApp;
+  let listen: RunningBin;
+  let inspectPort: number;
+  let pageUrl: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    // What --log already holds from an earlier run: the page shows it first.
+    const historyBody = { id: 10_042, code: history.code, externalId: 'EXT-HISTORY' };
+    const historyText = JSON.stringify(historyBody);
+    writeFileSync(
+      logFile,
+      `${formatEventLine(
+        '2026-11-23T08:00:00.000Z',
+        history.event,
+        recordedHeaders([
+          'Content-Type',
+          'application/json',
+          'X-WEBHOOK-EVENT',
+          history.event,
+          'X-WEBHOOK-KEY',
+          KEY,
+        ]),
+        Buffer.from(historyText),
+        historyText,
+        historyBody,
+      )}\n`,
+    );
+    app = await startApp();
+    inspectPort = await freePort();
+    pageUrl = `http://127.0.0.1:${inspectPort}/`;
+    listen = await spawnListen(
+      [
+        '--port',
+        '0',
+        '--key',
+        KEY,
+        '--log',
+        logFile,
+        '--forward-to',
+        app.url,
+        '--inspect',
+        String(inspectPort),
+      ],
+      {},
+      dir,
+    );
+    browser = await launchChromium(chromium.path!, [`--host-resolver-rules=MAP ${REBOUND_HOST} 127.0.0.1`]);
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: pageUrl.slice(0, -1) });
+    page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (listen && listen.child.exitCode === null) {
+      listen.child.kill('SIGINT');
+      await listen.exited;
+    }
+    await app?.close();
+  });
+
+  /** Posts one notification to the receiver with a real HTTP client. */
+  async function notify(body: Buffer, headers: Record<string, string>): Promise<number> {
+    const answer = await request(listen.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+    await answer.body.text();
+    return answer.statusCode;
+  }
+
+  /** The rows the list shows (filters applied), top to bottom, as `status code`. */
+  function visibleRows(): Promise<string[]> {
+    return page
+      .locator(row(':visible'))
+      .evaluateAll((rows) =>
+        rows.map(
+          (element) => `${element.getAttribute('data-status')} ${element.getAttribute('data-code') ?? ''}`,
+        ),
+      );
+  }
+
+  it("prints the page's address with the ready line, and the page shows the --log history", async () => {
+    expect(listen.stderr()).toContain(`http://127.0.0.1:${inspectPort}`);
+    const answer = await page.goto(pageUrl);
+    expect(answer?.status()).toBe(200);
+    await expect.poll(() => page.locator(id('status-line')).textContent()).toContain('live');
+    const first = page.locator(row(`[data-code="${history.code}"]`));
+    await first.waitFor();
+    expect(await first.getAttribute('data-status')).toBe('200');
+    expect(await first.getAttribute('data-event')).toBe(history.event);
+  });
+
+  it('shows events as they arrive, without a reload', async () => {
+    // A reload would lose this mark.
+    await page.evaluate('window.ordercliTestMark = 1');
+    expect(await notify(live.bytes, { 'x-webhook-event': live.event, 'x-webhook-key': KEY })).toBe(200);
+    const liveRow = page.locator(row(`[data-code="${live.code}"]`));
+    await liveRow.waitFor();
+    expect(await liveRow.getAttribute('data-status')).toBe('200');
+    expect(await liveRow.getAttribute('data-event')).toBe(live.event);
+    expect(await liveRow.textContent()).toContain(live.code);
+
+    // One through the binary, as the service sends it.
+    const triggered = await runBin([
+      'webhooks',
+      'trigger',
+      'sales_order_validated',
+      '--url',
+      listen.url,
+      '--key',
+      KEY,
+    ]);
+    expect(triggered.code, triggered.stderr).toBe(0);
+    expect(
+      await notify(prettyBody(other.code, { status: 'cancelled' }), {
+        'x-webhook-event': other.event,
+        'x-webhook-key': KEY,
+      }),
+    ).toBe(200);
+    await page.locator(row(`[data-code="${other.code}"]`)).waitFor();
+    await expect.poll(() => page.locator(row('[data-status="200"]')).count()).toBe(4);
+
+    const seqs = await page
+      .locator(row(''))
+      .evaluateAll((rows) => rows.map((element) => Number(element.getAttribute('data-seq'))));
+    expect([...seqs].sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+    expect(await page.evaluate('window.ordercliTestMark')).toBe(1);
+  });
+
+  it('shows a refused request with the reason the console prints', async () => {
+    expect(
+      await notify(Buffer.from(`{"code":"${refusedCode}"}`), {
+        'x-webhook-event': live.event,
+        'x-webhook-key': WRONG_KEY,
+      }),
+    ).toBe(401);
+    const reason = await waitFor(
+      () => /rejected 401 .*?: (.+)$/m.exec(listen.stderr())?.[1],
+      10_000,
+      'the console line of the refused request',
+    );
+    const refused = page.locator(row('[data-status="401"]'));
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain(reason.trim());
+  });
+
+  it('shows the headers with the key redacted, the body searchable, and the forwarding attempts', async () => {
+    const liveRow = page.locator(row(`[data-code="${live.code}"]`));
+    await liveRow.click();
+    await expect.poll(() => liveRow.getAttribute('aria-selected')).toBe('true');
+
+    const headers = page.locator(id('detail-headers'));
+    await expect.poll(() => headers.textContent()).toContain(live.event);
+    const keyValue = await headers.locator('tr', { hasText: /x-webhook-key/i }).textContent();
+    expect(keyValue).toContain('[redacted]');
+
+    const body = page.locator(id('detail-body'));
+    await expect.poll(() => body.textContent()).toContain('Épicerie fine Lefèvre');
+    await page.locator(id('body-search')).fill('Lefèvre');
+    await expect.poll(() => body.locator('mark').count()).toBeGreaterThan(0);
+    expect(await body.locator('mark').first().textContent()).toMatch(/Lefèvre/i);
+
+    const attempt = page.locator(`${id('forward-attempts')} ${id('forward-attempt')}`).first();
+    await attempt.waitFor();
+    expect(await attempt.getAttribute('data-status')).toBe('200');
+    expect(await attempt.textContent()).toMatch(/thanks[\s\S]*\d+ ?ms|\d+ ?ms[\s\S]*thanks/);
+  });
+
+  it('never puts the key in the page: HTML, DOM text, the event stream', async () => {
+    expect(await page.content()).not.toContain(KEY);
+    expect(await page.locator('html').textContent()).not.toContain(KEY);
+    const html = await request(pageUrl);
+    expect(html.statusCode).toBe(200);
+    expect(await html.body.text()).not.toContain(KEY);
+
+    // The stream's history holds every request so far; read until the last one, then stop.
+    const abort = new AbortController();
+    const stream = await request(`${pageUrl}events`, { signal: abort.signal });
+    expect(stream.statusCode).toBe(200);
+    expect(String(stream.headers['content-type'])).toMatch(/^text\/event-stream/);
+    let text = '';
+    try {
+      for await (const chunk of stream.body) {
+        text += chunk.toString();
+        if (text.split('event: request').length > 5) break;
+      }
+    } finally {
+      abort.abort();
+    }
+    expect(text).toContain('event: request');
+    expect(text).toContain(live.code);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain(WRONG_KEY);
+  });
+
+  it('Replay sends the same bytes again to the forward target, with the key', async () => {
+    // The forwarded copies of the four accepted live events first.
+    await waitFor(() => app.received.length >= 3, 15_000, 'the forwarded events');
+    const forwarded = app.received.find((r) => r.body.includes(live.code));
+    expect(forwarded?.body.equals(live.bytes)).toBe(true);
+    const before = app.received.length;
+
+    await page.locator(row(`[data-code="${live.code}"]`)).click();
+    await page.locator(id('replay-url')).fill('');
+    await page.locator(id('replay')).click();
+    await expect.poll(() => page.locator(id('replay-result')).textContent()).toMatch(/\b200\b/);
+    await waitFor(() => app.received.length > before, 10_000, 'the replayed event');
+    const replayed = app.received[before]!;
+    expect(replayed.body.equals(live.bytes)).toBe(true);
+    expect(replayed.headers['x-webhook-key']).toBe(KEY);
+    expect(replayed.headers['x-webhook-event']).toBe(live.event);
+    expect(replayed.headers['content-type']).toBe('application/json');
+  });
+
+  it('Replay goes to the URL typed in the page when there is one', async () => {
+    const elsewhere = await startApp();
+    try {
+      await page.locator(row(`[data-code="${live.code}"]`)).click();
+      await page.locator(id('replay-url')).fill(elsewhere.url);
+      await page.locator(id('replay')).click();
+      await expect.poll(() => page.locator(id('replay-result')).textContent()).toMatch(/\b200\b/);
+      await waitFor(() => elsewhere.received.length === 1, 10_000, 'the event replayed to the typed URL');
+      expect(elsewhere.received[0]!.body.equals(live.bytes)).toBe(true);
+      expect(elsewhere.received[0]!.headers['x-webhook-key']).toBe(KEY);
+    } finally {
+      await page.locator(id('replay-url')).fill('');
+      await elsewhere.close();
+    }
+  });
+
+  it('shows the command line that does the same, with the key as a variable', async () => {
+    await page.locator(row(`[data-code="${live.code}"]`)).click();
+    await page.locator(id('copy-command')).click();
+    const command = (await page.locator(id('command-text')).textContent()) ?? '';
+    expect(command).toMatch(/ordercli webhooks (replay|trigger) /);
+    expect(command).toContain('"$ORDERCLI_WEBHOOK_KEY"');
+    expect(command).not.toContain(KEY);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(command.trim());
+  });
+
+  it('refuses a foreign Host (DNS rebinding), and sending without the token or from another origin', async () => {
+    // Over HTTP, with the Host header of another site.
+    for (const path of ['/', '/events']) {
+      const foreign = await request(`http://127.0.0.1:${inspectPort}${path}`, {
+        headers: { host: `${REBOUND_HOST}:${inspectPort}` },
+      });
+      const text = await foreign.body.text();
+      expect([421, 403], `GET ${path} with a foreign Host`).toContain(foreign.statusCode);
+      expect(text).not.toContain(live.code);
+    }
+    // In the browser: a page of another name that resolves to 127.0.0.1.
+    const rebound = await context.newPage();
+    try {
+      const answer = await rebound.goto(`http://${REBOUND_HOST}:${inspectPort}/`);
+      expect([421, 403]).toContain(answer?.status());
+      expect(await rebound.content()).not.toContain(live.code);
+    } finally {
+      await rebound.close();
+    }
+
+    const seq = Number(await page.locator(row(`[data-code="${live.code}"]`)).getAttribute('data-seq'));
+    const token = await page.locator('meta[name="ordercli-token"]').getAttribute('content');
+    expect(token).toBeTruthy();
+    const before = app.received.length;
+    const replay = async (headers: Record<string, string>): Promise<number> => {
+      const answer = await request(`${pageUrl}replay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ seq }),
+      });
+      await answer.body.text();
+      return answer.statusCode;
+    };
+    expect(await replay({})).toBe(403);
+    expect(await replay({ 'x-ordercli-token': 'not-the-token' })).toBe(403);
+    expect(
+      await replay({ 'x-ordercli-token': token!, origin: `http://${REBOUND_HOST}:${inspectPort}` }),
+    ).toBe(403);
+    expect([421, 403]).toContain(
+      await replay({ 'x-ordercli-token': token!, host: `${REBOUND_HOST}:${inspectPort}` }),
+    );
+    // The same request with the token is what the page sends: it works (so the refusals above are the checks').
+    expect(await replay({ 'x-ordercli-token': token!, origin: pageUrl.slice(0, -1) })).toBe(200);
+    await waitFor(() => app.received.length === before + 1, 10_000, 'the one accepted replay');
+  });
+
+  it('hides the rows the filters leave out', async () => {
+    const all = await visibleRows();
+    expect(all).toHaveLength(5);
+    expect(all.filter((shown) => shown.startsWith('401 '))).toHaveLength(1);
+
+    await page.locator(id('filter-status')).selectOption('refused');
+    await expect.poll(visibleRows).toEqual(all.filter((shown) => shown.startsWith('401 ')));
+    await page.locator(id('filter-status')).selectOption('accepted');
+    await expect.poll(visibleRows).toEqual(all.filter((shown) => shown.startsWith('200 ')));
+    await page.locator(id('filter-status')).selectOption('all');
+
+    await page.locator(id('filter-event')).fill(other.event);
+    await expect.poll(visibleRows).toEqual([`200 ${other.code}`]);
+    await page.locator(id('filter-event')).fill('');
+
+    await page.locator(id('filter-code')).fill(history.code);
+    await expect.poll(visibleRows).toEqual([`200 ${history.code}`]);
+    await page.locator(id('filter-code')).fill('');
+    await expect.poll(visibleRows).toEqual(all);
+  });
+
+  it('leaves a screenshot for review', async () => {
+    await page.locator(row(`[data-code="${live.code}"]`)).click();
+    await page.locator(id('body-search')).fill('Lefèvre');
+    mkdirSync(OUTPUT, { recursive: true });
+    const shot = await page.screenshot({ path: join(OUTPUT, 'inspector.png') });
+    if (process.env.ORDERCLI_UPDATE_DOC_SCREENSHOT === '1') {
+      mkdirSync(dirname(DOC_SCREENSHOT), { recursive: true });
+      writeFileSync(DOC_SCREENSHOT, shot);
+    }
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(OUTPUT, 'inspector-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(shot.length).toBeGreaterThan(10_000);
+  });
+});
