@@ -24,7 +24,7 @@ import type { Redactor } from '../core/redact.js';
 import { parseHttpUrl } from '../core/url.js';
 import { type EventRecord, originalBodyBytes } from './event-record.js';
 import type { ForwardAttempt } from './forward-sender.js';
-import { type InspectedRequest, InspectorHistory, MAX_REQUESTS, readLogTail } from './inspector-history.js';
+import { InspectorHistory, MAX_REQUESTS, readLogTail } from './inspector-history.js';
 import PAGE from './inspector-page.html';
 import type { AcceptedEvent, Rejection } from './receiver.js';
 import { answerLine, isAccepted } from './receiver-answer.js';
@@ -175,7 +175,6 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       copyCommand(history.recordOf(entry), {
         logFile: options.logFile,
         url: query.get('url')?.trim() || options.forwardTarget,
-        sameEvent: countSameEvent(history, entry),
         seq: entry.seq,
         program: options.program,
       }),
@@ -407,20 +406,12 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-/** Accepted requests in the history with the same event as `entry` (what `replay --event` would also send). */
-function countSameEvent(history: InspectorHistory, entry: InspectedRequest): number {
-  let n = 0;
-  for (const other of history.all()) if (other.line !== undefined && other.event === entry.event) n++;
-  return n;
-}
-
 /** The command line that sends the same from a terminal: the key by its variable, never its value. */
 export function copyCommand(
   record: EventRecord | undefined,
   where: {
     logFile: string | undefined;
     url: string | undefined;
-    sameEvent: number;
     seq: number;
     program?: string;
   },
@@ -434,13 +425,10 @@ export function copyCommand(
   const key = '--key "$ORDERCLI_WEBHOOK_KEY"';
   const event = record.event ?? '';
   if (where.logFile !== undefined && record.event !== null) {
-    const others =
-      where.sameEvent > 1
-        ? ` It re-sends every ${event} of the log (${where.sameEvent} in this page), in order.`
-        : '';
+    // --received-at picks this one line of the log (the time is recorded to the millisecond).
     return {
-      command: `${program} webhooks replay ${shellQuote(where.logFile)} --url ${shellQuote(url)} ${key} --event ${shellQuote(event)}`,
-      note: `The same headers and body bytes as Replay.${others}${urlNote}`,
+      command: `${program} webhooks replay ${shellQuote(where.logFile)} --url ${shellQuote(url)} ${key} --event ${shellQuote(event)} --received-at ${shellQuote(record.receivedAt)}`,
+      note: `The same headers and body bytes as Replay.${urlNote}`,
     };
   }
   const file = bodyFileName(record, where.seq);

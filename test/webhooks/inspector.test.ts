@@ -4,7 +4,7 @@
  * --log, accepted and refused requests, forwarding attempts), that no key reaches the page, and
  * that Replay sends the recorded bytes and headers again with the key added back.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { type ClientRequest, request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -339,8 +339,11 @@ describe('listen --inspect', () => {
     const command = JSON.parse(
       (await post(`${page}command?seq=1&url=${encodeURIComponent(app.url)}`, '', {}, 'GET')).body,
     );
+    const receivedAt = (
+      JSON.parse(readFileSync(log, 'utf8').trim().split('\n')[0]!) as { receivedAt: string }
+    ).receivedAt;
     expect(command.command).toBe(
-      `ordercli webhooks replay ${shellQuote(log)} --url ${app.url} --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT}`,
+      `ordercli webhooks replay ${shellQuote(log)} --url ${app.url} --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT} --received-at ${receivedAt}`,
     );
   });
 
@@ -376,26 +379,19 @@ describe('copyCommand', () => {
       copyCommand(record, {
         logFile: "/tmp/it's.ndjson",
         url: 'http://127.0.0.1:3000/h',
-        sameEvent: 3,
         seq: 7,
       }),
     ).toEqual({
-      command: `ordercli webhooks replay '/tmp/it'\\''s.ndjson' --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT}`,
-      note: `The same headers and body bytes as Replay. It re-sends every ${EVENT} of the log (3 in this page), in order.`,
+      command: `ordercli webhooks replay '/tmp/it'\\''s.ndjson' --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT} --received-at t`,
+      note: 'The same headers and body bytes as Replay.',
     });
-    expect(
-      copyCommand(record, { logFile: undefined, url: 'http://127.0.0.1:3000/h', sameEvent: 1, seq: 7 })
-        .command,
-    ).toBe(
+    expect(copyCommand(record, { logFile: undefined, url: 'http://127.0.0.1:3000/h', seq: 7 }).command).toBe(
       `ordercli webhooks trigger ${EVENT} --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --data ${EVENT}-7.json`,
     );
-    expect(copyCommand(undefined, { logFile: undefined, url: undefined, sameEvent: 0, seq: 1 }).command).toBe(
-      '',
-    );
+    expect(copyCommand(undefined, { logFile: undefined, url: undefined, seq: 1 }).command).toBe('');
     const underNpx = {
       logFile: 'events.ndjson',
       url: undefined,
-      sameEvent: 1,
       seq: 1,
       program: 'npx ordercli',
     };

@@ -21,6 +21,7 @@ export interface ReplayFlags {
   url: string;
   key?: string;
   event?: string;
+  receivedAt?: string;
 }
 
 export function registerWebhooks(program: Command, ctx: Context): void {
@@ -112,6 +113,10 @@ export function registerWebhooks(program: Command, ctx: Context): void {
         "the key sent in X-WEBHOOK-KEY (env ORDERCLI_WEBHOOK_KEY, or the profile's webhook-key)",
       )
       .option('--event <name>', 'only the notifications of this event')
+      .option(
+        '--received-at <time>',
+        'only the notification recorded at this time (its receivedAt in the log, as listen --inspect copies it)',
+      )
       .action(async (file: string, flags: ReplayFlags) => {
         const { run } = await import('./replay.js');
         await run(file, flags, ctx);

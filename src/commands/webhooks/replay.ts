@@ -1,5 +1,5 @@
 /**
- * `webhooks replay <log.ndjson> --url --key [--event]`: re-sends what `listen --log` recorded,
+ * `webhooks replay <log.ndjson> --url --key [--event] [--received-at]`: re-sends what `listen --log` recorded,
  * one at a time in file order, each with its original headers and body bytes and the key given
  * (the log never holds one). The whole file is read and checked first: a line that is not a
  * recorded event stops the command before anything is sent.
@@ -91,10 +91,13 @@ export async function run(file: string, flags: ReplayFlags, ctx: Context): Promi
     throw new InputError(`${file} has lines that are not recorded events; nothing was sent.`, problems);
   const withoutEvent = events.filter((e) => e.record.event === null);
   const selected = events.filter(
-    (e) => e.record.event !== null && (flags.event === undefined || e.record.event === flags.event),
+    (e) =>
+      e.record.event !== null &&
+      (flags.event === undefined || e.record.event === flags.event) &&
+      (flags.receivedAt === undefined || e.record.receivedAt === flags.receivedAt),
   );
   if (selected.length === 0) {
-    const what = flags.event === undefined ? 'recorded events' : `${flags.event} events`;
+    const what = `${flags.event === undefined ? 'recorded events' : `${flags.event} events`}${flags.receivedAt === undefined ? '' : ` received at ${flags.receivedAt}`}`;
     throw new UsageError(
       `Nothing to replay: ${file} holds ${events.length} event(s), no ${what}; nothing was sent.`,
     );

@@ -165,6 +165,39 @@ describe('webhooks replay', () => {
     expect(first!.headers['x-webhook-key']).toBe('whk_new_key_for_app');
     expect(first!.headers['x-webhook-event']).toBe('sales_order_validated');
     expect(replayed.stdout + replayed.stderr).not.toContain('whk_new_key_for_app');
+
+    // --received-at picks one line of the log: the third event only (as listen --inspect copies it).
+    const third = JSON.parse(readFileSync(log, 'utf8').trim().split('\n')[2]!) as { receivedAt: string };
+    const one = await runCli([
+      'webhooks',
+      'replay',
+      log,
+      '--url',
+      app.url,
+      '--key',
+      'whk_new_key_for_app',
+      '--event',
+      'sales_order_validated',
+      '--received-at',
+      third.receivedAt,
+    ]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toMatch(/^line 3 {2}sales_order_validated SO-2026-000003 -> 200 OK in \d+ ms\n$/);
+    expect(app.received.map((r) => r.body.toString()).slice(2)).toEqual(['{"id":3,"code":"SO-2026-000003"}']);
+    const none = await runCli([
+      'webhooks',
+      'replay',
+      log,
+      '--url',
+      app.url,
+      '--key',
+      'k',
+      '--received-at',
+      'never',
+    ]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no recorded events received at never; nothing was sent');
+    expect(app.received).toHaveLength(3);
   });
 
   it('refuses a file with lines that are not recorded events (exit 2, nothing sent); exit 1 on refusals', async () => {
