@@ -112,6 +112,8 @@ export interface ReplaySummary {
   unknown: number;
   /** Other base URLs with orders created or in doubt there (`sending`, `unknown`). */
   otherBaseUrls: { baseUrl: string; created: number; unknown: number }[];
+  /** The command whose `run` lines the journal holds: `refs contacts import` keys contact references. */
+  command: 'orders import' | 'refs contacts import';
 }
 
 export interface OpenJournalOptions {
@@ -417,6 +419,7 @@ function journalOpenError(path: string, error: unknown, doing: 'open' | 'read'):
 class JournalReader {
   private readonly states = new Map<string, JournalState>();
   private readonly others = new Map<string, Map<string, JournalState>>();
+  private command: ReplaySummary['command'] = 'orders import';
 
   constructor(
     private readonly path: string,
@@ -424,7 +427,15 @@ class JournalReader {
   ) {}
 
   readonly visit: LineVisitor = (line, lineNumber) => {
-    applyLine(this.states, this.others, line.toString('utf8'), this.baseUrl, this.path, lineNumber);
+    const record = applyLine(
+      this.states,
+      this.others,
+      line.toString('utf8'),
+      this.baseUrl,
+      this.path,
+      lineNumber,
+    );
+    if (record?.event === 'run' && record.command === 'refs contacts import') this.command = record.command;
   };
 
   summary(lines: number, tornTail: boolean): { states: Map<string, JournalState>; replay: ReplaySummary } {
@@ -448,7 +459,10 @@ class JournalReader {
         otherBaseUrls.push({ baseUrl: otherUrl, created: otherCreated, unknown: otherUnknown });
       }
     }
-    return { states: this.states, replay: { lines, tornTail, created, failed, unknown, otherBaseUrls } };
+    return {
+      states: this.states,
+      replay: { lines, tornTail, created, failed, unknown, otherBaseUrls, command: this.command },
+    };
   }
 }
 
@@ -459,9 +473,9 @@ function applyLine(
   baseUrl: string,
   path: string,
   line: number,
-): void {
-  if (text.trim() === '') return;
-  let record: Partial<JournalRecord> & { event?: string };
+): { event?: string; command?: unknown } | undefined {
+  if (text.trim() === '') return undefined;
+  let record: Partial<JournalRecord> & { event?: string; command?: unknown };
   try {
     record = JSON.parse(text) as typeof record;
   } catch {
@@ -470,7 +484,7 @@ function applyLine(
       [`Look at that line; if you move the journal away, a re-run may create orders a second time.`],
     );
   }
-  if (typeof record.externalId !== 'string' || typeof record.event !== 'string') return;
+  if (typeof record.externalId !== 'string' || typeof record.event !== 'string') return record;
   if (typeof record.at !== 'string') record.at = '';
   let target = states;
   if (record.baseUrl !== baseUrl) {
@@ -484,6 +498,7 @@ function applyLine(
     }
   }
   applyRecord(target, record as JournalRecord);
+  return record;
 }
 
 /** The one definition of how a record changes the state of its order (replay and live). */

@@ -82,7 +82,8 @@ export const CONTACT_REFERENCE_IMPORT: ImportKind = {
         : problem,
     ),
   reportColumns: ['contact.externalReference', 'status', 'httpStatus', 'id', 'message', 'line'],
-  settleUnknown: '(ordercli refs contacts list), then send it again with --retry-unknown if it is not there',
+  settleUnknown:
+    '(ordercli refs contacts list), then record it with ordercli orders resolve if it is there, or send it again with --retry-unknown if it is not',
   forbidden:
     'This token may not create contact references: the instance decides whether a partner application registers its own contacts (ask its administrator for that right), or it names them itself (then send the contact data with each order instead).',
 };

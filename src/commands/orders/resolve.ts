@@ -105,8 +105,9 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
     }
     await journal.sync();
     // The machine's ledger learns the same, so `orders create` and other inputs agree with it.
+    // A journal of contact references holds no orders: the order ledger is not theirs to learn.
     const changes = plan.filter(({ change }) => change);
-    if (changes.length > 0) {
+    if (changes.length > 0 && journal.replay.command === 'orders import') {
       const ledger = await OrderLedger.open(configDir(ctx.env), baseUrl, {
         by: 'orders resolve',
         journal: location.path,

@@ -30,7 +30,8 @@ const ADVICE: ImportAdvice = {
   unknown: (count) =>
     `${formatCount(count)} contact references have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
     '  1. look for each (by its contact.externalReference, listed above and in --report) in ordercli refs contacts list;\n' +
-    '  2. once you know they are not there, run the same import again with --retry-unknown.\n',
+    '  2. record the ones you found with ordercli orders resolve <input> --created <contact.externalReference>=<id>;\n' +
+    '  3. once you know the others are not there, run the same import again with --retry-unknown.\n',
   afterSummary: (result, options) => {
     if (options.report !== undefined || result.counts.created === 0) return undefined;
     return `note: the ids of the contact references created are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again). An id goes in an order as "contact": {"internalReferenceId": <id>}.\n`;

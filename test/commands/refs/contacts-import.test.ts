@@ -1,6 +1,6 @@
 // `refs contacts import` against a real sandbox: validation first, the journal keyed by
 // contact.externalReference, the service's 409 for an existing one, in-doubt records, report, rejects.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
@@ -432,7 +432,7 @@ describe('refs contacts import: failures', () => {
     expect(posts()).toBe(before);
     expect(again.stderr).toContain('PART-C-0101 unknown: outcome unknown since');
     expect(again.stderr).toContain(
-      'check at the service (ordercli refs contacts list), then send it again with --retry-unknown',
+      'check at the service (ordercli refs contacts list), then record it with ordercli orders resolve if it is there, or send it again with --retry-unknown if it is not',
     );
 
     const retried = await runBin(cli(path, '--retry-unknown'));
@@ -442,6 +442,35 @@ describe('refs contacts import: failures', () => {
       /PART-C-0101 failed: 409 Conflict: .* is already the contact reference \d+/,
     );
     expect(await heldWith('PART-C-0101')).toHaveLength(1);
+  });
+
+  it('orders resolve settles a record in doubt in the journal, and leaves the order ledger alone', async () => {
+    const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n`);
+    const config = tempDir('ordercli-config-');
+    const env = { env: { ORDERCLI_CONFIG_DIR: config } };
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/contact_references', kind: 'reset-after', times: 1 },
+    ]);
+    expect((await runCli(cli(path), env)).code).toBe(4);
+    const [created] = await heldWith('PART-C-0101');
+
+    const resolved = await runCli(
+      ['--base-url', sandbox.url, 'orders', 'resolve', path, '--created', `PART-C-0101=${created!.id}`],
+      env,
+    );
+    expect(resolved.code, resolved.stderr).toBe(0);
+    const before = posts();
+    const again = await runCli(cli(path), env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/skipped\s+1/);
+    expect(posts()).toBe(before);
+    // An order with the same key is not refused: the ledger knows orders, not contact references.
+    const ledger = join(config, 'ledger');
+    const files = existsSync(ledger) ? readdirSync(ledger, { recursive: true, encoding: 'utf8' }) : [];
+    for (const file of files) {
+      const full = join(ledger, file);
+      if (statSync(full).isFile()) expect(readFileSync(full, 'utf8')).not.toContain('PART-C-0101');
+    }
   });
 
   it('a 403 stops at once with exit 3 and says what it means for contact references', async () => {
