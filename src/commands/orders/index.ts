@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { completeWith, withExamples } from '../../cli/command-help.js';
+import { withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
+import { withImportInputOptions } from './import-options.js';
 
 export function registerOrders(program: Command, ctx: Context): void {
   const orders = program.command('orders').description('create, import and fetch sales orders');
@@ -60,24 +61,11 @@ export function registerOrders(program: Command, ctx: Context): void {
   );
 
   withExamples(
-    orders
-      .command('import')
+    withImportInputOptions(orders.command('import'), '{"Their header": "contact.email"}')
       .description(
         'import orders from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled for safe re-runs',
       )
       .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
-      .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
-      .option(
-        '--sheet <name>',
-        'the sheet of an .xlsx workbook to read (default: the first with known columns)',
-      )
-      .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
-      .option(
-        '--map <file.json>',
-        'rename the file\'s own headers to the contract\'s paths ({"Their header": "contact.email"})',
-      )
-      .option('--concurrency <n>', 'requests in flight at once', '8')
-      .option('--dry-run', 'validate the whole input and stop; nothing is sent')
       .option(
         '--skip-invalid',
         'send the valid orders and report the invalid ones (exit 4) instead of sending nothing (exit 2)',
@@ -192,8 +180,4 @@ export function registerOrders(program: Command, ctx: Context): void {
       }),
     ['ordercli orders get 1001', 'ordercli orders get 1001 --json | jq .status'],
   );
-
-  // The shell completion offers the contract's four formats (the aliases stay accepted).
-  const importCommand = orders.commands.find((command) => command.name() === 'import');
-  if (importCommand) completeWith(importCommand, '--format', ['csv', 'json', 'ndjson', 'xlsx']);
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { completeWith, withExamples } from '../../cli/command-help.js';
+import { withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
 import { type ListFlags, withListOptions } from '../../io/list-flags.js';
+import { withImportInputOptions } from '../orders/import-options.js';
 import type { ContactReferenceFlags } from './contacts-add.js';
 import type { ContactsImportOptions } from './contacts-import.js';
 
@@ -65,24 +66,11 @@ export function registerRefs(program: Command, ctx: Context): void {
   );
 
   withExamples(
-    contacts
-      .command('import')
+    withImportInputOptions(contacts.command('import'), '{"Courriel": "contact.email"}')
       .description(
         'create contact references in bulk from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled',
       )
       .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
-      .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
-      .option(
-        '--sheet <name>',
-        'the sheet of an .xlsx workbook to read (default: the first with known columns)',
-      )
-      .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
-      .option(
-        '--map <file.json>',
-        'rename the file\'s own headers to the columns ({"Courriel": "contact.email"})',
-      )
-      .option('--concurrency <n>', 'requests in flight at once', '8')
-      .option('--dry-run', 'validate the whole input and stop; nothing is sent')
       .option(
         '--skip-invalid',
         'send the valid ones and report the invalid ones (exit 4) instead of sending nothing (exit 2)',
@@ -119,8 +107,6 @@ export function registerRefs(program: Command, ctx: Context): void {
       'ordercli refs contacts import contacts.csv --retry-unknown   # after checking refs contacts list',
     ],
   );
-  const contactsImport = contacts.commands.find((command) => command.name() === 'import');
-  if (contactsImport) completeWith(contactsImport, '--format', ['csv', 'json', 'ndjson', 'xlsx']);
 
   const packagings = refs
     .command('packagings')

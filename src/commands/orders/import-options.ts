@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { completeWith } from '../../cli/command-help.js';
+
+/**
+ * The options every import reads its input with (`orders import`, `refs contacts import`):
+ * declared once, so that the two commands read files alike. `renames` is the `--map` example.
+ */
+export function withImportInputOptions(command: Command, renames: string): Command {
+  command
+    .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
+    .option(
+      '--sheet <name>',
+      'the sheet of an .xlsx workbook to read (default: the first with known columns)',
+    )
+    .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
+    .option('--map <file.json>', `rename the file's own headers to the columns (${renames})`)
+    .option('--concurrency <n>', 'requests in flight at once', '8')
+    .option('--dry-run', 'validate the whole input and stop; nothing is sent');
+  // The shell completion offers the contract's four formats (the aliases stay accepted).
+  completeWith(command, '--format', ['csv', 'json', 'ndjson', 'xlsx']);
+  return command;
+}
