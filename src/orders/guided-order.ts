@@ -10,17 +10,11 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Address, sameAddress } from '../config/recent-addresses.js';
 import { cleanCell, displayWidth, truncate } from '../io/cells.js';
-import { asRecord, isPlainObject } from '../io/loose-record.js';
+import { isPlainObject } from '../io/loose-record.js';
 import { type ChoiceItem, PromptEscape, type Prompter } from '../io/prompter.js';
 import type { IOStreams } from '../io/streams.js';
-import { formatTaxes, unitTimesFactor } from '../refs/format.js';
-import {
-  contactReferenceSearchText,
-  matchesWords,
-  packagingReferenceSearchText,
-  queryWords,
-  scalarText,
-} from '../refs/search.js';
+import { contactReferenceChoice, packagingReferenceChoice, type ReferenceChoice } from '../refs/choices.js';
+import { matchesWords, queryWords, scalarText } from '../refs/search.js';
 import { COUNTRY_CODE, EMAIL, validateOrder } from '../schemas/order.js';
 
 export interface GuidedOrderEnvironment {
@@ -111,10 +105,6 @@ export async function suggestExternalId(
   }
 }
 
-function joinParts(parts: string[]): string {
-  return parts.filter((part) => part.trim() !== '').join(' · ');
-}
-
 function addressLine(address: Address): string {
   return `${address.recipient}, ${address.street}, ${address.zipCode} ${address.city}, ${address.country}`;
 }
@@ -124,47 +114,20 @@ function referenceId(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
-interface Pickable {
+/** A reference the user can pick, with its id if it is one `internalReferenceId` can take. */
+interface Pickable extends ReferenceChoice {
   id: number | undefined;
-  record: Record<string, unknown>;
-  line: string;
-  description: string;
-  haystack: string;
-  inactive: boolean;
 }
 
-function contactPickable(record: Record<string, unknown>): Pickable {
-  const contact = asRecord(record.contact);
-  return {
-    id: referenceId(record.id),
-    record,
-    line: joinParts([
-      `${scalarText(contact.firstName)} ${scalarText(contact.lastName)}`,
-      scalarText(asRecord(record.customer).name),
-      scalarText(contact.externalReference),
-    ]),
-    description: scalarText(contact.email),
-    haystack: contactReferenceSearchText(record),
-    inactive: record.active === false,
-  };
-}
+const contactPickable = (record: Record<string, unknown>): Pickable => ({
+  ...contactReferenceChoice(record),
+  id: referenceId(record.id),
+});
 
-function packagingPickable(record: Record<string, unknown>): Pickable {
-  const packaging = asRecord(record.packaging);
-  const product = asRecord(packaging.product);
-  return {
-    id: referenceId(record.id),
-    record,
-    line: joinParts([
-      scalarText(record.label) || scalarText(product.label),
-      scalarText(packaging.name),
-      scalarText(product.code),
-    ]),
-    description: joinParts([unitTimesFactor(record), formatTaxes(product.taxes)]),
-    haystack: packagingReferenceSearchText(record),
-    inactive: record.active === false,
-  };
-}
+const packagingPickable = (record: Record<string, unknown>): Pickable => ({
+  ...packagingReferenceChoice(record),
+  id: referenceId(record.id),
+});
 
 /**
  * Asks the questions until the user chooses what to do with the order. Escape on the first

@@ -11,26 +11,20 @@ import { writeRecord } from '../../io/list-output.js';
 import { asRecord, isPlainObject } from '../../io/loose-record.js';
 import { type ChoiceItem, createPrompter, PromptEscape, type Prompter } from '../../io/prompter.js';
 import { writeNote } from '../../io/wrap.js';
-import { formatTaxes, unitTimesFactor } from '../../refs/format.js';
 import {
-  contactReferenceSearchText,
-  matchesWords,
-  packagingReferenceSearchText,
-  queryWords,
-  scalarText,
-} from '../../refs/search.js';
+  contactReferenceChoice,
+  joinParts,
+  packagingReferenceChoice,
+  type ReferenceChoice,
+} from '../../refs/choices.js';
+import { formatTaxes } from '../../refs/format.js';
+import { matchesWords, queryWords, scalarText } from '../../refs/search.js';
 
 type Kind = 'packagings' | 'contacts';
 
 /** One browsable record, with what the prompt shows and searches. */
-interface Entry {
+interface Entry extends ReferenceChoice {
   id: unknown;
-  record: Record<string, unknown>;
-  /** The choice's line, without the id. */
-  line: string;
-  description: string;
-  haystack: string;
-  inactive: boolean;
 }
 
 interface KindSpec {
@@ -50,10 +44,6 @@ interface KindSpec {
 const MAX_CHOICES = 200;
 const PAGE_SIZE = 12;
 
-function joinParts(parts: string[]): string {
-  return parts.filter((part) => part.trim() !== '').join(' · ');
-}
-
 const KINDS: Record<Kind, KindSpec> = {
   packagings: {
     title: 'Packaging references (items)',
@@ -62,25 +52,13 @@ const KINDS: Record<Kind, KindSpec> = {
     path: PATHS.packagingReferences,
     listCommand: 'ordercli refs packagings list --search <text>',
     toEntry(record) {
-      const packaging = asRecord(record.packaging);
-      const product = asRecord(packaging.product);
-      const inactive = record.active === false;
+      const choice = packagingReferenceChoice(record);
+      // The list shows inactive records too, and says which.
       return {
+        ...choice,
         id: record.id,
-        record,
-        line:
-          joinParts([
-            scalarText(record.label) || scalarText(product.label),
-            scalarText(packaging.name),
-            scalarText(product.code),
-          ]) + (inactive ? ' (inactive)' : ''),
-        description: joinParts([
-          unitTimesFactor(record),
-          formatTaxes(product.taxes),
-          inactive ? 'inactive' : 'active',
-        ]),
-        haystack: packagingReferenceSearchText(record),
-        inactive,
+        line: choice.line + (choice.inactive ? ' (inactive)' : ''),
+        description: joinParts([choice.description, choice.inactive ? 'inactive' : 'active']),
       };
     },
     usage: (id) => ({
@@ -94,21 +72,7 @@ const KINDS: Record<Kind, KindSpec> = {
     one: 'Contact reference',
     path: PATHS.contactReferences,
     listCommand: 'ordercli refs contacts list',
-    toEntry(record) {
-      const contact = asRecord(record.contact);
-      return {
-        id: record.id,
-        record,
-        line: joinParts([
-          `${scalarText(contact.firstName)} ${scalarText(contact.lastName)}`,
-          scalarText(asRecord(record.customer).name),
-          scalarText(contact.externalReference),
-        ]),
-        description: scalarText(contact.email),
-        haystack: contactReferenceSearchText(record),
-        inactive: record.active === false,
-      };
-    },
+    toEntry: (record) => ({ ...contactReferenceChoice(record), id: record.id }),
     usage: (id) => ({
       where: 'in an order',
       snippet: `"contact": {"internalReferenceId": ${JSON.stringify(id)}}`,
