@@ -103,9 +103,10 @@ export class Annotator {
     this.perKind = options.perKind ?? ANNOTATIONS_PER_KIND;
   }
 
-  /** A problem of an invalid input: an error on its line, titled with its field. */
+  /** A problem of an invalid input: an error on its line, titled with its field (a workbook's cell leads the message). */
   problem(problem: InputProblem): void {
-    const message = problem.field ? `${problem.field}: ${problem.message}` : problem.message;
+    const text = problem.field ? `${problem.field}: ${problem.message}` : problem.message;
+    const message = problem.cell === undefined ? text : `${problem.cell}: ${text}`;
     this.emit(
       'error',
       { file: this.pathOf(problem.file), line: problem.line, title: problem.field },
@@ -232,7 +233,7 @@ export function renderJobSummary(summary: JobSummary): string {
       '| --- | --- | --- |',
       ...problems.map(
         (problem) =>
-          `| ${cell(problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`)} | ${cell(problem.field ?? '')} | ${cell(problem.message)} |`,
+          `| ${cell(`${problem.file}${problem.cell !== undefined ? `:${problem.cell}` : problem.line !== undefined ? `:${problem.line}` : ''}`)} | ${cell(problem.field ?? '')} | ${cell(problem.message)} |`,
       ),
       '',
     );

@@ -144,6 +144,20 @@ describe('Annotator', () => {
     ]);
   });
 
+  it("names a workbook's sheet and cell in the message, since a line of a workbook shows nowhere", () => {
+    const { annotator: a, lines } = annotator();
+    a.problem({
+      file: 'orders.xlsx',
+      line: 4,
+      cell: 'Commandes!G4',
+      field: 'deliveryAddress.country',
+      message: 'must be a two-letter upper-case country code such as FR',
+    });
+    expect(lines).toEqual([
+      '::error file=orders.xlsx,line=4,title=deliveryAddress.country::Commandes!G4: deliveryAddress.country: must be a two-letter upper-case country code such as FR\n',
+    ]);
+  });
+
   it('at most 10 of each kind (what GitHub shows for a step), then one notice of what was left out', () => {
     const { annotator: a, lines } = annotator();
     for (let i = 0; i < 13; i++)
