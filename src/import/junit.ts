@@ -11,6 +11,7 @@
 import { createWriteStream, fstatSync, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { formatInputProblem, type InputProblem, UsageError } from '../core/errors.js';
+import { OutputWriteError } from './output-error.js';
 
 /** The outcome of one record, as the reports and the CI annotations show it. */
 export type KeyedStatus = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown' | 'not-sent';
@@ -129,7 +130,7 @@ export class JUnitWriter {
     if (this.suites.length > 0) this.put('  </testsuite>\n');
     this.put('</testsuites>\n');
     await new Promise<void>((resolve) => this.stream.end(() => resolve()));
-    if (this.error) throw new Error(`Cannot write the report ${this.path}: ${this.error.message}`);
+    if (this.error) throw new OutputWriteError('the report', this.path, this.error);
     const endedMs = performance.now();
     const total = zeroCounts();
     const handle = await open(this.path, 'r+');

@@ -8,7 +8,10 @@
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { UsageError } from '../core/errors.js';
+import { OutputWriteError } from './output-error.js';
 import type { SourceLayout, SourceOrder } from './types.js';
 
 /** Writes rejected orders one at a time, as the import meets them. */
@@ -93,9 +96,26 @@ export async function writeRejects(
   layout: SourceLayout,
   orders: Iterable<SourceOrder> | AsyncIterable<SourceOrder>,
 ): Promise<number> {
-  const writer = await openRejects(path, layout);
-  for await (const order of orders) await writer.add(order);
-  return writer.close();
+  try {
+    const writer = await openRejects(path, layout);
+    for await (const order of orders) await writer.add(order);
+    return await writer.close();
+  } catch (error) {
+    throw new OutputWriteError('the rejects file', path, error);
+  }
+}
+
+/**
+ * Checks, before anything is sent, that the rejects file can be created (it is written at the
+ * end of the import): a path in a missing or read-only folder is bad usage, not a late failure.
+ */
+export async function checkRejectsPath(path: string, shown: string): Promise<void> {
+  try {
+    await (await open(path, 'w')).close();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new UsageError(`Cannot write the rejects file ${shown}: ${code}; nothing was sent.`);
+  }
 }
 
 export function rowsOf(order: SourceOrder): Record<string, string>[] {

@@ -8,6 +8,7 @@ import { extname } from 'node:path';
 import { type InputProblem, UsageError } from '../core/errors.js';
 import { csvField } from '../io/delimited.js';
 import { JUnitWriter, type KeyedResult } from './junit.js';
+import { OutputWriteError } from './output-error.js';
 import type { OrderOutcome, SourceLocation } from './types.js';
 
 /**
@@ -216,7 +217,7 @@ export class ReportWriter {
     if (this.junit) return this.junit.close();
     const stream = this.stream as WriteStream;
     await new Promise<void>((resolve) => stream.end(() => resolve()));
-    if (this.error) throw new Error(`Cannot write the report ${this.path}: ${this.error.message}`);
+    if (this.error) throw new OutputWriteError('the report', this.path, this.error);
   }
 }
 

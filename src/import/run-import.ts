@@ -19,6 +19,7 @@ import { journalOfInput } from './journal-location.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import { OrderLedger } from './ledger.js';
 import type { InputLimits } from './limits.js';
+import { OutputWriteError } from './output-error.js';
 import { formatCount } from './progress.js';
 import {
   countResult,
@@ -29,6 +30,7 @@ import {
   ResultSequencer,
 } from './report.js';
 import {
+  checkRejectsPath,
   invalidInputError,
   openOrderSource,
   prepareOrder,
@@ -159,6 +161,8 @@ export async function runImport(
     environment,
   );
   try {
+    if (request.rejects !== undefined)
+      await checkRejectsPath(resolve(environment.cwd, request.rejects), request.rejects);
     const readAtFirst = await fileVersion(source.path);
     const validation = await validateImport(source, {
       kind,
@@ -169,10 +173,20 @@ export async function runImport(
       maxInvalid: request.skipInvalid || request.rejects !== undefined ? undefined : 1000,
     });
     if (validation.invalidIndexes.size > 0 && !request.skipInvalid) {
+      const invalid = invalidInputError(source, validation, kind);
       if (request.rejects !== undefined) {
-        await writeRejects(resolve(environment.cwd, request.rejects), source, validation.invalid);
+        // The problems stay the error (exit 2, nothing sent); a rejects file that could not be
+        // written is said below them.
+        await writeRejects(resolve(environment.cwd, request.rejects), source, validation.invalid).catch(
+          (error: unknown) => {
+            if (!(error instanceof OutputWriteError)) throw error;
+            invalid.details.push(
+              `The rejects file ${request.rejects} could not be written: ${error.reason}.`,
+            );
+          },
+        );
       }
-      throw invalidInputError(source, validation, kind);
+      throw invalid;
     }
     if (request.dryRun) return await dryRun(request, environment, source, validation);
     // The sending pass reads the file again: what it sends must be what was validated.
@@ -332,11 +346,28 @@ async function sendOrders(
     sendingEnded?.();
     await closeJournal();
   }
-  await report?.close();
+  // Sending is over and journaled: a report or rejects file that cannot be written fails the run
+  // (exit 1) after its summary, rather than hiding what was sent.
+  const unwritten: string[] = [];
+  const noteUnwritten = (error: unknown): void => {
+    if (!(error instanceof OutputWriteError)) throw error;
+    unwritten.push(error.named);
+  };
+  await report?.close().catch(noteUnwritten);
   rejected.sort((a, b) => a.index - b.index);
   if (request.rejects !== undefined) {
-    await writeRejects(resolve(environment.cwd, request.rejects), source, rejected);
+    await writeRejects(resolve(environment.cwd, request.rejects), source, rejected).catch(noteUnwritten);
   }
+  const outputFailure =
+    unwritten.length === 0
+      ? undefined
+      : new CliError(
+          `The import ran to its end, but ${unwritten.join(' and ')} could not be written.`,
+          ExitCode.Failure,
+          [
+            'Every outcome is in the journal: run the same import again with files that can be written; created orders are skipped, failed ones sent again.',
+          ],
+        );
 
   const { stopped, sent } = outcome;
   return {
@@ -353,7 +384,7 @@ async function sendOrders(
     durationMs: performance.now() - started,
     retries,
     throttledRetries,
-    failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : undefined,
+    failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : outputFailure,
     exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
 }

@@ -25,7 +25,7 @@ import { detectFormat, type InputFile, openInputFile } from './read.js';
 import type { OrderSource, SourceContext, SourceOptions, SourceOrder, XlsxLayout } from './types.js';
 
 export { ReferenceCatalog } from './references.js';
-export { openRejects, writeRejects } from './rejects.js';
+export { checkRejectsPath, openRejects, writeRejects } from './rejects.js';
 export { invalidInputError, prepareOrder, validateImport } from './validate.js';
 
 /** Opens an input (a path, or `-` for stdin) and checks what can be checked before reading orders. */

@@ -1,5 +1,5 @@
 // `orders import` through the CLI against a real sandbox: exit codes, re-runs, faults, outputs.
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/server.js';
@@ -127,6 +127,41 @@ describe('orders import: invalid input', () => {
       'externalId,contact.internalReferenceId,item.internalReferenceId,item.orderedQuantity\nA-2,301,401,0\nA-3,,402,1\n',
     );
     expect(existsSync(join(dir, 'orders.csv.journal.ndjson'))).toBe(false);
+  });
+
+  it('a rejects file that cannot be written: exit 2 before sending, or exit 1 after the summary', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
+    // A folder that does not exist: refused before anything is read or sent.
+    const missing = await runCli(cli('orders.csv', '--skip-invalid', '--rejects', 'no/such/rejects.csv'), {
+      cwd: dir,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      'Cannot write the rejects file no/such/rejects.csv: ENOENT; nothing was sent.',
+    );
+    expect(postsTo(sandbox)).toBe(0);
+    if (!existsSync('/dev/full')) return;
+    // Invalid input: the problems stay the error (exit 2), the rejects' failure said below them.
+    const invalid = await runCli(cli('orders.csv', '--rejects', '/dev/full'), { cwd: dir });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toMatch(/orders\.csv:3: item\.orderedQuantity: /);
+    expect(invalid.stderr).toContain('The rejects file /dev/full could not be written: ENOSPC.');
+    expect(postsTo(sandbox)).toBe(0);
+    // A full disk at the end: the orders were sent and journaled; the summary, then exit 1.
+    // The report too (a link named .csv to the device).
+    symlinkSync('/dev/full', join(dir, 'report.csv'));
+    const full = await runCli(
+      cli('orders.csv', '--skip-invalid', '--rejects', '/dev/full', '--report', 'report.csv'),
+      { cwd: dir },
+    );
+    expect(full.code).toBe(1);
+    expect(full.stderr).toMatch(/created\s+2/);
+    expect(full.stderr).toContain(
+      `The import ran to its end, but the report ${join(dir, 'report.csv')} (ENOSPC) and the rejects file /dev/full (ENOSPC) could not be written.`,
+    );
+    expect(full.stderr).not.toContain('unexpectedly');
+    expect(postsTo(sandbox)).toBe(2);
   });
 
   it('--skip-invalid sends the valid ones, reports the others, and exits 4', async () => {
