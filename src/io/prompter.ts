@@ -4,7 +4,7 @@
  * Escape a PromptEscape that the command turns into "back" or "quit".
  */
 import { Writable } from 'node:stream';
-import { CancelledError } from '../core/errors.js';
+import { CancelledError, UsageError } from '../core/errors.js';
 import type { IOStreams } from './streams.js';
 
 export interface Choice<T> {
@@ -77,6 +77,19 @@ const PLAIN_THEME = {
     searchTerm: identity,
   },
 };
+
+/**
+ * Refuses (exit 2) an interactive command where it cannot ask: stdin or stdout not a terminal, or
+ * prompts turned off by `--yes` or `CI`. `instead` says what to run there.
+ */
+export function requirePrompts(io: IOStreams, command: string, instead: string): void {
+  if (io.canPrompt()) return;
+  const why =
+    io.stdinIsTTY && io.stdoutIsTTY
+      ? 'prompts are turned off (--yes or CI)'
+      : 'stdin and stdout must both be a terminal';
+  throw new UsageError(`${command} is interactive and ${why}. ${instead}`);
+}
 
 export interface PrompterOptions {
   /** Erase each prompt once answered or left (a browser that loops); default: keep the answer. */

@@ -12,7 +12,7 @@ import { readRecentAddresses, rememberAddresses } from '../../config/recent-addr
 import { CancelledError, UsageError } from '../../core/errors.js';
 import { describeEntry, OrderLedger } from '../../import/ledger.js';
 import { createdSummary, sendOrder } from '../../import/send-order.js';
-import { createPrompter, PromptEscape } from '../../io/prompter.js';
+import { createPrompter, PromptEscape, requirePrompts } from '../../io/prompter.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 import { runGuidedOrder } from '../../orders/guided-order.js';
 
@@ -20,15 +20,11 @@ const NOTHING_DONE = 'no order was sent or saved';
 
 export async function run(ctx: Context): Promise<void> {
   const { io } = ctx;
-  if (!io.canPrompt()) {
-    const why =
-      io.stdinIsTTY && io.stdoutIsTTY
-        ? 'prompts are turned off (--yes or CI)'
-        : 'stdin and stdout must both be a terminal';
-    throw new UsageError(
-      `orders new is interactive and ${why}. Write the order as JSON and send it with ordercli orders create --file <order.json> instead.`,
-    );
-  }
+  requirePrompts(
+    io,
+    'orders new',
+    `Write the order as JSON and send it with ordercli orders create --file <order.json> instead.`,
+  );
   const settings = await ctx.settings();
   const api = await ctx.api();
   const ledger = await OrderLedger.open(

@@ -5,11 +5,16 @@
  */
 import { fetchList, type ListAnswer, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { UsageError } from '../../core/errors.js';
 import { cleanCell, displayWidth, truncate } from '../../io/cells.js';
 import { writeRecord } from '../../io/list-output.js';
 import { asRecord, isPlainObject } from '../../io/loose-record.js';
-import { type ChoiceItem, createPrompter, PromptEscape, type Prompter } from '../../io/prompter.js';
+import {
+  type ChoiceItem,
+  createPrompter,
+  PromptEscape,
+  type Prompter,
+  requirePrompts,
+} from '../../io/prompter.js';
 import { writeNote } from '../../io/wrap.js';
 import {
   contactReferenceChoice,
@@ -84,15 +89,11 @@ type Step = 'back' | 'lists' | 'quit';
 
 export async function run(ctx: Context): Promise<void> {
   const { io } = ctx;
-  if (!io.canPrompt()) {
-    const why =
-      io.stdinIsTTY && io.stdoutIsTTY
-        ? 'prompts are turned off (--yes or CI)'
-        : 'stdin and stdout must both be a terminal';
-    throw new UsageError(
-      `refs browse is interactive and ${why}. Use ${KINDS.packagings.listCommand} or ${KINDS.contacts.listCommand} instead.`,
-    );
-  }
+  requirePrompts(
+    io,
+    'refs browse',
+    `Use ${KINDS.packagings.listCommand} or ${KINDS.contacts.listCommand} instead.`,
+  );
   const api = await ctx.api();
   // Prompts vanish once answered or left with Escape; the records shown stay on the screen.
   const prompter = createPrompter(io, ctx.signal, { clearPromptOnDone: true });
