@@ -10,7 +10,7 @@ import type { OrderResult } from '../../src/import/report.js';
 import { submitOrders } from '../../src/import/submit.js';
 import type { ValidatedOrder } from '../../src/import/types.js';
 import { tempDir } from '../support/cli.js';
-import { createdCounts, externalId, orders, readLines } from '../support/orders.js';
+import { createdCounts, externalId, orders, postsTo, readLines } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
@@ -178,7 +178,7 @@ describe('submitOrders', () => {
     }
   });
 
-  it('an interrupt while orders wait armed records them not-sent: an unknown order stays unknown', async () => {
+  it('an interrupt while an order waits for a request slot records it not-sent: an unknown order stays unknown', async () => {
     const dir = tempDir();
     const journalPath = join(dir, 'j.ndjson');
     const list = orders(20);
@@ -188,10 +188,17 @@ describe('submitOrders', () => {
     earlier.unknown(externalId(1), 'connection reset');
     await earlier.close();
 
-    sandbox.setFaults({ latencyMs: 200 });
+    sandbox.setFaults({ latencyMs: 1000 });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    // Order 1 waits behind order 2 for the single slot, armed, when the interrupt comes.
+    // The interrupt comes once order 2's request has reached the sandbox (held there 1 s), not
+    // after a fixed delay, which a loaded machine could overrun before anything was sent.
+    const watch = setInterval(() => {
+      if (postsTo(sandbox) > 0) {
+        clearInterval(watch);
+        controller.abort();
+      }
+    }, 5);
+    // Order 1 waits behind order 2 for the single slot when the interrupt comes.
     const reordered = [list[1]!, list[0]!, ...list.slice(2)];
     const run = await submit(reordered, {
       concurrency: 1,
@@ -199,6 +206,7 @@ describe('submitOrders', () => {
       signal: controller.signal,
       journalPath,
     });
+    clearInterval(watch);
     expect(run.outcome.stopped?.kind).toBe('interrupted');
     expect(run.results.find((r) => r.externalId === externalId(2))?.status).toBe('created');
     expect(run.results.find((r) => r.externalId === externalId(1))).toMatchObject({ status: 'not-sent' });

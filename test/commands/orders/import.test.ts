@@ -391,12 +391,20 @@ describe('orders import: interruption and the journal', () => {
   it('Ctrl-C stops sending, waits for those in flight, leaves the journal consistent, exits 130', async () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(60));
-    sandbox.setFaults({ latencyMs: 100 });
+    sandbox.setFaults({ latencyMs: 200 });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 400);
+    // Ctrl-C once the first order exists (not after a fixed delay, which a loaded machine could
+    // overrun before anything was created, or after everything was).
+    const watch = setInterval(() => {
+      if (sandbox.orders().length > 0) {
+        clearInterval(watch);
+        controller.abort();
+      }
+    }, 5);
     const result = await runCli(cli(input, '--concurrency', '4', '--report', join(dir, 'r.csv')), {
       signal: controller.signal,
     });
+    clearInterval(watch);
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/Interrupted: \d+ orders created, \d+ not sent; the journal .* is saved/);
     const created = createdCounts(sandbox);
