@@ -143,17 +143,9 @@ describe('webhooks replay', () => {
     expect(readFileSync(log, 'utf8')).toContain('"rawBody":');
 
     app = await startApp();
-    const replayed = await runCli([
-      'webhooks',
-      'replay',
-      log,
-      '--url',
-      app.url,
-      '--key',
-      'whk_new_key_for_app',
-      '--event',
-      'sales_order_validated',
-    ]);
+    const replay = (...flags: string[]) =>
+      runCli(['webhooks', 'replay', log, '--url', app!.url, '--key', 'whk_new_key_for_app', ...flags]);
+    const replayed = await replay('--event', 'sales_order_validated');
     expect(replayed.code).toBe(0);
     expect(replayed.stdout).toMatch(
       /^line 1 {2}sales_order_validated SO-2026-000001 -> 200 OK in \d+ ms\nline 3 {2}sales_order_validated SO-2026-000003 -> 200 OK in \d+ ms\n$/,
@@ -168,33 +160,11 @@ describe('webhooks replay', () => {
 
     // --received-at picks one line of the log: the third event only (as listen --inspect copies it).
     const third = JSON.parse(readFileSync(log, 'utf8').trim().split('\n')[2]!) as { receivedAt: string };
-    const one = await runCli([
-      'webhooks',
-      'replay',
-      log,
-      '--url',
-      app.url,
-      '--key',
-      'whk_new_key_for_app',
-      '--event',
-      'sales_order_validated',
-      '--received-at',
-      third.receivedAt,
-    ]);
+    const one = await replay('--event', 'sales_order_validated', '--received-at', third.receivedAt);
     expect(one.code).toBe(0);
     expect(one.stdout).toMatch(/^line 3 {2}sales_order_validated SO-2026-000003 -> 200 OK in \d+ ms\n$/);
     expect(app.received.map((r) => r.body.toString()).slice(2)).toEqual(['{"id":3,"code":"SO-2026-000003"}']);
-    const none = await runCli([
-      'webhooks',
-      'replay',
-      log,
-      '--url',
-      app.url,
-      '--key',
-      'k',
-      '--received-at',
-      'never',
-    ]);
+    const none = await replay('--received-at', 'never');
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no recorded events received at never; nothing was sent');
     expect(app.received).toHaveLength(3);
