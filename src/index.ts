@@ -1,6 +1,7 @@
 /** Library entry: the program, the sandbox and a sample notification, for tests, benchmarks and embedding. */
 export { main } from './cli/main.js';
-export { LEDGER_SHARDS, ledgerFolder, shardFileName, shardOf } from './import/ledger.js';
+export { LEDGER_SHARDS, LocalLedger, ledgerFolder, shardFileName, shardOf } from './import/ledger/local.js';
+export { applyRecord } from './import/ledger/record.js';
 export type { Sandbox, SandboxOptions } from './sandbox/server.js';
 export { startSandbox } from './sandbox/server.js';
 export { sampleSalesOrderValidated } from './webhooks/sample-events.js';

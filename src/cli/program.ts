@@ -72,6 +72,12 @@ export function buildProgram(ctx: Context): Command {
       ),
     )
     .addOption(new Option('--retries <n>', 'retries of a failed request (env ORDERCLI_RETRIES, default 3)'))
+    .addOption(
+      new Option(
+        '--ledger <url|dir>',
+        'where the order ledger is: a postgres:// URL shared by a fleet, or a folder (env ORDERCLI_LEDGER; default: the config folder)',
+      ),
+    )
     .option('-y, --yes', 'never prompt (implied when stdin is not a terminal or CI is set)')
     .option('--allow-insecure-http', 'allow a plain http:// base URL for a non-loopback host')
     .showSuggestionAfterError(true)

@@ -18,6 +18,7 @@ export const PROFILE_KEYS = [
   'timeout',
   'allow-insecure-http',
   'webhook-key',
+  'ledger',
 ] as const;
 export type ProfileKey = (typeof PROFILE_KEYS)[number];
 /** Keys whose values are secrets: never printed. */

@@ -19,6 +19,7 @@ export interface GlobalFlags {
   retries?: string;
   yes?: boolean;
   allowInsecureHttp?: boolean;
+  ledger?: string;
 }
 
 export interface Settings {
@@ -29,6 +30,8 @@ export interface Settings {
   token: string | undefined;
   authHeader: string | undefined;
   webhookKey: string | undefined;
+  /** `--ledger`: a postgres:// URL or a folder; undefined = the config folder's ledger. */
+  ledger: string | undefined;
   timeoutMs: number;
   retries: number;
   allowInsecureHttp: boolean;
@@ -97,6 +100,7 @@ export function resolveSettings(
     profile['auth-header'],
   );
   const [timeout, timeoutSource] = pick(flags.timeout, env.ORDERCLI_TIMEOUT, profile.timeout);
+  const [ledger] = pick(flags.ledger, env.ORDERCLI_LEDGER, profile.ledger);
   const [retries] = pick(flags.retries, env.ORDERCLI_RETRIES, undefined);
   const webhookKey = chooseWebhookKey(undefined, env, { profileName, profile }).key;
 
@@ -112,6 +116,7 @@ export function resolveSettings(
     token: token?.trim(),
     authHeader,
     webhookKey,
+    ledger: ledger?.trim(),
     timeoutMs:
       timeout === undefined
         ? DEFAULT_TIMEOUT_MS

@@ -92,3 +92,15 @@ export function serviceKey(baseUrl: string): { host: string; rest: string } | un
     return undefined;
   }
 }
+
+/** A URL as it may be shown: its password replaced by `***` (a PostgreSQL ledger's URL). */
+export function withoutPassword(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password === '') return value;
+    url.password = '***';
+    return url.toString();
+  } catch {
+    return value.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
+  }
+}

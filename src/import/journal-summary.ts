@@ -99,10 +99,10 @@ export async function summarizeJournal(path: string, baseUrl: string): Promise<J
   const unknown: UnknownOrder[] = [];
   for (const [externalId, state] of states) {
     counts.total++;
-    if (state.event === 'created') {
+    if (state.status === 'created') {
       if (state.resolved === 'created') counts.resolvedCreated++;
       else counts.created++;
-    } else if (state.event === 'failed') {
+    } else if (state.status === 'not-created') {
       if (state.resolved === 'not-created') counts.resolvedNotCreated++;
       else counts.failed++;
     } else {
@@ -112,7 +112,7 @@ export async function summarizeJournal(path: string, baseUrl: string): Promise<J
         line: state.line ?? null,
         sentAt: state.sentAt ?? null,
         reason:
-          state.event === 'sending'
+          state.status === 'claimed'
             ? 'the run that sent it stopped before the answer'
             : (state.reason ?? 'no answer'),
       });

@@ -1,39 +1,27 @@
 /**
- * The import journal: an append-only NDJSON file that records, per order, what was done and what
- * came back, so that a re-run never creates an order twice and nothing is lost unreported.
+ * The import journal: what the runs of one input did, record by record, for resume, the report,
+ * `orders journal` and `orders resolve`. It holds the same records as the order ledger
+ * (src/import/ledger/record.ts), each with the `baseUrl` it was sent to, and replays them with
+ * the same `applyRecord`.
  *
- * One JSON object per line, each with `event`, `externalId`, `baseUrl` and `at`:
- * - `sending` (with `bodyHash`) is on disk (written and synced) before the request leaves;
- * - then `created` (`httpStatus`, the service's `id` and `code`), `failed` (`httpStatus` when the
- *   service answered, `message`) or `unknown` (`reason`: the request may have been processed);
- * - or `not-sent` (`reason`): the request never left after all (the import stopped, or the
- *   connection could not be made), so the state before that `sending` stands.
- * A `run` line opens each run (who, when, which input); replay ignores it. `sending` also carries
- * the order's `line` in the input (journals written before `orders journal` existed lack
- * it), for `orders journal` to show.
+ * The journal never decides what may be sent: the ledger does, with a claim before each request.
+ * What a journal records as created or in doubt that the ledger does not know (a new ledger, a
+ * journal older than the ledger's folder) is adopted into the ledger before anything is sent,
+ * so a journal that is lost, emptied or restored from an older copy can never cause a send the
+ * ledger would refuse, and a kept journal still protects a ledger that is new.
  *
- * `orders resolve` appends what the user checked at the service: `resolved-created` (with the
- * service's `id` and `code` when known, and `evidence`) makes the order `created`, skipped by every
- * later run; `resolved-not-created` makes it sendable again, as a `failed` one is.
+ * Its writes are not synced: the ledger's claim is the one synced write of each order (shared by
+ * all the claims of a round), and the ledger, not the journal, is what a crash must not lose.
+ * A `run` line opens each run (who, when, which input, `format: 2`); replay ignores it.
+ * Journals written before claims (`sending`, `resolved-created`, … records) are read as they are.
  *
- * Replay (per externalId, for the same base URL, the last event wins): `created` → skip;
- * `sending` without an outcome, or `unknown` → unknown, not re-sent unless asked; `failed` → send
- * again, since the service refused it. A journal holding orders created or in doubt at another
- * base URL is refused (`OtherBaseUrlError`): the other URL may name the same service.
- *
- * `refs contacts import` keeps the same journal for contact references: its `externalId` holds
- * their `contact.externalReference`, and its `run` line names the command.
+ * A journal holding orders created or in doubt at another base URL is refused
+ * (`OtherBaseUrlError`): the other URL may name the same service.
  *
  * One import per journal: the lock `<journal>.lock` (src/io/file-lock.ts) is taken before the
  * journal is read, and checked before each write.
- *
- * Storage is an AppendLog (src/io/append-log.ts), synced: a `sending` record is on disk before its
- * promise resolves, and the records of all the workers share each synced write (group commit).
- * Outcome records ride in the same writes without being waited for: a kill -9 loses at most the
- * last write's worth of them, and those orders replay as `unknown`, which is safe.
  */
 
-import { hash } from 'node:crypto';
 import { CancelledError, CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
@@ -46,59 +34,20 @@ import {
 } from '../io/append-log.js';
 import { describeCode } from '../io/file-lock.js';
 import { isoNow } from '../io/iso-time.js';
+import {
+  applyRecord,
+  bodyHash,
+  isFree,
+  type LedgerEntry,
+  type LedgerRecord,
+  type Resolution,
+  stateKey,
+} from './ledger/record.js';
+import type { Claim } from './ledger/store.js';
 
-export type JournalEvent =
-  | 'sending'
-  | 'created'
-  | 'failed'
-  | 'unknown'
-  | 'not-sent'
-  | 'resolved-created'
-  | 'resolved-not-created';
-
-/** What `orders resolve` recorded for an order. */
-export type Resolution = 'created' | 'not-created';
-
-/** The states an order can be left in (`not-sent` restores the one before its `sending`). */
-export type JournalStateEvent = 'sending' | 'created' | 'failed' | 'unknown';
-
-/** What a record says of an order beyond its event (each field present only where it applies). */
-export interface JournalDetails {
-  at: string;
-  /** `sending`: the hash of the exact body sent. */
-  bodyHash?: string;
-  /** `created`, `failed`: the service's status. */
-  httpStatus?: number;
-  /** `created`: the service's id and code of the order. */
-  id?: string | number;
-  code?: string;
-  /** `failed`: what the service said. */
-  message?: string;
-  /** `unknown`, `not-sent`: why. */
-  reason?: string;
-  /** `sending`: the line of the order in the input of its run. */
-  line?: number;
-  /** `resolved-*`: what the user's word rests on (checked by hand, a notification). */
-  evidence?: string;
-}
-
-/** One line of the journal as written (the `run` line has its own shape). */
-export interface JournalRecord extends JournalDetails {
-  event: JournalEvent;
-  externalId: string;
-  baseUrl: string;
-}
-
-/** The last known state of one order for this base URL, after replay. */
-export interface JournalState extends JournalDetails {
-  event: JournalStateEvent;
-  /** For `sending`: the state before it, which a `not-sent` record restores. */
-  previous?: JournalState;
-  /** When the order was last journaled as `sending` (an outcome keeps it). */
-  sentAt?: string;
-  /** Set when `orders resolve` decided this state. */
-  resolved?: Resolution;
-}
+/** The state of one order in a journal: the ledger's entry type. */
+export type JournalState = LedgerEntry;
+export type { Resolution };
 
 /** What replay found in an existing journal. */
 export interface ReplaySummary {
@@ -110,7 +59,7 @@ export interface ReplaySummary {
   created: number;
   failed: number;
   unknown: number;
-  /** Other base URLs with orders created or in doubt there (`sending`, `unknown`). */
+  /** Other base URLs with orders created or in doubt there. */
   otherBaseUrls: { baseUrl: string; created: number; unknown: number }[];
   /** The command whose `run` lines the journal holds: `refs contacts import` keys contact references. */
   command: 'orders import' | 'refs contacts import';
@@ -137,11 +86,7 @@ export interface OpenJournalOptions {
   signal?: AbortSignal;
 }
 
-/** A hash of the exact body sent, so a later run can tell that an order changed. */
-export function bodyHash(json: string): string {
-  // crypto.hash: one call, without the Hash object of createHash.
-  return hash('sha256', json, 'base64url').slice(0, 22);
-}
+export { bodyHash };
 
 export class OrderJournal {
   readonly path: string;
@@ -174,9 +119,8 @@ export class OrderJournal {
     const baseUrl = normalizeBaseUrl(options.baseUrl);
     const log = await AppendLog.open(path, {
       what: `the import journal ${path}`,
-      synced: true,
-      // The import journals its orders ahead of their requests: 10 ms rounds let several share a sync.
-      roundMs: 10,
+      // The ledger's claim is each order's synced write; the journal is synced when it closes.
+      synced: false,
       mode: 0o644,
       lock: {
         busyAdvice: 'wait for it to finish.',
@@ -206,6 +150,7 @@ export class OrderJournal {
               : { command: options.command }),
             baseUrl,
             input: options.input,
+            format: 2,
             pid: process.pid,
             at: new Date().toISOString(),
           }),
@@ -250,62 +195,74 @@ export class OrderJournal {
     return this.states.get(externalId);
   }
 
-  /**
-   * Records that the order is about to be sent; resolves once the record is on disk. Never send
-   * before it resolves: that is what makes a killed run's in-flight orders `unknown`, not lost.
-   */
-  sending(externalId: string, hash: string, line?: number): Promise<void> {
-    const record: JournalRecord = {
-      event: 'sending',
-      externalId,
+  /** Records the ledger's claim of an order (written with the journal's next write). */
+  claimed(claim: Claim, details: { bodyHash: string; line?: number; at?: string }): void {
+    const current = this.states.get(claim.externalId);
+    const record: LedgerRecord = {
+      externalId: claim.externalId,
+      event: 'claim',
+      at: details.at ?? isoNow(),
+      token: claim.token,
+      bodyHash: details.bodyHash,
       baseUrl: this.baseUrl,
-      at: isoNow(),
-      bodyHash: hash,
     };
-    if (line !== undefined) record.line = line;
-    if (this.failure) return Promise.reject(this.failure);
-    applyRecord(this.states, record);
-    return this.log.append(JSON.stringify(record)).then(
-      () => undefined,
-      (error: unknown) => Promise.reject(this.fail(error)),
-    );
+    // The ledger granted it: in the journal it takes effect whatever this journal knew.
+    if (!isFree(current)) record.over = stateKey(current!);
+    if (details.line !== undefined) record.line = details.line;
+    this.record(record);
   }
 
-  created(externalId: string, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
-    this.record({ event: 'created', externalId, baseUrl: this.baseUrl, at: isoNow(), ...outcome });
+  created(claim: Claim, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
+    this.outcome(claim, { event: 'created', ...outcome });
   }
 
   /** The service refused the order: sending it again is safe. */
-  failed(externalId: string, outcome: { httpStatus?: number; message: string }): void {
-    this.record({ event: 'failed', externalId, baseUrl: this.baseUrl, at: isoNow(), ...outcome });
+  failed(claim: Claim, outcome: { httpStatus?: number; message: string }): void {
+    this.outcome(claim, { event: 'failed', ...outcome });
   }
 
   /** The request may have been processed: only a person can tell. */
-  unknown(externalId: string, reason: string): void {
-    this.record({ event: 'unknown', externalId, baseUrl: this.baseUrl, at: isoNow(), reason });
+  unknown(claim: Claim, reason: string): void {
+    this.outcome(claim, { event: 'unknown', reason });
   }
 
-  /** The order recorded as `sending` was not sent after all: its earlier state stands. */
-  notSent(externalId: string, reason: string): void {
-    this.record({ event: 'not-sent', externalId, baseUrl: this.baseUrl, at: isoNow(), reason });
+  /** The order claimed was not sent after all: its earlier state stands. */
+  notSent(claim: Claim, reason: string): void {
+    this.outcome(claim, { event: 'not-sent', reason });
   }
 
-  /** What the user checked at the service (`orders resolve`); `sync()` makes it durable. */
+  /** What the user checked at the service (`orders resolve`); `sync()` writes it. */
   resolved(
     externalId: string,
     resolution: Resolution,
     details: { id?: string | number; code?: string; evidence: string },
   ): void {
-    const record: JournalRecord = {
-      event: resolution === 'created' ? 'resolved-created' : 'resolved-not-created',
+    const record: LedgerRecord = {
       externalId,
-      baseUrl: this.baseUrl,
+      event: 'resolved',
       at: isoNow(),
+      resolution,
+      baseUrl: this.baseUrl,
     };
     if (details.id !== undefined) record.id = details.id;
     if (details.code !== undefined) record.code = details.code;
     record.evidence = details.evidence;
     this.record(record);
+  }
+
+  private outcome(claim: Claim, fields: Partial<LedgerRecord> & { event: LedgerRecord['event'] }): void {
+    this.record({
+      externalId: claim.externalId,
+      at: isoNow(),
+      token: claim.token,
+      ...fields,
+      baseUrl: this.baseUrl,
+    });
+  }
+
+  /** The first write that failed, if any: nothing more may be sent. */
+  writeError(): Error | undefined {
+    return this.failure;
   }
 
   /** Resolves once every record so far is written and synced. */
@@ -325,8 +282,8 @@ export class OrderJournal {
   }
 
   /** Appends a record that nobody waits for; a failure stops whatever is sent next. */
-  private record(record: JournalRecord): void {
-    applyRecord(this.states, record);
+  private record(record: LedgerRecord): void {
+    applyTo(this.states, record);
     this.keep(JSON.stringify(record));
   }
 
@@ -443,8 +400,8 @@ class JournalReader {
     let failed = 0;
     let unknown = 0;
     for (const state of this.states.values()) {
-      if (state.event === 'created') created++;
-      else if (state.event === 'failed') failed++;
+      if (state.status === 'created') created++;
+      else if (state.status === 'not-created') failed++;
       else unknown++;
     }
     const otherBaseUrls: ReplaySummary['otherBaseUrls'] = [];
@@ -452,8 +409,8 @@ class JournalReader {
       let otherCreated = 0;
       let otherUnknown = 0;
       for (const state of otherStates.values()) {
-        if (state.event === 'created') otherCreated++;
-        else if (state.event !== 'failed') otherUnknown++;
+        if (state.status === 'created') otherCreated++;
+        else if (state.status !== 'not-created') otherUnknown++;
       }
       if (otherCreated + otherUnknown > 0) {
         otherBaseUrls.push({ baseUrl: otherUrl, created: otherCreated, unknown: otherUnknown });
@@ -475,13 +432,15 @@ function applyLine(
   line: number,
 ): { event?: string; command?: unknown } | undefined {
   if (text.trim() === '') return undefined;
-  let record: Partial<JournalRecord> & { event?: string; command?: unknown };
+  let record: Partial<LedgerRecord> & { event?: string; command?: unknown };
   try {
     record = JSON.parse(text) as typeof record;
   } catch {
     throw new UsageError(
-      `The import journal ${path} is damaged at line ${line} (not a JSON record), so it cannot tell which orders were already sent.`,
-      [`Look at that line; if you move the journal away, a re-run may create orders a second time.`],
+      `The import journal ${path} is damaged at line ${line} (not a JSON record), so it cannot tell which orders this input's runs sent.`,
+      [
+        `Look at that line: remove it, or move the journal aside (the order ledger still refuses what it knows).`,
+      ],
     );
   }
   if (typeof record.externalId !== 'string' || typeof record.event !== 'string') return record;
@@ -497,82 +456,13 @@ function applyLine(
       others.set(otherUrl, target);
     }
   }
-  applyRecord(target, record as JournalRecord);
+  applyTo(target, record as LedgerRecord);
   return record;
 }
 
-/** The one definition of how a record changes the state of its order (replay and live). */
-function applyRecord(states: Map<string, JournalState>, record: JournalRecord): void {
-  const externalId = record.externalId;
-  const current = states.get(externalId);
-  switch (record.event) {
-    case 'sending': {
-      // A `sending` left without an outcome is an unknown: that is what a later `not-sent` restores.
-      const previous: JournalState | undefined =
-        current?.event === 'sending'
-          ? {
-              event: 'unknown',
-              at: current.at,
-              bodyHash: current.bodyHash,
-              reason: 'the run that sent it stopped before the answer',
-              sentAt: current.at,
-              ...(current.line === undefined ? {} : { line: current.line }),
-            }
-          : current;
-      const state: JournalState = { event: 'sending', at: record.at, bodyHash: record.bodyHash, previous };
-      state.sentAt = record.at;
-      if (record.line !== undefined) state.line = record.line;
-      states.set(externalId, state);
-      return;
-    }
-    case 'created':
-    case 'failed':
-    case 'unknown': {
-      // An outcome belongs to the body of the `sending` record before it.
-      const state: JournalState = { event: record.event, at: record.at, bodyHash: current?.bodyHash };
-      if (record.httpStatus !== undefined) state.httpStatus = record.httpStatus;
-      if (record.id !== undefined) state.id = record.id;
-      if (record.code !== undefined) state.code = record.code;
-      if (record.message !== undefined) state.message = record.message;
-      if (record.reason !== undefined) state.reason = record.reason;
-      keepSendingDetails(state, current);
-      states.set(externalId, state);
-      return;
-    }
-    case 'resolved-created':
-    case 'resolved-not-created': {
-      // The user's word on an order: `created` is skipped by every run; `not-created` is sent again.
-      const created = record.event === 'resolved-created';
-      const state: JournalState = created
-        ? { event: 'created', at: record.at, bodyHash: current?.bodyHash, resolved: 'created' }
-        : {
-            event: 'failed',
-            at: record.at,
-            bodyHash: current?.bodyHash,
-            resolved: 'not-created',
-            message: 'checked at the service: not created',
-          };
-      if (created && record.id !== undefined) state.id = record.id;
-      if (created && record.code !== undefined) state.code = record.code;
-      if (record.evidence !== undefined) state.evidence = record.evidence;
-      keepSendingDetails(state, current);
-      states.set(externalId, state);
-      return;
-    }
-    case 'not-sent':
-      if (current?.event !== 'sending') return;
-      if (current.previous) states.set(externalId, current.previous);
-      else states.delete(externalId);
-      return;
-    default:
-      // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
-      return;
-  }
-}
-
-/** An outcome keeps the input line and the time of the `sending` it answers. */
-function keepSendingDetails(state: JournalState, current: JournalState | undefined): void {
-  const sentAt = current?.event === 'sending' ? current.at : current?.sentAt;
-  if (sentAt !== undefined) state.sentAt = sentAt;
-  if (current?.line !== undefined) state.line = current.line;
+/** Applies a record to the states of its base URL (record.ts says how). */
+function applyTo(states: Map<string, JournalState>, record: LedgerRecord): void {
+  const state = applyRecord(states.get(record.externalId), record);
+  if (state) states.set(record.externalId, state);
+  else states.delete(record.externalId);
 }

@@ -7,6 +7,7 @@ import { validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { validateContactReference } from '../schemas/references.js';
 import { CONTACT_REFERENCE_COLUMNS, CSV_COLUMNS } from './columns.js';
+import type { LedgerKind } from './ledger/store.js';
 
 export interface ImportKind {
   /** The command, as the ledger records it and messages name it. */
@@ -22,8 +23,8 @@ export interface ImportKind {
   columns: readonly string[];
   /** CSV: adjacent rows with the same key form one record (an order's rows are its items). */
   groupsRows: boolean;
-  /** The order ledger (machine-wide, shared with `orders create`) is checked and written. */
-  usesLedger: boolean;
+  /** Which ledger its keys are claimed in (orders are shared with `orders create`). */
+  ledger: LedgerKind;
   /** The key of a record body, or undefined when it has none. */
   keyOf(body: Record<string, unknown>): string | undefined;
   /** The rules of the interface for one body (the zod source in src/schemas). */
@@ -48,7 +49,7 @@ export const ORDER_IMPORT: ImportKind = {
   path: '/api/v1/orders',
   columns: CSV_COLUMNS,
   groupsRows: true,
-  usesLedger: true,
+  ledger: 'orders',
   keyOf: (body) => nonEmptyText(body.externalId),
   validate: (body, { requireKey }) => validateOrder(body, { requireExternalId: requireKey }),
   reportColumns: ['externalId', 'status', 'httpStatus', 'id', 'code', 'message', 'line'],
@@ -56,9 +57,9 @@ export const ORDER_IMPORT: ImportKind = {
 };
 
 /**
- * Contact references (`POST /api/v1/contact_references`), keyed by `contact.externalReference`.
- * No ledger: the journal keeps an input's re-runs apart, and the service itself refuses a second
- * contact reference with the same external reference (see docs/assumptions.md).
+ * Contact references (`POST /api/v1/contact_references`), keyed by `contact.externalReference`,
+ * claimed in a ledger of their own (the service also refuses a second contact reference with the
+ * same external reference: see docs/assumptions.md).
  */
 export const CONTACT_REFERENCE_IMPORT: ImportKind = {
   command: 'refs contacts import',
@@ -68,7 +69,7 @@ export const CONTACT_REFERENCE_IMPORT: ImportKind = {
   path: '/api/v1/contact_references',
   columns: CONTACT_REFERENCE_COLUMNS,
   groupsRows: false,
-  usesLedger: false,
+  ledger: 'contact-references',
   keyOf: (body) => {
     const contact = body.contact;
     if (typeof contact !== 'object' || contact === null || Array.isArray(contact)) return undefined;

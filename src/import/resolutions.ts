@@ -159,7 +159,7 @@ export function requestsFromEvents(
 ): ResolutionRequest[] {
   const requests: ResolutionRequest[] = [];
   for (const [externalId, state] of states) {
-    if (state.event !== 'unknown' && state.event !== 'sending') continue;
+    if (state.status !== 'in-doubt' && state.status !== 'claimed') continue;
     const seen = validated.byExternalId.get(externalId);
     if (seen === undefined) continue;
     const request: ResolutionRequest = {
@@ -207,7 +207,7 @@ export function planResolutions(
       if (state.event === 'created' && state.resolved === undefined) {
         return { request, from, change: false, note: 'already created (the service answered it): unchanged' };
       }
-      if (state.event === 'created' && !request.fromEvents && request.id === undefined) {
+      if (state.status === 'created' && !request.fromEvents && request.id === undefined) {
         return { request, from, change: false, note: 'already recorded as created: unchanged' };
       }
       return { request, from, change: true };
@@ -218,7 +218,7 @@ export function planResolutions(
       );
       return { request, from, change: false };
     }
-    if (state.event === 'failed') {
+    if (state.status === 'not-created') {
       return {
         request,
         from,
@@ -244,5 +244,7 @@ export function planResolutions(
 export function stateName(state: JournalState): string {
   if (state.resolved === 'created') return 'created (resolved)';
   if (state.resolved === 'not-created') return 'not created (resolved)';
-  return state.event === 'sending' ? 'unknown' : state.event;
+  if (state.status === 'created') return 'created';
+  if (state.status === 'not-created') return 'failed';
+  return 'unknown';
 }

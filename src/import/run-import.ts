@@ -10,14 +10,15 @@ import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiClient, RetryEvent } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
-import { configDir } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './journal.js';
 import { journalOfInput } from './journal-location.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
-import { OrderLedger } from './ledger.js';
+import { ledgerPlaceOf, openLedger } from './ledger/open.js';
+import type { LedgerRecord } from './ledger/record.js';
+import type { LedgerStore } from './ledger/store.js';
 import type { InputLimits } from './limits.js';
 import { OutputWriteError } from './output-error.js';
 import { formatCount } from './progress.js';
@@ -79,7 +80,7 @@ export interface ImportEnvironment {
   /** Aborted on Ctrl-C: validation stops, sending starts nothing new and waits for what is in flight. */
   signal: AbortSignal;
   io: { stdin: Readable };
-  settings(): Promise<{ baseUrl?: string | undefined }>;
+  settings(): Promise<{ baseUrl?: string | undefined; ledger?: string | undefined }>;
   api(overrides?: { connections?: number; onRetry?: (event: RetryEvent) => void }): Promise<ApiClient>;
   /** Runs `fn` when the command ends, however it ends (the journal is closed even on an error). */
   onClose(fn: () => Promise<void> | void): void;
@@ -226,16 +227,21 @@ async function dryRun(
     }
   }
   let ledger: DryRunResult['ledger'];
-  if (baseUrl !== undefined && validation.externalIds && kind.usesLedger) {
-    const orderLedger = await OrderLedger.open(
-      configDir(environment.env),
+  if (baseUrl !== undefined && validation.externalIds) {
+    const store = await openLedger(await ledgerPlaceOf(environment), {
       baseUrl,
-      { by: 'orders import' },
-      { readOnly: true },
-    );
-    await orderLedger.load(validation.externalIds, { journal: location?.path, countOnly: true });
+      kind: kind.ledger,
+      source: { by: kind.command },
+      readOnly: true,
+      signal: environment.signal,
+    });
+    try {
+      await store.prefetch(validation.externalIds.keys());
+      ledger = store.prefetchedCounts();
+    } finally {
+      await store.close();
+    }
     validation.externalIds = undefined;
-    ledger = orderLedger.loadedCounts();
   }
   const invalid = validation.invalidIndexes.size;
   return {
@@ -278,8 +284,8 @@ async function sendOrders(
     signal: environment.signal,
   });
   let journalClosed = false;
-  // The ledger of this service, beside the journal: what other commands created is not sent again.
-  let ledger: OrderLedger | undefined;
+  // The ledger of this service decides what is sent: each order is claimed there before it leaves.
+  let ledger: LedgerStore | undefined;
   const closeJournal = async (): Promise<void> => {
     if (journalClosed) return;
     journalClosed = true;
@@ -290,16 +296,20 @@ async function sendOrders(
     }
   };
   environment.onClose(closeJournal);
-  if (kind.usesLedger) {
-    ledger = await OrderLedger.open(configDir(environment.env), client.baseUrl, {
-      by: 'orders import',
+  ledger = await openLedger(await ledgerPlaceOf(environment), {
+    baseUrl: client.baseUrl,
+    kind: kind.ledger,
+    source: {
+      by: kind.command,
       input: request.input === '-' ? '(stdin)' : resolve(environment.cwd, request.input),
       journal: location.path,
-    });
-    if (validation.externalIds) await ledger.load(validation.externalIds, { journal: location.path });
-  }
-  // The ledger keeps the ids only if some are known to it; the validation's hold goes now.
+    },
+    signal: environment.signal,
+  });
+  if (validation.externalIds) await ledger.prefetch(validation.externalIds.keys());
+  // The validation's hold on the ids goes now: the ledger keeps what it knows of them.
   validation.externalIds = undefined;
+  await adoptJournal(ledger, journal, kind);
   const report =
     request.report !== undefined
       ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
@@ -336,7 +346,7 @@ async function sendOrders(
       kind,
       client,
       journal,
-      ledger,
+      ledger: ledger,
       concurrency: request.concurrency,
       retryUnknown: request.retryUnknown,
       signal: environment.signal,
@@ -387,6 +397,36 @@ async function sendOrders(
     failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : outputFailure,
     exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
+}
+
+/**
+ * What the journal records as created or in doubt that the ledger has no record of (a ledger that
+ * is new, like a CI runner's config folder, or a journal written before the ledger existed) is
+ * recorded in the ledger before anything is sent, so that the ledger refuses it too.
+ */
+async function adoptJournal(ledger: LedgerStore, journal: OrderJournal, kind: ImportKind): Promise<void> {
+  const records: LedgerRecord[] = [];
+  const source = { by: kind.command, journal: journal.path } as const;
+  for (const [externalId, state] of journal.knownOrders()) {
+    if (state.status === 'not-created') continue;
+    const record: LedgerRecord =
+      state.status === 'created'
+        ? state.resolved === 'created'
+          ? { externalId, event: 'resolved', at: state.at, ...source, resolution: 'created' }
+          : { externalId, event: 'created', at: state.at, ...source }
+        : {
+            externalId,
+            event: 'unknown',
+            at: state.at,
+            ...source,
+            reason: state.reason ?? 'the run that sent it stopped before the answer',
+          };
+    for (const field of ['httpStatus', 'id', 'code', 'bodyHash', 'line', 'evidence'] as const) {
+      if (state[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = state[field];
+    }
+    records.push(record);
+  }
+  if (records.length > 0) await ledger.adopt(records);
 }
 
 function isNotCreated(result: OrderResult): boolean {

@@ -8,18 +8,19 @@ import type { ApiClient, ApiResponse } from '../api/client.js';
 import { ApiError, ConnectionError, TimeoutError } from '../api/errors.js';
 import { UsageError } from '../core/errors.js';
 import { statusLine } from '../core/http-status.js';
-import { bodyHash } from './journal.js';
-import { describeEntry, type LedgerEntry, type LedgerSource, OrderLedger } from './ledger.js';
+import { type LedgerPlace, openLedger } from './ledger/open.js';
+import { bodyHash, describeEntry, describeOwner, type RecordSource } from './ledger/record.js';
+import type { Claim, ClaimRefusal, LedgerStore } from './ledger/store.js';
 import { serviceIds } from './submit.js';
 
 export const ORDERS_PATH = '/api/v1/orders';
 
 export interface SendOrderOptions {
   api: ApiClient;
-  /** The config folder, which holds the order ledger. */
-  configFolder: string;
+  /** Where the order ledger is (the config folder's, a folder, or PostgreSQL). */
+  ledger: LedgerPlace;
   /** Who sends it, recorded in the ledger. */
-  source: LedgerSource;
+  source: RecordSource;
   /** Send even when the ledger says the externalId was already created or is in doubt. */
   force?: boolean;
   signal?: AbortSignal;
@@ -36,23 +37,20 @@ export async function sendOrder(
 ): Promise<ApiResponse> {
   const { api } = options;
   const externalId = typeof body.externalId === 'string' ? body.externalId : undefined;
-  // Without an externalId there is nothing to check or record: the contract does not require one.
+  // Without an externalId there is nothing to claim or record: the contract does not require one.
   const ledger =
     externalId === undefined
       ? undefined
-      : await OrderLedger.open(options.configFolder, api.baseUrl, options.source);
+      : await openLedger(options.ledger, {
+          baseUrl: api.baseUrl,
+          kind: 'orders',
+          source: options.source,
+          signal: options.signal,
+        });
   const json = JSON.stringify(body);
   try {
-    if (ledger && externalId !== undefined) {
-      const known = await ledger.lookup(externalId);
-      if (known && known.status !== 'not-created') {
-        if (!options.force) throw alreadyKnownError(externalId, known, api.baseUrl, options.forceAdvice);
-        options.warn(
-          `warning: --force: sending ${JSON.stringify(externalId)} although the order ledger says it was ${describeEntry(known)}.\n`,
-        );
-      }
-      await ledger.sending(externalId, bodyHash(json));
-    }
+    let claim: Claim | undefined;
+    if (ledger && externalId !== undefined) claim = await claimOrder(ledger, externalId, json, options);
     let response: ApiResponse;
     try {
       response = await api.request('POST', ORDERS_PATH, {
@@ -61,13 +59,13 @@ export async function sendOrder(
         signal: options.signal,
       });
     } catch (error) {
-      if (ledger && externalId !== undefined) recordError(ledger, externalId, error);
+      if (ledger && claim) recordError(ledger, claim, error);
       throw error;
     }
     if (response.status < 200 || response.status >= 300) {
       // A redirect (or any other answer that is not a 2xx) did not create the order.
       const message = `the service answered ${statusLine(response.status)} instead of creating the order`;
-      ledger?.failed(externalId!, { httpStatus: response.status, message });
+      if (claim) ledger?.failed(claim, { httpStatus: response.status, message });
       const error = new ApiError(
         `The service answered ${statusLine(response.status)} to POST ${ORDERS_PATH} instead of creating the order, so no order was created.`,
         { status: response.status, body: response.body, request: { method: 'POST', path: ORDERS_PATH } },
@@ -77,11 +75,34 @@ export async function sendOrder(
       throw error;
     }
     const { id, code } = serviceIds(response.body);
-    ledger?.created(externalId!, { httpStatus: response.status, id, code });
+    if (claim) ledger?.created(claim, { httpStatus: response.status, id, code });
     return response;
   } finally {
     await ledger?.close();
   }
+}
+
+/** Claims the order in the ledger (durable before it returns), or throws the refusal (exit 2). */
+async function claimOrder(
+  ledger: LedgerStore,
+  externalId: string,
+  json: string,
+  options: SendOrderOptions,
+): Promise<Claim> {
+  const hash = bodyHash(json);
+  const first = await ledger.claim({ externalId, bodyHash: hash });
+  if (first.claimed) return first.claim;
+  const { refusal } = first;
+  if (!options.force || refusal.reason === 'claimed') {
+    throw alreadyKnownError(externalId, refusal, options.api.baseUrl, options.forceAdvice);
+  }
+  const forced = await ledger.claim({ externalId, bodyHash: hash, takeOverAny: true });
+  if (!forced.claimed)
+    throw alreadyKnownError(externalId, forced.refusal, options.api.baseUrl, options.forceAdvice);
+  options.warn(
+    `warning: --force: sending ${JSON.stringify(externalId)} although the order ledger says it was ${describeEntry(refusal.entry)}.\n`,
+  );
+  return forced.claim;
 }
 
 /** `Created order SO-2026-000001 (id 10001).`, with what the service's answer tells. */
@@ -96,11 +117,11 @@ export function createdSummary(status: number, body: unknown): string {
 }
 
 /** Records in the ledger what a failed request means for the order. */
-function recordError(ledger: OrderLedger, externalId: string, error: unknown): void {
+function recordError(ledger: LedgerStore, claim: Claim, error: unknown): void {
   if (error instanceof ApiError) {
-    ledger.failed(externalId, { httpStatus: error.status, message: error.message });
+    ledger.failed(claim, { httpStatus: error.status, message: error.message });
   } else if (error instanceof ConnectionError && error.outcome === 'not-sent') {
-    ledger.notSent(externalId, error.message);
+    ledger.notSent(claim, error.message);
   } else {
     const reason =
       error instanceof TimeoutError
@@ -108,19 +129,28 @@ function recordError(ledger: OrderLedger, externalId: string, error: unknown): v
         : error instanceof ConnectionError
           ? `the connection broke before the answer (${error.code ?? 'no answer'})`
           : `interrupted or failed after sending (${error instanceof Error ? error.message : String(error)})`;
-    ledger.unknown(externalId, reason);
+    ledger.unknown(claim, reason);
   }
 }
 
-/** Exit 2: the ledger says this externalId exists (or may exist) at the service. */
+/** Exit 2: the ledger says this externalId exists, may exist, or is being sent right now. */
 function alreadyKnownError(
   externalId: string,
-  known: LedgerEntry,
+  refusal: ClaimRefusal,
   baseUrl: string,
   forceAdvice = 'run the same command with --force',
 ): UsageError {
   const id = JSON.stringify(externalId);
-  if (known.status === 'created') {
+  const known = refusal.entry;
+  if (refusal.reason === 'claimed') {
+    return new UsageError(
+      `The order ${id} is being sent to ${baseUrl} by another ordercli (${describeOwner(known)}); nothing was sent.`,
+      [
+        'Wait for that command to end, then look at its outcome with ordercli orders journal, or run this one again.',
+      ],
+    );
+  }
+  if (refusal.reason === 'created') {
     return new UsageError(
       `The order ${id} already exists at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
       [

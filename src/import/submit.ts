@@ -1,24 +1,24 @@
 /**
- * The sending step of an import: orders go out in input order, `concurrency` at a time over
- * kept-alive connections, each journaled as `sending` (on disk) before its request leaves and
- * journaled with its outcome when it comes back. Orders the journal already knows are skipped
- * (created) or held back (outcome unknown). It stops starting new requests on Ctrl-C, at the
- * first refusal of the credentials, or when the service cannot be reached, and always waits for
- * the requests in flight, so that the journal ends consistent. The `sending` records of all the
- * workers share the journal's and the ledger's synced writes (group commit).
+ * The sending step of an import: records go out in input order, `concurrency` at a time over
+ * kept-alive connections. Immediately before its request leaves, each record's key is claimed in
+ * the order ledger (durable, atomic across every process that shares the ledger): a key that is
+ * created, in doubt, or being sent by another live ordercli is not sent, and the refusal is the
+ * record's result. The journal records the claim and the outcome beside the ledger.
  *
- * Journaling runs up to `concurrency` orders ahead of the requests: while `concurrency` requests
- * are in flight, the next orders' `sending` records are written, so that a request slot that
- * frees up is used at once instead of after a synced write. An order journaled but not sent
- * (the import stopped) is recorded as not sent.
+ * It stops starting new requests on Ctrl-C, at the first refusal of the credentials, or when the
+ * service or the ledger cannot be reached, and always waits for the requests in flight, so that
+ * the ledger ends consistent. Claims run up to `concurrency` records ahead of the requests, so
+ * that a request slot that frees up is used at once instead of after a synced write; a record
+ * claimed but not sent (the import stopped) is recorded as not sent.
  */
 import type { ApiClient } from '../api/client.js';
 import { ApiError, AuthError, ConnectionError, TimeoutError } from '../api/errors.js';
 import type { InputProblem } from '../core/errors.js';
 import { statusLine } from '../core/http-status.js';
-import { bodyHash, type OrderJournal } from './journal.js';
+import type { OrderJournal } from './journal.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
-import { describeEntry, type LedgerEntry, LedgerWriteError, type OrderLedger } from './ledger.js';
+import { bodyHash, describeEntry, describeOwner } from './ledger/record.js';
+import type { Claim, ClaimRefusal, LedgerStore } from './ledger/store.js';
 import type { OrderResult } from './report.js';
 import type { ValidatedOrder } from './types.js';
 
@@ -29,11 +29,8 @@ export interface SubmitOptions {
   kind?: ImportKind;
   client: Pick<ApiClient, 'request'>;
   journal: OrderJournal;
-  /**
-   * The order ledger of this service, `load`ed with the input's externalIds: orders that another
-   * command created (or may have created) are not sent, and every order sent is recorded in it.
-   */
-  ledger?: OrderLedger;
+  /** The ledger of this service: each key is claimed there before its request leaves. */
+  ledger: LedgerStore;
   /** Requests in flight at most. */
   concurrency: number;
   /** Send again orders whose outcome is unknown (the user checked they do not exist). */
@@ -69,11 +66,6 @@ const STOP_NOTE: Record<StopKind, string> = {
   ledger: 'not sent: the order ledger could not be written',
   error: 'not sent: the import stopped on an unexpected error',
 };
-
-interface SendingRecords {
-  journal: boolean;
-  ledger: boolean;
-}
 
 /** Sends the orders and reports each outcome; resolves once nothing is in flight. */
 export async function submitOrders(
@@ -126,53 +118,52 @@ export async function submitOrders(
   /** externalId -> line of its first order in this input: a repeat must never be sent twice. */
   const firstLine = new Map<string, number>();
 
-  /** An order recorded as `sending` that did not leave: say so where its `sending` reached the disk. */
-  const recordNotSent = (externalId: string, kind: StopKind, recorded: SendingRecords): void => {
-    if (recorded.journal) journal.notSent(externalId, STOP_NOTE[kind]);
-    if (recorded.ledger) ledger?.notSent(externalId, STOP_NOTE[kind]);
+  /** A claimed record that did not leave: its earlier state stands. */
+  const recordNotSent = (claim: Claim, reason: string): void => {
+    journal.notSent(claim, reason);
+    ledger.notSent(claim, reason);
   };
 
   const notSent = (item: ValidatedOrder, kind: StopKind): void => {
     onResult({ ...base(item), status: 'not-sent', message: STOP_NOTE[kind] }, item);
   };
 
-  const settleResponse = (item: ValidatedOrder, externalId: string, status: number, body: unknown): void => {
+  const settleResponse = (item: ValidatedOrder, claim: Claim, status: number, body: unknown): void => {
     if (status >= 200 && status < 300) {
       const { id, code } = serviceIds(body);
-      journal.created(externalId, { httpStatus: status, id, code });
-      ledger?.created(externalId, { httpStatus: status, id, code });
+      journal.created(claim, { httpStatus: status, id, code });
+      ledger.created(claim, { httpStatus: status, id, code });
       onResult({ ...base(item), status: 'created', httpStatus: status, id, code }, item);
       return;
     }
     // A redirect is not a creation; a POST that is redirected was not processed.
     const message = `the service answered ${statusLine(status)} instead of creating the ${kind.one}; check --base-url`;
-    journal.failed(externalId, { httpStatus: status, message });
-    ledger?.failed(externalId, { httpStatus: status, message });
+    journal.failed(claim, { httpStatus: status, message });
+    ledger.failed(claim, { httpStatus: status, message });
     onResult({ ...base(item), status: 'failed', httpStatus: status, message }, item);
   };
 
-  const settleError = (item: ValidatedOrder, externalId: string, error: unknown): void => {
+  const settleError = (item: ValidatedOrder, claim: Claim, error: unknown): void => {
     if (error instanceof ApiError) {
       // The service answered with an error: it did not create the order, so re-sending is safe.
       const message = failureMessage(error);
-      journal.failed(externalId, { httpStatus: error.status, message });
-      ledger?.failed(externalId, { httpStatus: error.status, message });
+      journal.failed(claim, { httpStatus: error.status, message });
+      ledger.failed(claim, { httpStatus: error.status, message });
       onResult({ ...base(item), status: 'failed', httpStatus: error.status, message }, item);
       if (error instanceof AuthError) stop('credentials', error);
       return;
     }
     if (error instanceof ConnectionError && error.outcome === 'not-sent') {
       // Never reached the service: whatever was known of the order before still holds.
-      journal.notSent(externalId, error.message);
-      ledger?.notSent(externalId, error.message);
+      recordNotSent(claim, error.message);
       onResult({ ...base(item), status: 'not-sent', message: `not sent: ${error.message}` }, item);
       stop('unreachable', error);
       return;
     }
     // The request may have reached the service: only a person can tell whether it was created.
     const reason = unknownReason(error);
-    journal.unknown(externalId, reason);
-    ledger?.unknown(externalId, reason);
+    journal.unknown(claim, reason);
+    ledger.unknown(claim, reason);
     onResult(
       { ...base(item), status: 'unknown', message: `${reason}: the ${kind.one} may have been created` },
       item,
@@ -180,31 +171,80 @@ export async function submitOrders(
     if (!(error instanceof ConnectionError)) stop('error', error as Error);
   };
 
-  /** Records the order as `sending` (on disk), then, given a request slot, sends it and records its outcome. */
+  /** What a refused claim means for the record, in the words of the report. */
+  const refused = (item: ValidatedOrder, refusal: ClaimRefusal, hash: string): void => {
+    const entry = refusal.entry;
+    const ours = entry.journal !== undefined && entry.journal === journal.path;
+    if (refusal.reason === 'claimed') {
+      const message = `being sent by another ordercli: ${describeOwner(entry)}; not sent`;
+      onResult({ ...base(item), status: 'skipped', message }, item);
+      return;
+    }
+    if (refusal.reason === 'created') {
+      const changed = entry.bodyHash !== undefined && entry.bodyHash !== hash;
+      const earlier =
+        entry.resolved === 'created'
+          ? 'recorded as created with orders resolve'
+          : ours
+            ? 'already created by an earlier run'
+            : `already ${describeEntry(entry)}`;
+      const message = changed
+        ? `${earlier}; the ${kind.one} has changed in the input since, and was not sent again`
+        : earlier;
+      onResult(
+        {
+          ...base(item),
+          status: 'skipped',
+          httpStatus: entry.httpStatus,
+          id: entry.id,
+          code: entry.code,
+          message,
+        },
+        item,
+      );
+      return;
+    }
+    const message = ours
+      ? `outcome unknown since ${entry.sentAt ?? entry.at}: ${entry.reason ?? 'the run that sent it stopped before the answer'}; not sent again: check at the service ${kind.settleUnknown}`
+      : `${describeEntry(entry)}; not sent: check at the service, then use --retry-unknown`;
+    onResult({ ...base(item), status: 'unknown', message }, item);
+  };
+
+  /** Claims the record in the ledger (durable), then, given a request slot, sends it and records its outcome. */
   const sendOrder = async (item: ValidatedOrder, externalId: string, json: string): Promise<void> => {
     const hash = bodyHash(json);
-    const [inJournal, inLedger] = await Promise.allSettled([
-      journal.sending(externalId, hash, item.source.location.line),
-      ledger?.sending(externalId, hash),
-    ]);
-    const recorded: SendingRecords = {
-      journal: inJournal.status === 'fulfilled',
-      ledger: inLedger.status === 'fulfilled',
-    };
-    const refused = [inJournal, inLedger].find((settled) => settled.status === 'rejected');
-    if (refused) {
-      const error = refused.reason as Error;
-      const kind = error instanceof LedgerWriteError ? 'ledger' : 'journal';
-      stop(kind, error);
-      recordNotSent(externalId, kind, recorded);
+    const line = item.source.location.line;
+    const unwritable = journal.writeError();
+    if (unwritable) {
+      stop('journal', unwritable);
+      notSent(item, 'journal');
+      return;
+    }
+    let claim: Claim;
+    try {
+      const result = await ledger.claim({
+        externalId,
+        bodyHash: hash,
+        line,
+        takeOverDoubt: options.retryUnknown,
+      });
+      if (!result.claimed) {
+        refused(item, result.refusal, hash);
+        return;
+      }
+      claim = result.claim;
+    } catch (error) {
+      const kind: StopKind = signal.aborted ? 'interrupted' : 'ledger';
+      stop(kind, kind === 'interrupted' ? undefined : (error as Error));
       notSent(item, kind);
       return;
     }
+    journal.claimed(claim, { bodyHash: hash, line });
     await requestSlot();
     try {
       const late = stopReason();
       if (late) {
-        recordNotSent(externalId, late.kind, recorded);
+        recordNotSent(claim, STOP_NOTE[late.kind]);
         notSent(item, late.kind);
         return;
       }
@@ -216,10 +256,10 @@ export async function submitOrders(
           contentType: 'application/json',
         });
         lastAnswer = performance.now();
-        settleResponse(item, externalId, response.status, response.body);
+        settleResponse(item, claim, response.status, response.body);
       } catch (error) {
         lastAnswer = performance.now();
-        settleError(item, externalId, error);
+        settleError(item, claim, error);
       }
     } finally {
       releaseRequestSlot();
@@ -261,66 +301,6 @@ export async function submitOrders(
       firstLine.set(externalId, source.location.line);
 
       const json = JSON.stringify(item.body);
-      const state = journal.stateOf(externalId);
-      const elsewhere = ledger?.stateOf(externalId);
-      /** A person resolved it as not created after this journal's doubt: it may be sent. */
-      let doubtCleared = false;
-      if (elsewhere && state?.event !== 'created' && decidesOverJournal(elsewhere, state?.at)) {
-        doubtCleared = elsewhere.status === 'not-created';
-        if (elsewhere.status === 'created') {
-          onResult(
-            {
-              ...base(item),
-              status: 'skipped',
-              httpStatus: elsewhere.httpStatus,
-              id: elsewhere.id,
-              code: elsewhere.code,
-              message: `already ${describeEntry(elsewhere)}`,
-            },
-            item,
-          );
-          continue;
-        }
-        if (elsewhere.status === 'in-doubt' && !options.retryUnknown) {
-          const message = `${describeEntry(elsewhere)}; not sent: check at the service, then use --retry-unknown`;
-          onResult({ ...base(item), status: 'unknown', message }, item);
-          continue;
-        }
-      }
-      if (state?.event === 'created') {
-        const changed = state.bodyHash !== undefined && state.bodyHash !== bodyHash(json);
-        const earlier =
-          state.resolved === 'created'
-            ? 'recorded as created with orders resolve'
-            : 'already created by an earlier run';
-        const message = changed
-          ? `${earlier}; the ${kind.one} has changed in the input since, and was not sent again`
-          : earlier;
-        onResult(
-          {
-            ...base(item),
-            status: 'skipped',
-            httpStatus: state.httpStatus,
-            id: state.id,
-            code: state.code,
-            message,
-          },
-          item,
-        );
-        continue;
-      }
-      if (
-        (state?.event === 'sending' || state?.event === 'unknown') &&
-        !options.retryUnknown &&
-        !doubtCleared
-      ) {
-        const why =
-          state.event === 'sending' ? 'the run that sent it stopped before the answer' : state.reason;
-        const message = `outcome unknown since ${state.at}: ${why}; not sent again: check at the service ${kind.settleUnknown}`;
-        onResult({ ...base(item), status: 'unknown', message }, item);
-        continue;
-      }
-
       while (inFlight >= 2 * concurrency && !stopReason()) await nextSlotFreed();
       const late = stopReason();
       if (late) {
@@ -343,17 +323,6 @@ export async function submitOrders(
     while (inFlight > 0) await nextSlotFreed();
   }
   return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
-}
-
-/**
- * Whether another command's record in the ledger decides this order rather than the import's
- * own journal: a creation always does; a doubt or a person's resolution does when it is newer
- * than what the journal says; a refusal elsewhere says nothing of this import's own sending.
- */
-function decidesOverJournal(elsewhere: LedgerEntry, journalAt: string | undefined): boolean {
-  if (elsewhere.status === 'created') return true;
-  if (elsewhere.status === 'not-created' && elsewhere.event !== 'resolved') return false;
-  return journalAt === undefined || elsewhere.at >= journalAt;
 }
 
 function base(item: ValidatedOrder): Pick<OrderResult, 'index' | 'externalId' | 'location'> {

@@ -25,13 +25,14 @@ import {
   ftruncateSync,
   open,
   read,
+  type Stats,
   write,
   writeSync,
 } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
-import { CancelledError, CliError } from '../core/errors.js';
+import { CancelledError, CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { acquireFileLock, describeCode, type FileLock, type FileLockOptions } from './file-lock.js';
 
@@ -99,14 +100,14 @@ export class AppendLogError extends CliError {
   }
 }
 
-/** The path names a folder, a device or a pipe. */
-export class NotRegularFileError extends CliError {
+/** The path names a folder, a device or a pipe: bad usage (exit 2). */
+export class NotRegularFileError extends UsageError {
   readonly path: string;
   /** `a folder`, `a device`, `a pipe`, `not a regular file`. */
   readonly kind: string;
 
   constructor(path: string, what: string, kind: string) {
-    super(`${capitalize(what)} is ${kind}, not a regular file.`, ExitCode.Usage);
+    super(`${capitalize(what)} is ${kind}, not a regular file.`);
     this.path = path;
     this.kind = kind;
   }
@@ -173,7 +174,13 @@ export class AppendLog {
       const fd = await openAsync(path, flags, options.mode ?? 0o600).catch((error: unknown) => {
         throw new AppendLogError(path, options.what, 'open', error);
       });
-      const { size } = await fstatAsync(fd);
+      const info = await fstatAsync(fd);
+      if (!info.isFile()) {
+        // Replaced by a pipe or a device while the lock was waited for: reading it would never end.
+        await closeAsync(fd).catch(noop);
+        throw new NotRegularFileError(path, options.what, kindOf(info));
+      }
+      const { size } = info;
       return new AppendLog(path, options.what, fd, size, synced, synced ? (options.roundMs ?? 0) : 0, lock);
     } catch (error) {
       await lock?.release();
@@ -497,7 +504,7 @@ async function readLines(
 
 /** Refuses a folder, a device or a pipe; a missing file is fine (it is created). */
 async function requireRegularFile(path: string, what: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof stat>>;
+  let info: Stats;
   try {
     info = await stat(path);
   } catch (error) {
@@ -505,14 +512,17 @@ async function requireRegularFile(path: string, what: string): Promise<void> {
     throw new AppendLogError(path, what, 'open', error);
   }
   if (info.isFile()) return;
-  const kind = info.isDirectory()
+  throw new NotRegularFileError(path, what, kindOf(info));
+}
+
+function kindOf(info: Stats): string {
+  return info.isDirectory()
     ? 'a folder'
     : info.isCharacterDevice() || info.isBlockDevice()
       ? 'a device'
       : info.isFIFO()
         ? 'a pipe'
         : 'not a regular file';
-  throw new NotRegularFileError(path, what, kind);
 }
 
 function errorCode(error: unknown): string {

@@ -14,25 +14,41 @@
  * that no later record exists, and removes the records below its own. Release removes the
  * record and the folder.
  *
- * An owner on this host, in this PID namespace, whose PID is gone or now belongs to another
- * process (another start time), is dead: taken over at once. An owner that cannot be checked
- * (another host or PID namespace: a container, a shared volume) is waited for, and taken over once
- * its record has not been touched for its `staleMs`; the wait is bounded (`waitMs`).
+ * The owner is judged by `judgeProcess` (core/liveness.ts): one on this kernel, in this PID
+ * namespace, whose PID is gone or now belongs to another process (another start time), is dead:
+ * taken over at once. Without /proc (no boot id, no start time) a PID that exists is alive. An
+ * owner that cannot be checked (another host, boot or PID namespace: a container, a shared volume)
+ * is alive while its record keeps changing (mtime, or content) as seen from here: it is taken over
+ * once this process has seen no change for the owner's `staleMs`, timed by this process's own
+ * monotonic clock. The owner's clock (the mtimes it writes) is never compared with ours: only its
+ * successive values with each other, so a clock a day ahead or behind changes nothing. The wait is
+ * bounded (`waitMs`) and ends at once when `signal` fires.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readlinkSync } from 'node:fs';
-import { link, mkdir, readdir, readFile, rmdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { constants, type Stats } from 'node:fs';
+import { link, mkdir, open, readdir, rmdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CancelledError, UsageError } from '../core/errors.js';
+import {
+  judgeProcess,
+  type ProcessIdentity,
+  type ProcessVerdict,
+  processStartTime,
+  thisProcess,
+} from '../core/liveness.js';
 
-/** How long an unrefreshed record of an owner that cannot be checked stays valid. */
+/** How long the record of an owner that cannot be checked may stay unchanged before it is stale. */
 export const DEFAULT_STALE_MS = 30_000;
 /** How long to wait for an owner that cannot be checked before giving up (ORDERCLI_LOCK_WAIT). */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
-/** An mtime this much older than our clock is stale whatever the clocks' skew. */
-const CLOCK_STALE_FACTOR = 10;
 const POLL_MS = 250;
+/** An owner record is a line of JSON: what is longer is not one (and is not read whole). */
+const MAX_RECORD_BYTES = 64 * 1024;
+/**
+ * Opening never waits: a FIFO opened for reading without O_NONBLOCK waits for a writer forever.
+ * (Absent on Windows, which has no FIFOs in the file system.)
+ */
+const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /** What an owner record says about the process holding the lock. */
 export interface LockOwner {
@@ -74,6 +90,8 @@ export class FileLock {
   private readonly ownerFile: string;
   private refresher: NodeJS.Timeout | undefined;
   private lostError: Error | undefined;
+  /** The last mtime written (ms): each touch writes a later one, even if our clock stepped back. */
+  private lastTouch = Number.NEGATIVE_INFINITY;
 
   constructor(path: string, ownerFile: string, staleMs: number, what: string) {
     this.path = path;
@@ -88,9 +106,11 @@ export class FileLock {
   }
 
   private async refresh(what: string): Promise<void> {
-    const now = new Date();
+    // Observers only look for a change: the value must differ from the last one, whatever the clock.
+    this.lastTouch = Math.max(Date.now(), this.lastTouch + 1);
+    const when = new Date(this.lastTouch);
     try {
-      await utimes(this.ownerFile, now, now);
+      await utimes(this.ownerFile, when, when);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || this.refresher === undefined) return;
       this.lostError = new UsageError(
@@ -118,38 +138,6 @@ export class FileLock {
 /** Locks held by this process: its own records cannot tell two holders in it apart. */
 const held = new Set<string>();
 
-let self: Omit<LockOwner, 'token' | 'staleMs' | 'since' | 'command'> | undefined;
-
-/** This process as an owner record describes it (read once). */
-function selfIdentity(): NonNullable<typeof self> {
-  self ??= {
-    pid: process.pid,
-    startTime: processStartTime('self'),
-    hostname: hostname(),
-    bootId: readOptional(() => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()),
-    pidNamespace: readOptional(() => readlinkSync('/proc/self/ns/pid')),
-  };
-  return self;
-}
-
-function readOptional(read: () => string): string | undefined {
-  try {
-    return read() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Field 22 of /proc/<pid>/stat (after the parenthesised command name, which may hold spaces). */
-function processStartTime(pid: number | 'self'): string | undefined {
-  return readOptional(() => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // A zombie has exited: it holds nothing.
-    return fields[0] === 'Z' ? '' : (fields[19] ?? '');
-  });
-}
-
 /** ORDERCLI_LOCK_WAIT (seconds) as milliseconds, or the default. */
 export function lockWaitFromEnv(env: NodeJS.ProcessEnv): number {
   const value = env.ORDERCLI_LOCK_WAIT;
@@ -169,15 +157,25 @@ interface Latest {
   generation: number;
   file: string;
   owner: LockOwner | undefined;
-  mtimeMs: number;
+  /**
+   * What changes when the owner touches or rewrites its record (inode, mtime, size, content): only
+   * ever compared with an earlier value, never with a clock.
+   */
+  fingerprint: string;
 }
 
-/** How the current owner stands, seen from here. */
-type Verdict = { kind: 'dead'; why: string } | { kind: 'alive' } | { kind: 'unverifiable'; where: string };
+/** The record being waited for, and when (performance.now()) it was last seen to change. */
+interface Watched {
+  generation: number;
+  fingerprint: string;
+  changedAt: number;
+}
 
 /**
  * Takes the lock `lockPath` (a folder), taking over from an owner that is provably dead or whose
- * record went stale; throws a UsageError when a live owner holds it or the wait ran out.
+ * record stopped changing; throws a UsageError when a live owner holds it, the wait ran out, or
+ * `lockPath` is not a folder (a pipe, a device, a file that is not an older ordercli's lock), and
+ * a CancelledError when `signal` fires during the wait.
  */
 export async function acquireFileLock(lockPath: string, options: FileLockOptions): Promise<FileLock> {
   const path = resolve(lockPath);
@@ -186,47 +184,51 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
   if (held.has(path)) {
     throw new UsageError(`${capitalize(options.what)} is already in use by this ordercli process.`);
   }
-  const started = Date.now();
+  const started = performance.now();
   let announced = false;
-  /** The record being waited for, and since when (our clock) its mtime has not changed. */
-  let watched: { token: string; mtimeMs: number; since: number } | undefined;
+  let watched: Watched | undefined;
   for (;;) {
     if (options.signal?.aborted) throw new CancelledError();
-    await removeLegacyLockFile(path, options);
+    await requireLockFolder(path, options);
     const latest = await readLatest(path, options.what);
     let successor = 1;
     let predecessor: string | undefined;
     if (latest) {
-      const verdict = judge(latest, staleMs);
+      const verdict = judge(latest.owner);
       if (verdict.kind === 'alive') throw busyError(path, latest.owner, options);
       if (verdict.kind === 'unverifiable') {
-        const token = latest.owner?.token ?? latest.file;
-        if (watched?.token !== token || watched.mtimeMs !== latest.mtimeMs) {
-          watched = { token, mtimeMs: latest.mtimeMs, since: Date.now() };
+        const now = performance.now();
+        if (watched?.generation !== latest.generation || watched.fingerprint !== latest.fingerprint) {
+          // First seen, or changed since last seen: its owner was alive a moment ago.
+          watched = { generation: latest.generation, fingerprint: latest.fingerprint, changedAt: now };
         }
-        const ownerStale = latest.owner?.staleMs ?? staleMs;
-        const stale =
-          Date.now() - watched.since >= ownerStale ||
-          Date.now() - latest.mtimeMs >= ownerStale * CLOCK_STALE_FACTOR;
-        if (!stale) {
-          const waited = Date.now() - started;
+        const ownerStale = ownerStaleMs(latest.owner, staleMs);
+        const unchangedFor = now - watched.changedAt;
+        if (unchangedFor < ownerStale) {
+          const waited = now - started;
           if (waited >= waitMs)
             throw gaveUpError(path, latest.owner, verdict.where, ownerStale, waitMs, options);
           if (!announced) {
             announced = true;
             options.onWait?.(
-              `Waiting for the lock ${path} of ${options.what}: ${ownerText(latest.owner)}${verdict.where ? ` ${verdict.where}` : ''} holds it and cannot be checked from here; it is taken over once its record has not been refreshed for ${seconds(ownerStale)}, and this gives up after ${seconds(waitMs)} (ORDERCLI_LOCK_WAIT).`,
+              `Waiting for the lock ${path} of ${options.what}: ${ownerText(latest.owner)}${verdict.where ? ` ${verdict.where}` : ''} holds it and cannot be checked from here; it is taken over once its record has not changed for ${seconds(ownerStale)}, and this gives up after ${seconds(waitMs)} (ORDERCLI_LOCK_WAIT).`,
             );
           }
-          await pause(Math.min(POLL_MS, Math.max(1, waitMs - waited)), options.signal);
+          const next = Math.min(POLL_MS, ownerStale - unchangedFor, waitMs - waited);
+          await pause(Math.max(1, Math.ceil(next)), options.signal);
           continue;
         }
       }
       successor = latest.generation + 1;
       predecessor = latest.owner?.token ?? '';
     }
+    const me = thisProcess();
     const owner: LockOwner = {
-      ...selfIdentity(),
+      pid: me.pid,
+      startTime: me.start,
+      hostname: me.host,
+      bootId: me.boot,
+      pidNamespace: me.pidns,
       token: randomBytes(12).toString('base64url'),
       staleMs,
       since: new Date().toISOString(),
@@ -248,30 +250,75 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
   }
 }
 
+/** The owner's promise (its record's staleMs), or ours for a record that does not say. */
+function ownerStaleMs(owner: LockOwner | undefined, staleMs: number): number {
+  const promised = owner?.staleMs;
+  return typeof promised === 'number' && Number.isFinite(promised) && promised > 0 ? promised : staleMs;
+}
+
 /** The owner record with the highest number, or undefined when the lock is free. */
 async function readLatest(path: string, what: string): Promise<Latest | undefined> {
-  let names: string[];
-  try {
-    names = await readdir(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    throw lockIoError(path, what, error);
-  }
-  let generation = 0;
-  for (const name of names) {
-    const match = OWNER_FILE.exec(name);
-    if (match) generation = Math.max(generation, Number(match[1]));
-  }
-  if (generation === 0) return undefined;
-  const file = join(path, `owner-${generation}.json`);
-  try {
-    const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
-    return { generation, file, owner: parseOwner(text), mtimeMs: info.mtimeMs };
-  } catch (error) {
+  for (;;) {
+    let names: string[];
+    try {
+      names = await readdir(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      throw lockIoError(path, what, error);
+    }
+    let generation = 0;
+    for (const name of names) {
+      const match = OWNER_FILE.exec(name);
+      if (match) generation = Math.max(generation, Number(match[1]));
+    }
+    if (generation === 0) return undefined;
+    const file = join(path, `owner-${generation}.json`);
+    const record = await readRecord(path, file, what);
     // Removed between the listing and the read: the lock changed hands, look again.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return readLatest(path, what);
+    if (!record) continue;
+    const { text, info } = record;
+    return {
+      generation,
+      file,
+      owner: parseOwner(text),
+      fingerprint: `${info.ino}:${info.mtimeMs}:${info.size}:${text}`,
+    };
+  }
+}
+
+/**
+ * Reads an owner record and its status (from the open file: on NFS, opening revalidates what the
+ * client caches), or undefined when it is gone. Never waits on a pipe nor reads a device.
+ */
+async function readRecord(
+  path: string,
+  file: string,
+  what: string,
+): Promise<{ text: string; info: Stats } | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, OPEN_READ);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw lockIoError(path, what, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      throw new UsageError(
+        `The lock ${path} of ${what} holds ${file}, which is ${kindOf(info)}, not an owner record; nothing was done.`,
+        [`If no ordercli uses ${what}, remove the folder ${path} and run the command again.`],
+      );
+    }
+    const buffer = Buffer.alloc(Math.min(info.size, MAX_RECORD_BYTES));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return { text: buffer.toString('utf8', 0, bytesRead), info };
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw lockIoError(path, what, error);
+  } finally {
+    await handle.close().catch(() => undefined);
   }
 }
 
@@ -290,29 +337,41 @@ function parseOwner(text: string): LockOwner | undefined {
   }
 }
 
-function judge(latest: Latest, staleMs: number): Verdict {
-  const owner = latest.owner;
-  // A record nobody can read (written by hand?) is only ever stale.
+/** The identity `judgeProcess` takes, from a record (of this version or an earlier one). */
+function identityOf(owner: LockOwner): Partial<ProcessIdentity> & { pid: number } {
+  const identity: Partial<ProcessIdentity> & { pid: number } = { pid: owner.pid, host: owner.hostname };
+  if (typeof owner.bootId === 'string' && owner.bootId !== '') identity.boot = owner.bootId;
+  if (typeof owner.pidNamespace === 'string' && owner.pidNamespace !== '')
+    identity.pidns = owner.pidNamespace;
+  if (typeof owner.startTime === 'string') identity.start = owner.startTime;
+  return identity;
+}
+
+function judge(owner: LockOwner | undefined): ProcessVerdict {
+  // A record nobody can read (written by hand?) is judged by its changes only.
   if (!owner) return { kind: 'unverifiable', where: '' };
-  const me = selfIdentity();
-  if (owner.hostname !== me.hostname) return { kind: 'unverifiable', where: `on host ${owner.hostname}` };
-  if (owner.bootId !== me.bootId) {
-    return { kind: 'unverifiable', where: 'on a host of the same name (or on this one before it restarted)' };
+  const identity = identityOf(owner);
+  const me = thisProcess();
+  if (
+    me.boot === undefined &&
+    me.pidns === undefined &&
+    identity.boot === undefined &&
+    identity.pidns === undefined &&
+    identity.host === me.host
+  ) {
+    // No /proc, here nor where the owner ran: its PID is all there is to check. A PID that exists
+    // is alive (it may have been reused: then the lock waits for that process to end).
+    return pidExists(owner.pid) ? { kind: 'alive' } : { kind: 'dead', why: 'its process is gone' };
   }
-  if (owner.pidNamespace !== me.pidNamespace) {
-    return { kind: 'unverifiable', where: 'in another PID namespace (a container?)' };
-  }
-  if (owner.pid === me.pid && owner.startTime === me.startTime) return { kind: 'alive' };
-  if (me.startTime !== undefined) {
-    const startTime = processStartTime(owner.pid);
-    if (startTime === undefined || startTime === '') return { kind: 'dead', why: 'its process is gone' };
-    if (startTime !== owner.startTime) return { kind: 'dead', why: 'its PID now belongs to another process' };
-    return { kind: 'alive' };
-  }
-  // No /proc: the PID may have been reused, so an alive PID whose record went stale is not trusted.
-  if (!pidExists(owner.pid)) return { kind: 'dead', why: 'its process is gone' };
-  if (Date.now() - latest.mtimeMs >= (owner.staleMs ?? staleMs)) return { kind: 'dead', why: 'stale' };
-  return { kind: 'alive' };
+  return judgeProcess(identity);
+}
+
+/** Whether a PID names a live process (a zombie has exited: it holds nothing). */
+function pidAlive(pid: number): boolean {
+  const start = processStartTime(pid);
+  if (start !== undefined) return start !== '';
+  // No /proc, or one hiding other users' processes: ask the kernel.
+  return pidExists(pid);
 }
 
 function pidExists(pid: number): boolean {
@@ -369,9 +428,11 @@ async function confirm(path: string, generation: number, predecessor: string | u
     if (match && Number(match[1]) > generation) return false;
   }
   if (generation === 1) return true;
-  const text = await readFile(join(path, `owner-${generation - 1}.json`), 'utf8').catch(() => undefined);
-  if (text === undefined) return false;
-  return (parseOwner(text)?.token ?? '') === predecessor;
+  const record = await readRecord(path, join(path, `owner-${generation - 1}.json`), '').catch(
+    () => undefined,
+  );
+  if (record === undefined) return false;
+  return (parseOwner(record.text)?.token ?? '') === predecessor;
 }
 
 async function removeEarlier(path: string, generation: number): Promise<void> {
@@ -383,24 +444,86 @@ async function removeEarlier(path: string, generation: number): Promise<void> {
 }
 
 /**
- * A lock of an older ordercli is a file holding a PID: removed when that PID is gone. unlink()
- * cannot remove a lock folder, so this never breaks a lock of this version.
+ * The lock must be a folder (or absent). A pipe or a device there is bad usage, said at once
+ * (reading a pipe would wait forever, a device may never end). A file is the lock of an older
+ * ordercli (its PID, or nothing if it was killed while creating it): removed when that PID is
+ * gone; any other file is not ours to remove. unlink() cannot remove a lock folder, so this never
+ * breaks a lock of this version.
  */
-async function removeLegacyLockFile(path: string, options: FileLockOptions): Promise<void> {
-  let text: string;
+async function requireLockFolder(path: string, options: FileLockOptions): Promise<void> {
+  let info: Stats;
   try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    return;
+    info = await stat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // Absent (the lock is free), or its folder is missing (said when the lock is created).
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    throw lockIoError(path, options.what, error);
   }
-  const pid = Number.parseInt(text, 10);
-  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && pidExists(pid)) {
+  if (info.isDirectory()) return;
+  if (!info.isFile()) throw notAFolderError(path, kindOf(info), options);
+  const legacy = await readLegacyLock(path, options);
+  if (legacy === undefined) return;
+  if (legacy === 'not a lock') throw notAFolderError(path, 'a file that is not a lock', options);
+  if (legacy > 0 && legacy !== process.pid && pidAlive(legacy)) {
     throw new UsageError(
-      `${capitalize(options.what)} is in use by another ordercli (process ${pid}); ${options.busyAdvice}`,
+      `${capitalize(options.what)} is in use by another ordercli (process ${legacy}); ${options.busyAdvice}`,
       [`If no ordercli is running, delete ${path} and run the command again.`],
     );
   }
   await unlink(path).catch(() => undefined);
+}
+
+/** The PID in an older ordercli's lock file (0: none yet), 'not a lock', or undefined when gone. */
+async function readLegacyLock(
+  path: string,
+  options: FileLockOptions,
+): Promise<number | 'not a lock' | undefined> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, OPEN_READ);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    // A folder now: a lock of this version was just created.
+    if (code === 'EISDIR') return undefined;
+    throw lockIoError(path, options.what, error);
+  }
+  try {
+    const info = await handle.stat();
+    if (info.isDirectory()) return undefined;
+    if (!info.isFile()) throw notAFolderError(path, kindOf(info), options);
+    // `<pid>\n`: a few bytes.
+    if (info.size > 32) return 'not a lock';
+    const buffer = Buffer.alloc(32);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const match = /^\s*(\d*)\s*$/.exec(buffer.toString('latin1', 0, bytesRead));
+    return match ? Number(match[1] || 0) : 'not a lock';
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw lockIoError(path, options.what, error);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+function notAFolderError(path: string, kind: string, options: FileLockOptions): UsageError {
+  return new UsageError(
+    `The lock ${path} of ${options.what} is ${kind}, not a folder, so the lock cannot be taken; nothing was done.`,
+    [
+      `The lock of a file is the folder beside it named after the file with .lock added: move ${path} away, or choose another file.`,
+    ],
+  );
+}
+
+/** What a path that is not what it should be is, for messages. */
+function kindOf(info: Stats): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a pipe (FIFO)';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isSocket()) return 'a socket';
+  if (info.isFile()) return 'a file';
+  return 'not a regular file';
 }
 
 function busyError(path: string, owner: LockOwner | undefined, options: FileLockOptions): UsageError {
@@ -421,7 +544,7 @@ function gaveUpError(
   return new UsageError(
     `${capitalize(options.what)} is locked by ${ownerText(owner)}${where ? ` ${where}` : ''}, which cannot be checked from here, and its lock did not go stale within the ${seconds(waitMs)} waited; nothing was done.`,
     [
-      `Wait for it to finish; set ORDERCLI_LOCK_WAIT (seconds) to wait longer. A lock not refreshed for ${seconds(staleMs)} is taken over.`,
+      `Wait for it to finish; set ORDERCLI_LOCK_WAIT (seconds) to wait longer. A lock whose record has not changed for ${seconds(staleMs)} is taken over.`,
       `If you are sure no ordercli uses it, remove the folder ${path} and run the command again.`,
     ],
   );

@@ -224,13 +224,33 @@ describe('the import journal lock', () => {
     expect(waited.stderr).toContain(`remove the folder ${journal}.lock`);
     expect(posts()).toBe(0);
 
-    // Not refreshed for an hour: stale whatever the clocks say.
+    // Its mtime says nothing by itself (the owner's clock may be a day off): a record an hour old
+    // by our clock is still waited for, until seen unchanged for its staleMs.
     const hourAgo = new Date(Date.now() - 3_600_000);
     utimesSync(record, hourAgo, hourAgo);
-    const taken = await runBin(['orders', 'import', input, '--journal', journal], {
+    const notAtOnce = await runBin(['orders', 'import', input, '--journal', journal], {
       env: importEnv({ ORDERCLI_LOCK_WAIT: '0.5' }),
     });
+    expect(notAtOnce.code, notAtOnce.stderr).toBe(2);
+    expect(posts()).toBe(0);
+    writeFileSync(
+      record,
+      JSON.stringify({
+        pid: 1,
+        hostname: 'build-agent-7',
+        token: 'foreign',
+        staleMs: 700,
+        since: new Date().toISOString(),
+      }),
+    );
+    const hourAhead = new Date(Date.now() + 3_600_000);
+    utimesSync(record, hourAhead, hourAhead);
+    const taken = await runBin(['orders', 'import', input, '--journal', journal], {
+      env: importEnv({ ORDERCLI_LOCK_WAIT: '20' }),
+    });
     expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stderr).toContain('Waiting for the lock');
+    expect(taken.stderr).toContain('once its record has not changed for 0.7 s');
     expect(sandbox.orders()).toHaveLength(5);
   }, 30_000);
 
@@ -288,6 +308,36 @@ describe('the journal never silently re-targets', () => {
 });
 
 describe('journal write failures', () => {
+  it.skipIf(spawnSync('mkfifo', ['--version']).status !== 0)(
+    'a pipe (mkfifo) as the journal or as its lock: exit 2 at once, naming it, nothing sent',
+    async () => {
+      const dir = tempDir('ordercli-lock-fifo-');
+      const input = writeNdjson(dir, 'orders.ndjson', orders(5, 'FIFO'));
+      const pipe = join(dir, 'pipe.ndjson');
+      expect(spawnSync('mkfifo', [pipe]).status).toBe(0);
+      const asJournal = await runBin(['orders', 'import', input, '--journal', pipe], {
+        env: importEnv(),
+        timeoutMs: 15_000,
+      });
+      expect(asJournal.code, asJournal.stderr).toBe(2);
+      expect(asJournal.stderr).toContain(`The import journal ${pipe} is a pipe, not a regular file`);
+
+      const journal = join(dir, 'journal.ndjson');
+      expect(spawnSync('mkfifo', [`${journal}.lock`]).status).toBe(0);
+      const asLock = await runBin(['orders', 'import', input, '--journal', journal], {
+        env: importEnv(),
+        timeoutMs: 15_000,
+      });
+      expect(asLock.code, asLock.stderr).toBe(2);
+      expect(asLock.stderr).toContain(
+        `The lock ${journal}.lock of the import journal ${journal} is a pipe (FIFO)`,
+      );
+      expect(asLock.stderr).not.toContain('unexpectedly');
+      expect(posts()).toBe(0);
+    },
+    30_000,
+  );
+
   it('/dev/full as journal: one sentence, exit 2, nothing sent; SIGTERM ends it promptly', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(5, 'FULL'));
     const result = await runBin(['orders', 'import', input, '--journal', '/dev/full'], {

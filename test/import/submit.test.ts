@@ -1,21 +1,26 @@
-// submitOrders with a real ApiClient, a real journal and the sandbox: the guarantees of the
-// sending step that the CLI tests cannot see from outside (in-flight bound, order, durability).
-import { readFileSync } from 'node:fs';
+// submitOrders with a real ApiClient, a real journal, a real local ledger and the sandbox: the
+// guarantees of the sending step that the CLI tests cannot see from outside (in-flight bound,
+// order, a claim on disk before each request, what the ledger refuses).
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
+import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { Redactor } from '../../src/core/redact.js';
 import { OrderJournal } from '../../src/import/journal.js';
+import { LocalLedger, shardFileName, shardOf } from '../../src/import/ledger/local.js';
+import { bodyHash, type RecordSource } from '../../src/import/ledger/record.js';
+import type { Claim } from '../../src/import/ledger/store.js';
 import type { OrderResult } from '../../src/import/report.js';
 import { submitOrders } from '../../src/import/submit.js';
 import type { ValidatedOrder } from '../../src/import/types.js';
 import { tempDir } from '../support/cli.js';
-import { createdCounts, externalId, orders, postsTo, readLines } from '../support/orders.js';
+import { createdCounts, externalId, order, orders, postsTo, readLines } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 
-function clientFor(connections: number): ApiClient {
+function clientFor(connections: number, options: Partial<ApiClientOptions> = {}): ApiClient {
   return new ApiClient({
     baseUrl: sandbox.url,
     token: sandbox.tokens.partner,
@@ -23,6 +28,7 @@ function clientFor(connections: number): ApiClient {
     userAgent: 'ordercli-test',
     redactor: new Redactor(),
     connections,
+    ...options,
   });
 }
 
@@ -42,10 +48,33 @@ function itemsOf(list: Record<string, unknown>[]): ValidatedOrder[] {
   }));
 }
 
+/** The ledger of the sandbox under `root`, as a command opens it. */
+function openLedger(root: string, source: RecordSource = { by: 'orders import' }): Promise<LocalLedger> {
+  return LocalLedger.open(root, { baseUrl: sandbox.url, kind: 'orders', source });
+}
+
+/** Claims and settles order `i` through a ledger of its own, as another command would. */
+async function sendElsewhere(
+  root: string,
+  i: number,
+  outcome: 'created' | 'unknown' | 'claimed',
+  source: RecordSource = { by: 'orders create' },
+): Promise<LocalLedger> {
+  const ledger = await openLedger(root, source);
+  const id = externalId(i);
+  const result = await ledger.claim({ externalId: id, bodyHash: bodyHash(JSON.stringify(order(i))) });
+  if (!result.claimed) throw new Error(`could not claim ${id}: ${result.refusal.reason}`);
+  if (outcome === 'created') ledger.created(result.claim, { httpStatus: 201, id: 777, code: 'SO-777' });
+  if (outcome === 'unknown') ledger.unknown(result.claim, 'connection reset');
+  await ledger.sync();
+  return ledger;
+}
+
 interface Run {
   results: OrderResult[];
   outcome: Awaited<ReturnType<typeof submitOrders>>;
   journalPath: string;
+  ledgerRoot: string;
 }
 
 async function submit(
@@ -56,26 +85,48 @@ async function submit(
     signal?: AbortSignal;
     retryUnknown?: boolean;
     journalPath?: string;
+    ledgerRoot?: string;
   },
 ): Promise<Run> {
   const journalPath = options.journalPath ?? join(tempDir(), 'j.ndjson');
+  const ledgerRoot = options.ledgerRoot ?? tempDir('ordercli-ledger-');
   const journal = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });
+  const ledger = await openLedger(ledgerRoot, {
+    by: 'orders import',
+    input: '/data/orders.ndjson',
+    journal: journalPath,
+  });
   const client = clientFor(options.concurrency);
   const results: OrderResult[] = [];
   try {
     const outcome = await submitOrders(itemsOf(list), {
       client: options.client ?? client,
       journal,
+      ledger,
       concurrency: options.concurrency,
       retryUnknown: options.retryUnknown,
       signal: options.signal ?? new AbortController().signal,
       onResult: (result) => results.push(result),
     });
-    return { results, outcome, journalPath };
+    return { results, outcome, journalPath, ledgerRoot };
   } finally {
     await journal.close();
+    await ledger.close();
     await client.close();
   }
+}
+
+function statusOf(run: Run, id: string): OrderResult | undefined {
+  return run.results.find((r) => r.externalId === id);
+}
+
+/** A port of 127.0.0.1 that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 describe('submitOrders', () => {
@@ -96,35 +147,47 @@ describe('submitOrders', () => {
       },
     };
     try {
-      const { results } = await submit(orders(40), { concurrency: 5, client: counting });
+      const { results, outcome } = await submit(orders(40), { concurrency: 5, client: counting });
       expect(results.filter((r) => r.status === 'created')).toHaveLength(40);
+      expect(outcome).toMatchObject({ stopped: undefined, sent: 40 });
       expect(peak).toBe(5);
     } finally {
       await real.close();
     }
   });
 
-  it('sends in input order, each request only once its `sending` record is in the journal file', async () => {
+  it('sends in input order, each request only once its claim is in the ledger’s shard and synced log', async () => {
     const real = clientFor(4);
     const list = orders(30);
-    let journalPath = '';
+    const ledgerRoot = tempDir('ordercli-ledger-');
     const violations: string[] = [];
     const checking: Pick<ApiClient, 'request'> = {
       request: (method, path, options) => {
         const id = (JSON.parse(String(options?.rawBody)) as { externalId: string }).externalId;
-        const onDisk = readFileSync(journalPath, 'utf8').includes(`"event":"sending","externalId":"${id}"`);
-        if (!onDisk) violations.push(id);
+        const folder = join(ledgerRoot, readdirSync(ledgerRoot)[0]!);
+        const claim = `{"externalId":${JSON.stringify(id)},"event":"claim"`;
+        const inShard = readFileSync(join(folder, shardFileName(shardOf(id))), 'utf8').includes(claim);
+        const wal = readdirSync(join(folder, 'wal')).map((name) =>
+          readFileSync(join(folder, 'wal', name), 'utf8'),
+        );
+        if (!inShard || !wal.some((text) => text.includes(claim))) violations.push(id);
         return real.request(method, path, options);
       },
     };
     try {
-      journalPath = join(tempDir(), 'j.ndjson');
-      const run = await submit(list, { concurrency: 4, client: checking, journalPath });
+      const run = await submit(list, { concurrency: 4, client: checking, ledgerRoot });
       expect(violations).toEqual([]);
-      const sending = readLines(run.journalPath)
-        .filter((r) => r.event === 'sending')
-        .map((r) => r.externalId);
-      expect(sending).toEqual(list.map((o) => o.externalId));
+      expect(run.results.filter((r) => r.status === 'created')).toHaveLength(30);
+      const journaled = readLines(run.journalPath).filter((r) => r.event !== 'run');
+      expect(journaled.filter((r) => r.event === 'claim').map((r) => r.externalId)).toEqual(
+        list.map((o) => o.externalId),
+      );
+      // The journal's claims are the ledger's: same tokens.
+      const reader = await openLedger(ledgerRoot);
+      for (const record of journaled.filter((r) => r.event === 'claim')) {
+        expect((await reader.lookup(String(record.externalId)))?.token).toBe(record.token);
+      }
+      await reader.close();
     } finally {
       await real.close();
     }
@@ -181,12 +244,18 @@ describe('submitOrders', () => {
   it('an interrupt while an order waits for a request slot records it not-sent: an unknown order stays unknown', async () => {
     const dir = tempDir();
     const journalPath = join(dir, 'j.ndjson');
+    const ledgerRoot = join(dir, 'ledger');
     const list = orders(20);
-    // An earlier run left order 1 unknown.
+    // An earlier run left order 1 unknown, in its journal and in the ledger.
     const earlier = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });
-    await earlier.sending(externalId(1), 'h');
-    earlier.unknown(externalId(1), 'connection reset');
+    const earlierLedger = await openLedger(ledgerRoot, { by: 'orders import', journal: journalPath });
+    const result = await earlierLedger.claim({ externalId: externalId(1), bodyHash: 'h' });
+    const claim = (result as { claim: Claim }).claim;
+    earlier.claimed(claim, { bodyHash: 'h', line: 1 });
+    earlier.unknown(claim, 'connection reset');
+    earlierLedger.unknown(claim, 'connection reset');
     await earlier.close();
+    await earlierLedger.close();
 
     sandbox.setFaults({ latencyMs: 1000 });
     const controller = new AbortController();
@@ -205,16 +274,166 @@ describe('submitOrders', () => {
       retryUnknown: true,
       signal: controller.signal,
       journalPath,
+      ledgerRoot,
     });
     clearInterval(watch);
     expect(run.outcome.stopped?.kind).toBe('interrupted');
-    expect(run.results.find((r) => r.externalId === externalId(2))?.status).toBe('created');
-    expect(run.results.find((r) => r.externalId === externalId(1))).toMatchObject({ status: 'not-sent' });
+    expect(statusOf(run, externalId(2))?.status).toBe('created');
+    expect(statusOf(run, externalId(1))).toMatchObject({
+      status: 'not-sent',
+      message: 'not sent: the import was interrupted',
+    });
+    expect(run.results.filter((r) => r.status === 'not-sent')).toHaveLength(19);
     expect(createdCounts(sandbox).has(externalId(1))).toBe(false);
 
     const after = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });
-    expect(after.stateOf(externalId(1))).toMatchObject({ event: 'unknown', reason: 'connection reset' });
+    expect(after.stateOf(externalId(1))).toMatchObject({ status: 'in-doubt', reason: 'connection reset' });
+    expect(after.stateOf(externalId(2))).toMatchObject({ status: 'created' });
     expect(after.stateOf(externalId(3))).toBeUndefined();
     await after.close();
+    const ledger = await openLedger(ledgerRoot);
+    expect(await ledger.lookup(externalId(1))).toMatchObject({
+      status: 'in-doubt',
+      reason: 'connection reset',
+    });
+    expect(await ledger.lookup(externalId(2))).toMatchObject({ status: 'created' });
+    expect(await ledger.lookup(externalId(3))).toBeUndefined();
+    await ledger.close();
+  });
+
+  it('stops at the first refusal of the credentials: nothing more is sent, and no claim is left', async () => {
+    sandbox.setFaults({ latencyMs: 20 });
+    const refused = clientFor(1, { token: 'not-a-valid-token' });
+    try {
+      const run = await submit(orders(10), { concurrency: 1, client: refused });
+      expect(run.outcome.stopped?.kind).toBe('credentials');
+      expect(statusOf(run, externalId(1))).toMatchObject({ status: 'failed', httpStatus: 401 });
+      const rest = run.results.filter((r) => r.externalId !== externalId(1));
+      expect(rest.map((r) => r.status)).toEqual(Array(9).fill('not-sent'));
+      expect(rest.every((r) => r.message === 'not sent: the service refused the credentials')).toBe(true);
+      expect(postsTo(sandbox)).toBe(1);
+      const ledger = await openLedger(run.ledgerRoot);
+      expect((await ledger.lookup(externalId(1)))?.status).toBe('not-created');
+      // Orders claimed ahead of the request slot and not sent: as if never claimed.
+      for (let i = 2; i <= 10; i++) expect(await ledger.lookup(externalId(i))).toBeUndefined();
+      await ledger.close();
+    } finally {
+      await refused.close();
+    }
+  });
+
+  it('stops when the service cannot be reached: the order is not sent and its earlier state stands', async () => {
+    const unreachable = clientFor(2, { baseUrl: `http://127.0.0.1:${await closedPort()}`, maxRetries: 0 });
+    const ledgerRoot = tempDir('ordercli-ledger-');
+    // Refused earlier by the service: sendable, and still refused after this run.
+    const earlier = await openLedger(ledgerRoot);
+    const claim = await earlier.claim({ externalId: externalId(1), bodyHash: 'h' });
+    earlier.failed((claim as { claim: Claim }).claim, { httpStatus: 422, message: 'invalid' });
+    await earlier.close();
+    try {
+      const run = await submit(orders(6), { concurrency: 2, client: unreachable, ledgerRoot });
+      expect(run.outcome.stopped?.kind).toBe('unreachable');
+      expect(run.outcome.stopped?.error).toBeDefined();
+      expect(run.results).toHaveLength(6);
+      expect(run.results.every((r) => r.status === 'not-sent')).toBe(true);
+      expect(statusOf(run, externalId(1))?.message).toMatch(/^not sent: /);
+      const ledger = await openLedger(ledgerRoot);
+      expect(await ledger.lookup(externalId(1))).toMatchObject({ status: 'not-created', message: 'invalid' });
+      for (let i = 2; i <= 6; i++) expect(await ledger.lookup(externalId(i))).toBeUndefined();
+      await ledger.close();
+      const { states } = await OrderJournal.inspect(run.journalPath, sandbox.url);
+      expect(states.size).toBe(0);
+    } finally {
+      await unreachable.close();
+    }
+  });
+
+  it('skips an order another command created (through the ledger), saying so', async () => {
+    const ledgerRoot = tempDir('ordercli-ledger-');
+    const other = await sendElsewhere(ledgerRoot, 2, 'created');
+    await other.close();
+    const run = await submit(orders(3), { concurrency: 2, ledgerRoot });
+    expect(statusOf(run, externalId(2))).toMatchObject({
+      status: 'skipped',
+      id: 777,
+      code: 'SO-777',
+      httpStatus: 201,
+    });
+    expect(statusOf(run, externalId(2))?.message).toMatch(
+      /^already created at .* by orders create \(id 777, code SO-777\)$/,
+    );
+    expect(statusOf(run, externalId(1))?.status).toBe('created');
+    expect(statusOf(run, externalId(3))?.status).toBe('created');
+    expect(createdCounts(sandbox).has(externalId(2))).toBe(false);
+    expect(run.outcome.sent).toBe(2);
+    // Nothing of it in this run's journal: the ledger refused the claim.
+    const { states } = await OrderJournal.inspect(run.journalPath, sandbox.url);
+    expect(states.has(externalId(2))).toBe(false);
+  });
+
+  it('skips an order being sent right now by another live ordercli, and holds back one in doubt elsewhere', async () => {
+    const ledgerRoot = tempDir('ordercli-ledger-');
+    const busy = await sendElsewhere(ledgerRoot, 1, 'claimed');
+    const doubt = await sendElsewhere(ledgerRoot, 2, 'unknown');
+    await doubt.close();
+    try {
+      const run = await submit(orders(3), { concurrency: 2, ledgerRoot });
+      expect(statusOf(run, externalId(1))?.status).toBe('skipped');
+      expect(statusOf(run, externalId(1))?.message).toContain('being sent by another ordercli');
+      expect(statusOf(run, externalId(1))?.message).toContain(`pid ${process.pid}`);
+      expect(statusOf(run, externalId(2))?.status).toBe('unknown');
+      expect(statusOf(run, externalId(2))?.message).toMatch(
+        /sent with an unknown outcome \(connection reset\) .*; not sent: check at the service, then use --retry-unknown$/,
+      );
+      expect(statusOf(run, externalId(3))?.status).toBe('created');
+      expect(postsTo(sandbox)).toBe(1);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it('with an empty journal but a ledger that knows the orders, sends nothing again', async () => {
+    const ledgerRoot = tempDir('ordercli-ledger-');
+    const list = orders(12);
+    const first = await submit(list, { concurrency: 3, ledgerRoot });
+    expect(first.results.filter((r) => r.status === 'created')).toHaveLength(12);
+    expect(postsTo(sandbox)).toBe(12);
+    // The journal is lost (another folder, a fresh CI workspace): the ledger still refuses.
+    const second = await submit(list, {
+      concurrency: 3,
+      ledgerRoot,
+      journalPath: join(tempDir(), 'new.ndjson'),
+    });
+    expect(second.results.map((r) => r.status)).toEqual(Array(12).fill('skipped'));
+    expect(second.results.every((r) => r.message?.startsWith('already created at '))).toBe(true);
+    expect(second.outcome.sent).toBe(0);
+    expect(postsTo(sandbox)).toBe(12);
+    expect([...createdCounts(sandbox).values()].every((count) => count === 1)).toBe(true);
+  });
+
+  it('a re-run with the same journal skips what it created, and says when the order changed since', async () => {
+    const dir = tempDir();
+    const journalPath = join(dir, 'j.ndjson');
+    const ledgerRoot = join(dir, 'ledger');
+    await submit(orders(3), { concurrency: 2, journalPath, ledgerRoot });
+    const changed = [order(1), { ...order(2), externalReference: 'PO-CHANGED' }, order(3)];
+    const run = await submit(changed, { concurrency: 2, journalPath, ledgerRoot });
+    expect(run.results.map((r) => r.status)).toEqual(['skipped', 'skipped', 'skipped']);
+    expect(statusOf(run, externalId(1))?.message).toBe('already created by an earlier run');
+    expect(statusOf(run, externalId(2))?.message).toBe(
+      'already created by an earlier run; the order has changed in the input since, and was not sent again',
+    );
+    expect(postsTo(sandbox)).toBe(3);
+  });
+
+  it('sends again, with --retry-unknown, an order in doubt, and records the new claim over the doubt', async () => {
+    const ledgerRoot = tempDir('ordercli-ledger-');
+    const doubt = await sendElsewhere(ledgerRoot, 1, 'unknown');
+    await doubt.close();
+    const run = await submit(orders(2), { concurrency: 1, ledgerRoot, retryUnknown: true });
+    expect(run.results.map((r) => r.status)).toEqual(['created', 'created']);
+    const ledger = await openLedger(ledgerRoot);
+    expect(await ledger.lookup(externalId(1))).toMatchObject({ status: 'created' });
+    await ledger.close();
   });
 });

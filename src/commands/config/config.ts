@@ -10,7 +10,7 @@ import {
   SECRET_KEYS,
 } from '../../config/profiles.js';
 import { UsageError } from '../../core/errors.js';
-import { checkBaseUrl } from '../../core/url.js';
+import { checkBaseUrl, withoutPassword } from '../../core/url.js';
 import { writeJson } from '../../io/json-output.js';
 import { writeList } from '../../io/list-output.js';
 
@@ -20,7 +20,9 @@ export function maskSecret(value: string | undefined): string {
 }
 
 function shown(key: ProfileKey, value: string | undefined): string {
-  return SECRET_KEYS.has(key) ? maskSecret(value) : (value ?? '');
+  if (SECRET_KEYS.has(key)) return maskSecret(value);
+  // A PostgreSQL ledger's URL may hold a password.
+  return key === 'ledger' && value !== undefined ? withoutPassword(value) : (value ?? '');
 }
 
 function checkKey(key: string): ProfileKey {
@@ -38,6 +40,7 @@ export async function list(ctx: Context): Promise<void> {
     timeout: String(settings.timeoutMs),
     'allow-insecure-http': String(settings.allowInsecureHttp),
     'webhook-key': settings.webhookKey,
+    ledger: settings.ledger,
   };
   const rows = PROFILE_KEYS.map((key) => ({
     key,

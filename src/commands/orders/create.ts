@@ -7,9 +7,9 @@
  */
 import { resolve } from 'node:path';
 import type { Context } from '../../cli/context.js';
-import { configDir } from '../../config/profiles.js';
 import { InputError } from '../../core/errors.js';
 import { parseJson } from '../../import/json-syntax.js';
+import { ledgerPlaceOf } from '../../import/ledger/open.js';
 import { inputLimits } from '../../import/limits.js';
 import { readOrderText } from '../../import/read.js';
 import { ReferenceCatalog } from '../../import/references.js';
@@ -54,7 +54,7 @@ export async function run(options: CreateOptions, ctx: Context): Promise<void> {
   }
   const response = await sendOrder(prepared.body, {
     api: await ctx.api(),
-    configFolder: configDir(ctx.env),
+    ledger: await ledgerPlaceOf(ctx),
     source: {
       by: 'orders create',
       input: options.file === '-' ? '(stdin)' : resolve(ctx.cwd, options.file),

@@ -7,10 +7,10 @@
 import { writeFile } from 'node:fs/promises';
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../cli/context.js';
-import { configDir } from '../../config/profiles.js';
 import { readRecentAddresses, rememberAddresses } from '../../config/recent-addresses.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
-import { describeEntry, OrderLedger } from '../../import/ledger.js';
+import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
+import { describeEntry } from '../../import/ledger/record.js';
 import { createdSummary, sendOrder } from '../../import/send-order.js';
 import { createPrompter, PromptEscape, requirePrompts } from '../../io/prompter.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
@@ -27,12 +27,14 @@ export async function run(ctx: Context): Promise<void> {
   );
   const settings = await ctx.settings();
   const api = await ctx.api();
-  const ledger = await OrderLedger.open(
-    configDir(ctx.env),
-    api.baseUrl,
-    { by: 'orders new' },
-    { readOnly: true },
-  );
+  const place = await ledgerPlaceOf(ctx);
+  const ledger = await openLedger(place, {
+    baseUrl: api.baseUrl,
+    kind: 'orders',
+    source: { by: 'orders new' },
+    readOnly: true,
+    signal: ctx.signal,
+  });
   const prompter = createPrompter(io, ctx.signal);
   let guided: Awaited<ReturnType<typeof runGuidedOrder>>;
   try {
@@ -51,11 +53,13 @@ export async function run(ctx: Context): Promise<void> {
       today: new Date(),
     });
   } catch (error) {
+    await ledger.close();
     if (error instanceof PromptEscape) throw new CancelledError(`Left: ${NOTHING_DONE}.`);
     if (error instanceof CancelledError) throw new CancelledError(`Interrupted: ${NOTHING_DONE}.`);
     throw error;
   }
 
+  await ledger.close();
   await rememberAddresses(ctx.env, settings.profileName, guided.addresses);
   if (guided.saveTo !== undefined) {
     try {
@@ -73,7 +77,7 @@ export async function run(ctx: Context): Promise<void> {
   }
   const response = await sendOrder(guided.order, {
     api,
-    configFolder: configDir(ctx.env),
+    ledger: place,
     source: { by: 'orders new', ...(guided.saveTo !== undefined ? { input: guided.saveTo } : {}) },
     signal: ctx.signal,
     warn: (text) => io.err(text),

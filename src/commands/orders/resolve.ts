@@ -7,12 +7,12 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../cli/context.js';
-import { configDir } from '../../config/profiles.js';
 import { UsageError } from '../../core/errors.js';
+import type { JournalState } from '../../import/journal.js';
 import { OrderJournal } from '../../import/journal.js';
 import { locateJournal } from '../../import/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
-import { OrderLedger } from '../../import/ledger.js';
+import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
 import { formatCount } from '../../import/progress.js';
 import {
   type PlannedResolution,
@@ -59,7 +59,9 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
   const location = await locateJournal(options.target, ctx.cwd);
   const baseUrls = await journalBaseUrls(location.path);
   const settings = await ctx.settings();
-  const baseUrl = chooseBaseUrl(baseUrls, settings.baseUrl);
+  // A journal emptied or lost: the ledger still knows its orders, at the configured base URL.
+  const baseUrl =
+    chooseBaseUrl(baseUrls, settings.baseUrl) ?? (baseUrls.length === 0 ? settings.baseUrl : undefined);
   if (baseUrl === undefined) {
     if (baseUrls.length === 0)
       throw new UsageError(`The journal ${location.shown} holds no orders yet: nothing to resolve.`);
@@ -82,6 +84,16 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
   let plan: PlannedResolution[];
   let matched = 0;
   let stillUnknown = 0;
+  const contacts = journal.replay.command === 'refs contacts import';
+  const ledger = await openLedger(await ledgerPlaceOf(ctx), {
+    baseUrl,
+    kind: contacts ? 'contact-references' : 'orders',
+    source: { by: 'orders resolve', journal: location.path },
+    signal: ctx.signal,
+  }).catch(async (error: unknown) => {
+    await journal.close();
+    throw error;
+  });
   try {
     const states = journal.knownOrders();
     const requests = [...explicit];
@@ -93,7 +105,13 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       matched = fromEvents.length;
       requests.push(...fromEvents);
     }
-    plan = planResolutions(requests, states, location.shown, baseUrl);
+    // The ledger decides: what it says of each order named stands over the journal's older word.
+    const current = new Map<string, JournalState>(states);
+    for (const request of requests) {
+      const entry = await ledger.lookup(request.externalId);
+      if (entry !== undefined) current.set(request.externalId, entry);
+    }
+    plan = planResolutions(requests, current, location.shown, baseUrl);
     for (const { request, change } of plan) {
       if (!change) continue;
       const details: { id?: string | number; code?: string; evidence: string } = {
@@ -102,28 +120,17 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       if (request.id !== undefined) details.id = request.id;
       if (request.code !== undefined) details.code = request.code;
       journal.resolved(request.externalId, request.resolution, details);
+      await ledger.resolved(request.externalId, request.resolution, details);
     }
     await journal.sync();
-    // The machine's ledger learns the same, so `orders create` and other inputs agree with it.
-    // A journal of contact references holds no orders: the order ledger is not theirs to learn.
-    const changes = plan.filter(({ change }) => change);
-    if (changes.length > 0 && journal.replay.command === 'orders import') {
-      const ledger = await OrderLedger.open(configDir(ctx.env), baseUrl, {
-        by: 'orders resolve',
-        journal: location.path,
-      });
-      try {
-        await Promise.all(
-          changes.map(({ request }) => ledger.resolved(request.externalId, request.resolution, request.id)),
-        );
-      } finally {
-        await ledger.close();
-      }
-    }
     for (const state of states.values())
-      if (state.event === 'unknown' || state.event === 'sending') stillUnknown++;
+      if (state.status === 'in-doubt' || state.status === 'claimed') stillUnknown++;
   } finally {
-    await journal.close();
+    try {
+      await ledger.close();
+    } finally {
+      await journal.close();
+    }
   }
 
   const report: ResolveReport = {

@@ -207,7 +207,7 @@ describe('orders import and the ledger', () => {
     // The ledger is per service: the broken one's doubt is not the sandbox's.
     const input = writeNdjson(cwd, 'orders.ndjson', orders(2));
     const records = ledgerRecords(configDir);
-    expect(records.map((record) => record.event)).toEqual(['sending', 'unknown']);
+    expect(records.map((record) => record.event)).toEqual(['claim', 'unknown']);
     const elsewhere = await runBin(importArgs(input), { env, cwd });
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(sandbox.orders()).toHaveLength(2);
@@ -254,7 +254,7 @@ describe('only a 2xx is a creation', () => {
     expect(result.stderr).toContain('check --base-url');
     expect(result.stderr).not.toContain('Created');
     // Recorded as failed: the order may be sent again, and it is.
-    expect(ledgerRecords(configDir).map((record) => record.event)).toEqual(['sending', 'failed']);
+    expect(ledgerRecords(configDir).map((record) => record.event)).toEqual(['claim', 'failed']);
     const again = await runBin(create(redirecting, '--file', 'order.json'), { env, cwd });
     expect(again.code, again.stderr).toBe(1);
   });

@@ -127,7 +127,13 @@ describe('journals of several services', () => {
     // Named by its journal, the input is not known: the hint names no file.
     expect(chosen.stdout).toContain('Next: run the same import again: it skips');
     const last = JSON.parse(readFileSync(path, 'utf8').trimEnd().split('\n').at(-1)!);
-    expect(last).toMatchObject({ event: 'resolved-created', externalId: 'U-1', baseUrl: B, id: 'SO-9' });
+    expect(last).toMatchObject({
+      event: 'resolved',
+      resolution: 'created',
+      externalId: 'U-1',
+      baseUrl: B,
+      id: 'SO-9',
+    });
 
     const shown = await runCli(['--base-url', A, 'orders', 'journal', 'state.ndjson'], { cwd: dir });
     expect(shown.stdout).toContain(`Journal state.ndjson for ${A}:`);

@@ -162,8 +162,8 @@ describe('orders journal and orders resolve', () => {
         expect.objectContaining({ externalId: missing[0], from: 'unknown', to: 'not-created' }),
       ]);
       expect(readLines(journalPath).slice(-2)).toMatchObject([
-        { event: 'resolved-created', externalId: byHand },
-        { event: 'resolved-not-created', externalId: missing[0] },
+        { event: 'resolved', resolution: 'created', externalId: byHand },
+        { event: 'resolved', resolution: 'not-created', externalId: missing[0] },
       ]);
 
       // From the listen log, with lines of other kinds around: another event, a foreign line, a torn tail.
@@ -318,7 +318,8 @@ describe('orders journal and orders resolve', () => {
     const done = await ordercli(['orders', 'resolve', 'orders.ndjson', '--not-created', externalId(1)], dir);
     expect(done.code, done.stderr).toBe(0);
     expect(readLines(journalPath).at(-1)).toMatchObject({
-      event: 'resolved-not-created',
+      event: 'resolved',
+      resolution: 'not-created',
       externalId: externalId(1),
     });
   });

@@ -1,0 +1,963 @@
+/**
+ * The local order ledger: shard files in a folder of this machine (the config folder's `ledger/`,
+ * or the folder `--ledger <dir>` names), shared by every process, profile and journal.
+ *
+ * Layout: `<root>/<service>/<shard>.ndjson` — one folder per service (its normalized base URL,
+ * readable plus a hash; `service.json` names it), contact references in its
+ * `contact-references/` subfolder, 4096 shard files chosen by a hash of the key (FNV-1a of its
+ * UTF-8 bytes, low 12 bits, as 3 hex digits). A base URL that may name a service this machine
+ * already has a ledger of (`localhost` after `127.0.0.1`: same scheme, port and path, hosts
+ * resolving to a common address) uses that ledger.
+ *
+ * Each line is one record (record.ts) whose first key is `externalId`. A shard is appended to
+ * with O_APPEND, one write() per record, so records never interleave and every process sees
+ * them in one order: the file's. That order decides a claim (a compare-and-swap in record.ts):
+ * a process appends its claim, reads the shard from where it last read up to its own line, and
+ * holds the claim only if the claim took effect there. No lock, no clock.
+ *
+ * Durability: every record also goes to this process's write-ahead log (`wal/`), an AppendLog
+ * whose synced writes all the claims of a round share (group commit), so a claim is on disk
+ * before its request leaves at the price of one sync a round. A shard write is in the page cache
+ * at once (other processes see it, a kill cannot lose it); only a machine crash can lose it,
+ * and the log is there for that: the first command after the machine restarted (another boot
+ * id, same host) copies the missing lines back. A log of this boot is never needed, and is
+ * removed only when its owner is proven dead.
+ *
+ * Damage: a line that is not a whole record anywhere but at the end of a shard (a torn last line,
+ * still being written or cut by a crash) stops every command with exit 2 naming file and line.
+ *
+ * Liveness of claim owners (core/liveness.ts): PID and start time in this PID namespace; else
+ * the owner's heartbeat file `owners/<id>`, a counter it rewrites every second, watched on this
+ * process's own clock.
+ */
+import { randomBytes } from 'node:crypto';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import {
+  closeSync,
+  constants,
+  fdatasync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CliError, UsageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
+import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../../core/liveness.js';
+import { normalizeBaseUrl, serviceKey } from '../../core/url.js';
+import { AppendLog } from '../../io/append-log.js';
+import { isoNow } from '../../io/iso-time.js';
+import { LedgerDamagedError, LedgerWriteError } from './errors.js';
+import {
+  applyRecord,
+  type ClaimOwner,
+  isFree,
+  type LedgerEntry,
+  type LedgerRecord,
+  type RecordSource,
+  type Resolution,
+  settledAsUnknown,
+  stateKey,
+} from './record.js';
+import type {
+  Claim,
+  ClaimRefusal,
+  ClaimRequest,
+  ClaimResult,
+  LedgerKind,
+  LedgerStore,
+  OpenLedgerOptions,
+} from './store.js';
+
+export const LEDGER_SHARDS = 4096;
+const SHARD_MASK = LEDGER_SHARDS - 1;
+/** Read and append: a claim reads back the shard it appended to. */
+const SHARD_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
+/** Shard files kept open between claims (an outcome goes to the shard its claim went to). */
+const OPEN_SHARDS = 256;
+/** Past this size of the write-ahead log, the shards written since are synced and a new one starts. */
+const WAL_CHECKPOINT_BYTES = 64 << 20;
+const RECORD_START = Buffer.from('{"externalId":');
+const NEWLINE = 0x0a;
+const CLOSING_BRACE = 0x7d;
+const SERVICE_FILE = 'service.json';
+/** An alive verdict on another namespace's owner is trusted this long before it is watched again. */
+const ALIVE_VERDICT_MS = 5_000;
+
+/** The folder of one service's ledger under a ledger root (`<config>/ledger` by default). */
+export function ledgerFolder(root: string, baseUrl: string): string {
+  return join(root, serviceFolderName(normalizeBaseUrl(baseUrl)));
+}
+
+/** `http_127.0.0.1_4010-1a2b3c4d`: readable enough to find, exact by the hash of the whole URL. */
+function serviceFolderName(baseUrl: string): string {
+  const readable = baseUrl
+    .replace(/^[a-z]+:\/\//i, (scheme) => `${scheme.slice(0, -3)}_`)
+    .replace(/[^A-Za-z0-9.-]+/g, '_')
+    .replace(/_+$/, '')
+    .slice(0, 80);
+  const bytes = Buffer.from(baseUrl, 'utf8');
+  return `${readable}-${fnv1a(bytes, 0, bytes.length).toString(16).padStart(8, '0')}`;
+}
+
+function fnv1a(bytes: Buffer, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return h >>> 0;
+}
+
+/** The shard file number of a key. */
+export function shardOf(externalId: string): number {
+  const bytes = Buffer.from(externalId, 'utf8');
+  return fnv1a(bytes, 0, bytes.length) & SHARD_MASK;
+}
+
+export function shardFileName(shard: number): string {
+  return `${shard.toString(16).padStart(3, '0')}.ndjson`;
+}
+
+/**
+ * The ledger of another base URL that may name the same service as `baseUrl` (same scheme, port
+ * and path; hosts with an address in common), when the root has no ledger of `baseUrl` itself.
+ */
+async function sameServiceLedger(
+  root: string,
+  baseUrl: string,
+): Promise<{ folder: string; baseUrl: string } | undefined> {
+  const own = ledgerFolder(root, baseUrl);
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return undefined;
+  }
+  if (names.includes(own.slice(root.length + 1))) return undefined;
+  const wanted = serviceKey(baseUrl);
+  if (!wanted) return undefined;
+  let wantedAddresses: Set<string> | undefined;
+  for (const name of names.sort()) {
+    const folder = join(root, name);
+    let other: string;
+    try {
+      other = (JSON.parse(await readFile(join(folder, SERVICE_FILE), 'utf8')) as { baseUrl: string }).baseUrl;
+    } catch {
+      continue;
+    }
+    const key = serviceKey(other);
+    if (!key || key.rest !== wanted.rest) continue;
+    wantedAddresses ??= await addressesOf(wanted.host);
+    const otherAddresses = await addressesOf(key.host);
+    if ([...otherAddresses].some((address) => wantedAddresses!.has(address)))
+      return { folder, baseUrl: other };
+  }
+  return undefined;
+}
+
+async function addressesOf(host: string): Promise<Set<string>> {
+  try {
+    return new Set((await dnsLookup(host, { all: true })).map((entry) => entry.address));
+  } catch {
+    return new Set();
+  }
+}
+
+/** Refuses a ledger path that is not a folder (a file, a pipe, a device): exit 2 at once. */
+function checkFolder(path: string, what: string): boolean {
+  let info: Stats;
+  try {
+    info = statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new UsageError(`Cannot open ${what} ${path} (${errorCode(error)}); nothing was sent.`);
+  }
+  if (!info.isDirectory()) {
+    throw new UsageError(
+      `${capitalizeFirst(what)} ${path} is ${kindOf(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
+      ['Name a folder with --ledger <dir>, or remove what is there.'],
+    );
+  }
+  return true;
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a pipe';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  if (info.isSocket()) return 'a socket';
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFile()) return 'a file';
+  return 'not a regular file';
+}
+
+function capitalizeFirst(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/** Per shard: how far this process has read it, and whether `states` holds all its keys of interest. */
+interface ShardView {
+  /** Bytes read: the end of the last complete line seen. */
+  offset: number;
+  /** Complete lines read, for the line numbers of messages. */
+  lines: number;
+  /**
+   * The keys whose records before `offset` were applied, when the shard was read for some keys
+   * only (an import's prefetch); undefined when all were. Records after `offset` are applied for
+   * every key.
+   */
+  keys?: Set<string>;
+}
+
+export class LocalLedger implements LedgerStore {
+  readonly location: string;
+  readonly baseUrl: string;
+  sameServiceAs: string | undefined;
+  readonly owner: ClaimOwner;
+  private readonly folder: string;
+  private readonly source: RecordSource;
+  private readonly readOnly: boolean;
+  private readonly signal: AbortSignal | undefined;
+  /** The last known state of each key seen, from the shards' records (the files decide). */
+  private readonly states = new Map<string, LedgerEntry>();
+  private readonly views = new Map<number, ShardView>();
+  /** Open shard files, least recently used first. */
+  private readonly fds = new Map<number, number>();
+  private wal: AppendLog | undefined;
+  private unsynced = new Set<number>();
+  private checkpointing: Promise<void> | undefined;
+  private failure: Error | undefined;
+  private closed = false;
+  private heartbeat: { path: string; timer: NodeJS.Timeout; beat: number } | undefined;
+  private readonly verdicts = new Map<string, { verdict: Promise<'alive' | 'dead'>; at: number }>();
+  private counts = { created: 0, inDoubt: 0 };
+
+  private constructor(folder: string, baseUrl: string, options: OpenLedgerOptions) {
+    this.folder = folder;
+    this.location = folder;
+    this.baseUrl = baseUrl;
+    this.source = options.source;
+    this.readOnly = Boolean(options.readOnly);
+    this.signal = options.signal;
+    this.owner = { ...thisProcess(), id: randomBytes(8).toString('hex') };
+  }
+
+  /** Opens (creating it unless read-only) the ledger of the service at `baseUrl` under `root`. */
+  static async open(root: string, options: OpenLedgerOptions): Promise<LocalLedger> {
+    const baseUrl = normalizeBaseUrl(options.baseUrl);
+    const rootExists = checkFolder(root, 'the order ledger');
+    const alias = rootExists ? await sameServiceLedger(root, baseUrl) : undefined;
+    const serviceFolder = alias?.folder ?? ledgerFolder(root, baseUrl);
+    const folder = options.kind === 'orders' ? serviceFolder : join(serviceFolder, kindFolder(options.kind));
+    const ledger = new LocalLedger(folder, baseUrl, options);
+    ledger.sameServiceAs = alias?.baseUrl;
+    checkFolder(folder, 'the order ledger');
+    if (options.readOnly) return ledger;
+    try {
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      if (!alias) {
+        await writeFile(join(serviceFolder, SERVICE_FILE), `${JSON.stringify({ baseUrl })}\n`, {
+          mode: 0o600,
+          flag: 'wx',
+        }).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+        });
+      }
+      await ledger.recoverLogs();
+      await ledger.startHeartbeat();
+      ledger.wal = await ledger.openWal();
+    } catch (error) {
+      await ledger.stopHeartbeat();
+      if (error instanceof CliError) throw error;
+      throw new UsageError(
+        `Cannot open the order ledger ${folder} for writing (${errorCode(error)}); nothing was sent.`,
+        ['Make it writable, or name another folder with --ledger <dir>.'],
+      );
+    }
+    return ledger;
+  }
+
+  async lookup(externalId: string): Promise<LedgerEntry | undefined> {
+    this.refresh(shardOf(externalId), externalId);
+    return this.states.get(externalId);
+  }
+
+  async prefetch(keys: Iterable<string>): Promise<void> {
+    const byShard = new Map<number, Set<string>>();
+    for (const key of keys) {
+      const shard = shardOf(key);
+      const set = byShard.get(shard);
+      if (set) set.add(key);
+      else byShard.set(shard, new Set([key]));
+    }
+    let done = 0;
+    for (const [shard, wanted] of [...byShard].sort((a, b) => a[0] - b[0])) {
+      // A turn of the event loop now and then, so that a Ctrl-C is seen during a long read.
+      if (++done % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      this.signal?.throwIfAborted();
+      const view = this.views.get(shard);
+      if (!view) this.readWhole(shard, wanted);
+      else for (const id of wanted) this.refresh(shard, id);
+      for (const id of wanted) {
+        const state = this.states.get(id);
+        if (state?.status === 'created') this.counts.created++;
+        else if (state !== undefined && state.status !== 'not-created') this.counts.inDoubt++;
+      }
+    }
+  }
+
+  prefetchedCounts(): { created: number; inDoubt: number } {
+    return { ...this.counts };
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    this.checkWritable();
+    const { externalId } = request;
+    const shard = shardOf(externalId);
+    // A claim that loses to another process's is decided again on what that one wrote.
+    for (;;) {
+      this.refresh(shard, externalId);
+      const current = this.states.get(externalId);
+      const refusal = await this.refusal(current, request);
+      if (refusal) return { claimed: false, refusal };
+      const token = randomBytes(9).toString('base64url');
+      const record: LedgerRecord = {
+        externalId,
+        event: 'claim',
+        at: isoNow(),
+        token,
+        ...this.source,
+        owner: this.owner,
+        bodyHash: request.bodyHash,
+      };
+      if (!isFree(current)) record.over = stateKey(current!);
+      if (request.line !== undefined) record.line = request.line;
+      const line = JSON.stringify(record);
+      this.appendToShard(shard, line);
+      this.refresh(shard, externalId);
+      const now = this.states.get(externalId);
+      if (now?.status === 'claimed' && now.token === token) {
+        await this.toWal(line);
+        return { claimed: true, claim: { externalId, token, previous: now.previous } };
+      }
+      this.signal?.throwIfAborted();
+    }
+  }
+
+  created(claim: Claim, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
+    this.outcome(claim, { event: 'created', ...outcome });
+  }
+
+  failed(claim: Claim, outcome: { httpStatus?: number; message: string }): void {
+    this.outcome(claim, { event: 'failed', ...outcome });
+  }
+
+  unknown(claim: Claim, reason: string): void {
+    this.outcome(claim, { event: 'unknown', reason });
+  }
+
+  notSent(claim: Claim, reason: string): void {
+    this.outcome(claim, { event: 'not-sent', reason });
+  }
+
+  async resolved(
+    externalId: string,
+    resolution: Resolution,
+    details: { id?: string | number; code?: string; evidence?: string },
+  ): Promise<void> {
+    this.checkWritable();
+    const record: LedgerRecord = { externalId, event: 'resolved', at: isoNow(), ...this.source, resolution };
+    if (details.id !== undefined) record.id = details.id;
+    if (details.code !== undefined) record.code = details.code;
+    if (details.evidence !== undefined) record.evidence = details.evidence;
+    await this.write(record);
+  }
+
+  async adopt(records: readonly LedgerRecord[]): Promise<void> {
+    this.checkWritable();
+    for (const record of records) {
+      this.refresh(shardOf(record.externalId), record.externalId);
+      if (this.states.has(record.externalId)) continue;
+      void this.write(record);
+    }
+    await this.sync();
+  }
+
+  async entriesOfJournal(journal: string): Promise<Map<string, LedgerEntry>> {
+    const found = new Map<string, LedgerEntry>();
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
+      if (shard % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const states = new Map<string, LedgerEntry>();
+      const data = this.readShardFile(shard);
+      if (data === undefined) continue;
+      this.eachRecord(
+        shard,
+        data,
+        0,
+        () => true,
+        (record) => {
+          const state = applyRecord(states.get(record.externalId), record);
+          if (state) states.set(record.externalId, state);
+          else states.delete(record.externalId);
+        },
+      );
+      for (const [id, state] of states) if (state.journal === journal) found.set(id, state);
+    }
+    return found;
+  }
+
+  async sync(): Promise<void> {
+    if (this.failure) throw this.failure;
+    await this.wal?.flush().catch((error: unknown) => Promise.reject(this.fail(error)));
+    if (this.failure) throw this.failure;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.checkpointing;
+      if (!this.failure && this.wal) {
+        await this.sync();
+        // The shards hold every record on disk now: the log is not needed any more.
+        await this.syncShards(this.unsynced);
+        await unlink(this.wal.path);
+      }
+    } finally {
+      this.closed = true;
+      for (const fd of this.fds.values()) closeQuietly(fd);
+      this.fds.clear();
+      await this.wal?.close();
+      await this.stopHeartbeat();
+    }
+  }
+
+  /** Why a key may not be claimed now, or undefined when it may. */
+  private async refusal(
+    current: LedgerEntry | undefined,
+    request: ClaimRequest,
+  ): Promise<ClaimRefusal | undefined> {
+    if (isFree(current)) return undefined;
+    const entry = current!;
+    if (entry.status === 'claimed') {
+      if ((await this.ownerVerdict(entry)) === 'alive') return { reason: 'claimed', entry };
+      const doubt = settledAsUnknown(entry);
+      if (request.takeOverDoubt || request.takeOverAny) return undefined;
+      return { reason: 'in-doubt', entry: doubt };
+    }
+    if (request.takeOverAny) return undefined;
+    if (entry.status === 'created') return { reason: 'created', entry };
+    if (request.takeOverDoubt) return undefined;
+    return { reason: 'in-doubt', entry };
+  }
+
+  /** Whether the owner of a claim without outcome is alive, as seen from here. */
+  private ownerVerdict(entry: LedgerEntry): Promise<'alive' | 'dead'> {
+    const owner = entry.owner;
+    // A `sending` of ordercli before claims names no owner: in doubt.
+    if (!owner) return Promise.resolve('dead');
+    if (owner.id === this.owner.id) return Promise.resolve('alive');
+    const verdict = judgeProcess(owner);
+    if (verdict.kind !== 'unverifiable') return Promise.resolve(verdict.kind);
+    const known = this.verdicts.get(owner.id);
+    if (!known) return this.watch(owner.id);
+    if (performance.now() - known.at < ALIVE_VERDICT_MS) return known.verdict;
+    // A dead verdict stands; an alive one is watched again after a while.
+    return known.verdict.then((seen) => (seen === 'dead' ? 'dead' : this.watch(owner.id)));
+  }
+
+  private watch(ownerId: string): Promise<'alive' | 'dead'> {
+    const path = join(this.heartbeatFolder(), ownerId);
+    const verdict = observeHeartbeat(() => readFile(path, 'utf8').catch(() => undefined), {
+      signal: this.signal,
+    });
+    this.verdicts.set(ownerId, { verdict, at: performance.now() });
+    return verdict;
+  }
+
+  private heartbeatFolder(): string {
+    return join(this.folder, 'owners');
+  }
+
+  private async startHeartbeat(): Promise<void> {
+    const folder = this.heartbeatFolder();
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    const path = join(folder, this.owner.id);
+    const state = { path, beat: 0, timer: undefined as unknown as NodeJS.Timeout };
+    writeFileSync(path, `${JSON.stringify(this.owner)}\n0\n`, { mode: 0o600 });
+    state.timer = setInterval(() => {
+      state.beat++;
+      writeFile(path, `${JSON.stringify(this.owner)}\n${state.beat}\n`, { mode: 0o600 }).catch(
+        () => undefined,
+      );
+    }, HEARTBEAT_MS);
+    state.timer.unref();
+    this.heartbeat = state;
+  }
+
+  private async stopHeartbeat(): Promise<void> {
+    if (!this.heartbeat) return;
+    clearInterval(this.heartbeat.timer);
+    await rm(this.heartbeat.path, { force: true }).catch(() => undefined);
+    this.heartbeat = undefined;
+  }
+
+  private checkWritable(): void {
+    if (this.readOnly || this.closed) throw new Error('ledger: write to a read-only or closed ledger');
+    if (this.failure) throw this.failure;
+  }
+
+  private outcome(claim: Claim, fields: Partial<LedgerRecord> & { event: LedgerRecord['event'] }): void {
+    const record: LedgerRecord = {
+      externalId: claim.externalId,
+      at: isoNow(),
+      token: claim.token,
+      ...this.source,
+      ...fields,
+    };
+    void this.write(record);
+  }
+
+  /** Appends a record to its shard and the write-ahead log; resolves once it is on disk. */
+  private write(record: LedgerRecord): Promise<void> {
+    if (this.failure) return rejected(this.failure);
+    const line = JSON.stringify(record);
+    try {
+      this.appendToShard(shardOf(record.externalId), line);
+    } catch (error) {
+      return rejected(this.failure ?? this.fail(error));
+    }
+    return this.toWal(line);
+  }
+
+  private toWal(line: string): Promise<void> {
+    const onDisk = this.wal!.append(line).then(
+      () => undefined,
+      (error: unknown) => Promise.reject(this.fail(error)),
+    );
+    onDisk.catch(() => undefined);
+    if (this.wal!.size > WAL_CHECKPOINT_BYTES && !this.checkpointing) this.checkpointing = this.checkpoint();
+    return onDisk;
+  }
+
+  private appendToShard(shard: number, line: string): void {
+    const buffer = Buffer.from(`${line}\n`, 'utf8');
+    let written: number;
+    try {
+      written = writeSync(this.shardFd(shard), buffer, 0, buffer.length, null);
+    } catch (error) {
+      throw this.fail(error);
+    }
+    if (written < buffer.length) {
+      throw this.fail(Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' }));
+    }
+    this.unsynced.add(shard);
+  }
+
+  private fail(error: unknown): Error {
+    this.failure ??= error instanceof CliError ? error : new LedgerWriteError(this.folder, error as Error);
+    return this.failure;
+  }
+
+  /**
+   * Brings `states` up to date with what every process appended to the shard since this one read
+   * it; `key`: a key whose state is wanted, read from the start if the shard was read for others.
+   */
+  private refresh(shard: number, key?: string): void {
+    const view = this.views.get(shard);
+    if (!view) {
+      this.readWhole(shard, undefined);
+      return;
+    }
+    if (key !== undefined && view.keys !== undefined && !view.keys.has(key)) {
+      // Its records before the view's offset were passed over: read them now, for it alone.
+      const whole = this.readShardFile(shard);
+      if (whole !== undefined) {
+        this.eachRecord(
+          shard,
+          whole.subarray(0, view.offset),
+          0,
+          (id) => id === key,
+          (record) => this.apply(record),
+        );
+      }
+      view.keys.add(key);
+    }
+    const fd = this.fds.get(shard);
+    let data: Buffer | undefined;
+    if (fd !== undefined) {
+      const size = fstatSync(fd).size;
+      if (size === view.offset) return;
+      if (size < view.offset) {
+        // Cut or replaced since: read it again from the start.
+        this.views.delete(shard);
+        this.readWhole(shard, view.keys);
+        return;
+      }
+      data = Buffer.allocUnsafe(size - view.offset);
+      const read = readSync(fd, data, 0, data.length, view.offset);
+      data = data.subarray(0, read);
+    } else {
+      const whole = this.readShardFile(shard);
+      if (whole === undefined || whole.length <= view.offset) return;
+      data = whole.subarray(view.offset);
+    }
+    const consumed = this.eachRecord(
+      shard,
+      data,
+      view.lines,
+      () => true,
+      (record) => this.apply(record),
+    );
+    view.offset += consumed.bytes;
+    view.lines += consumed.lines;
+  }
+
+  /** Reads a whole shard, applying the records of `keys` (all when undefined); starts its view. */
+  private readWhole(shard: number, keys: Set<string> | undefined): void {
+    const data = this.readShardFile(shard);
+    const view: ShardView = { offset: 0, lines: 0 };
+    if (keys !== undefined) view.keys = new Set(keys);
+    if (data !== undefined) {
+      const wanted = keys === undefined ? () => true : (id: string) => keys.has(id);
+      const consumed = this.eachRecord(shard, data, 0, wanted, (record) => this.apply(record));
+      view.offset = consumed.bytes;
+      view.lines = consumed.lines;
+    }
+    this.views.set(shard, view);
+  }
+
+  private apply(record: LedgerRecord): void {
+    const state = applyRecord(this.states.get(record.externalId), record);
+    if (state) this.states.set(record.externalId, state);
+    else this.states.delete(record.externalId);
+  }
+
+  /**
+   * Visits the complete records of `data` (bytes of the shard from `offset`, line `firstLine`)
+   * whose key `wanted` accepts; a line that is not a record is damage. Returns what it consumed
+   * (up to the last newline: a torn last line is left for later).
+   */
+  private eachRecord(
+    shard: number,
+    data: Buffer,
+    firstLine: number,
+    wanted: (id: string) => boolean,
+    visit: (record: LedgerRecord) => void,
+  ): { bytes: number; lines: number } {
+    let start = 0;
+    let lines = 0;
+    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+      lines++;
+      if (end > start) {
+        const lineNumber = firstLine + lines;
+        const record = this.recordIn(data, start, end, wanted);
+        if (record === 'damaged') throw this.damaged(shard, lineNumber, data, start, end);
+        if (record !== undefined) visit(record);
+      }
+      start = end + 1;
+    }
+    return { bytes: start, lines };
+  }
+
+  /**
+   * The record of the line `[start, end)` if `wanted` takes its key; undefined if not; 'damaged'
+   * if the line is not a record. A record written after a torn one (a disk that was full, a
+   * crash) is glued onto it: a line that starts as a record and holds a whole record after the
+   * torn part is that record.
+   */
+  private recordIn(
+    data: Buffer,
+    start: number,
+    end: number,
+    wanted: (id: string) => boolean,
+  ): LedgerRecord | undefined | 'damaged' {
+    if (!startsRecord(data, start, end) || data[end - 1] !== CLOSING_BRACE) return 'damaged';
+    const glued = data.lastIndexOf(RECORD_START, end - 1);
+    const candidates = glued > start ? [start, glued] : [start];
+    for (const at of candidates) {
+      const id = externalIdAt(data, at + RECORD_START.length);
+      if (id === undefined) continue;
+      try {
+        if (!wanted(id)) {
+          // Passed over without a parse: only its shape is checked, unless it is glued.
+          if (at === start && glued > start) JSON.parse(data.toString('utf8', start, end));
+          return undefined;
+        }
+        const record = JSON.parse(data.toString('utf8', at, end)) as LedgerRecord;
+        if (typeof record.event !== 'string' || typeof record.externalId !== 'string') continue;
+        if (typeof record.at !== 'string') record.at = '';
+        return record;
+      } catch {
+        // A torn record before a whole one: try the whole one.
+      }
+    }
+    return 'damaged';
+  }
+
+  private damaged(shard: number, line: number, data: Buffer, start: number, end: number): LedgerDamagedError {
+    const text = data.subarray(start, Math.min(end, start + 40));
+    const what = text.every((byte) => byte === 0)
+      ? 'a line of NUL bytes'
+      : `not a ledger record: ${JSON.stringify(text.toString('utf8'))}${end - start > 40 ? '…' : ''}`;
+    return new LedgerDamagedError(join(this.folder, shardFileName(shard)), line, what);
+  }
+
+  /** A shard's bytes, or undefined when it does not exist yet; what is not a file is exit 2. */
+  private readShardFile(shard: number): Buffer | undefined {
+    const path = join(this.folder, shardFileName(shard));
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new CliError(
+        `Cannot read the order ledger ${path} (${errorCode(error)}), so nothing was sent.`,
+        ExitCode.Failure,
+        ['Fix its permissions, then run the command again.'],
+      );
+    }
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile()) {
+        throw new UsageError(
+          `The order ledger file ${path} is ${kindOf(info)}, not a regular file; nothing was sent.`,
+          ['Remove it: the ledger writes its own files.'],
+        );
+      }
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The shard's open file, opened for reading and appending if it is not open yet. */
+  private shardFd(shard: number): number {
+    const open = this.fds.get(shard);
+    if (open !== undefined) {
+      this.fds.delete(shard);
+      this.fds.set(shard, open);
+      return open;
+    }
+    const path = join(this.folder, shardFileName(shard));
+    const fd = openSync(path, SHARD_FLAGS | constants.O_NONBLOCK, 0o600);
+    const info = fstatSync(fd);
+    if (!info.isFile()) {
+      closeSync(fd);
+      throw new UsageError(
+        `The order ledger file ${path} is ${kindOf(info)}, not a regular file; nothing was sent.`,
+      );
+    }
+    this.fds.set(shard, fd);
+    if (this.fds.size > OPEN_SHARDS) {
+      const [oldest, oldestFd] = this.fds.entries().next().value!;
+      // Outcomes not yet synced stay in `unsynced` and are synced by reopening.
+      this.fds.delete(oldest);
+      closeQuietly(oldestFd);
+    }
+    return fd;
+  }
+
+  private async syncShards(written: Set<number>): Promise<void> {
+    const shards = [...written];
+    written.clear();
+    for (let i = 0; i < shards.length; i += 16) {
+      await Promise.all(
+        shards.slice(i, i + 16).map(async (shard) => {
+          const fd = openSync(join(this.folder, shardFileName(shard)), SHARD_FLAGS, 0o600);
+          try {
+            await fdatasyncFd(fd);
+          } finally {
+            closeQuietly(fd);
+          }
+        }),
+      );
+    }
+  }
+
+  /** Starts a new write-ahead log; once the shards written so far are synced, deletes the old one. */
+  private async checkpoint(): Promise<void> {
+    try {
+      const next = await this.openWal();
+      const old = this.wal!;
+      const shards = this.unsynced;
+      this.wal = next;
+      this.unsynced = new Set();
+      try {
+        await old.flush();
+      } finally {
+        await old.close();
+      }
+      await this.syncShards(shards);
+      await unlink(old.path);
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.checkpointing = undefined;
+    }
+  }
+
+  /** This process's new write-ahead log; its first line names the owner. */
+  private async openWal(): Promise<AppendLog> {
+    const folder = join(this.folder, 'wal');
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    const path = join(folder, `w-${this.owner.id}-${randomBytes(4).toString('hex')}.ndjson`);
+    // The import claims its orders ahead of their requests: 5 ms rounds let several share a sync.
+    const log = await AppendLog.open(path, {
+      what: `the order ledger's log ${path}`,
+      synced: true,
+      roundMs: 5,
+    });
+    void log.append(JSON.stringify({ wal: 2, owner: this.owner })).catch(() => undefined);
+    return log;
+  }
+
+  /**
+   * Write-ahead logs left behind: one of another boot of this host (the machine restarted) is
+   * copied into the shards where lines are missing, then removed; one of this boot is not needed
+   * (the shards have its lines) and is removed once its owner is proven dead; any other is left.
+   * Logs of ordercli before claims (`<pid>-<id>.ndjson`) are recovered when their PID is gone.
+   */
+  private async recoverLogs(): Promise<void> {
+    const folder = join(this.folder, 'wal');
+    let names: string[];
+    try {
+      names = await readdir(folder);
+    } catch {
+      return;
+    }
+    const me = thisProcess();
+    for (const name of names) {
+      const path = join(folder, name);
+      let owner: ClaimOwner | undefined;
+      let legacyPid: number | undefined;
+      const legacy = /^(\d+)(?:-[0-9a-f]+)?\.ndjson$/.exec(name);
+      if (legacy) legacyPid = Number(legacy[1]);
+      else if (/^w-[0-9a-f]+-[0-9a-f]+\.ndjson$/.test(name)) owner = await walOwner(path);
+      else continue;
+      if (owner?.id === this.owner.id) continue;
+      let recover: boolean;
+      if (legacyPid !== undefined) {
+        if (judgeProcess({ ...me, pid: legacyPid, start: undefined }).kind !== 'dead') continue;
+        recover = true;
+      } else if (owner === undefined) {
+        continue;
+      } else if (owner.boot !== undefined && owner.boot !== me.boot && owner.host === me.host) {
+        recover = true;
+      } else {
+        if (judgeProcess(owner).kind !== 'dead') continue;
+        recover = false;
+      }
+      // Taken by renaming, so that two commands opening the ledger at once do not both copy it.
+      const taken = `${path}.recovering-${this.owner.id}`;
+      try {
+        await rename(path, taken);
+      } catch {
+        continue;
+      }
+      if (recover) await this.copyMissingLines(taken);
+      await unlink(taken);
+    }
+  }
+
+  private async copyMissingLines(path: string): Promise<void> {
+    const data = await readFile(path);
+    const byShard = new Map<number, Buffer[]>();
+    let start = 0;
+    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+      const line = data.subarray(start, end + 1);
+      start = end + 1;
+      if (!startsRecord(line, 0, line.length)) continue;
+      const id = externalIdAt(line, RECORD_START.length);
+      if (id === undefined) continue;
+      const shard = shardOf(id);
+      const lines = byShard.get(shard);
+      if (lines) lines.push(line);
+      else byShard.set(shard, [line]);
+    }
+    for (const [shard, lines] of byShard) {
+      const existing = this.readShardFile(shard) ?? Buffer.alloc(0);
+      const missing = lines.filter((line) => existing.indexOf(line) === -1);
+      if (missing.length === 0) continue;
+      const fd = openSync(join(this.folder, shardFileName(shard)), SHARD_FLAGS, 0o600);
+      try {
+        const buffer = Buffer.concat(missing);
+        if (writeSync(fd, buffer, 0, buffer.length, null) < buffer.length) {
+          throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
+        }
+        await fdatasyncFd(fd);
+      } finally {
+        closeQuietly(fd);
+      }
+    }
+  }
+}
+
+function kindFolder(kind: LedgerKind): string {
+  return kind;
+}
+
+async function walOwner(path: string): Promise<ClaimOwner | undefined> {
+  try {
+    const data = await readFile(path);
+    const end = data.indexOf(NEWLINE);
+    const first = JSON.parse(data.toString('utf8', 0, end === -1 ? data.length : end)) as {
+      owner?: ClaimOwner;
+    };
+    return first.owner;
+  } catch {
+    return undefined;
+  }
+}
+
+const fdatasyncFd = promisify(fdatasync);
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+}
+
+function rejected(error: Error): Promise<never> {
+  const promise = Promise.reject(error);
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/** Whether the bytes `[start, end)` begin with `{"externalId":`. */
+function startsRecord(data: Buffer, start: number, end: number): boolean {
+  return (
+    end - start > RECORD_START.length &&
+    data.compare(RECORD_START, 0, RECORD_START.length, start, start + RECORD_START.length) === 0
+  );
+}
+
+/** The JSON string that starts at `start` (a key), or undefined when it is not whole. */
+function externalIdAt(data: Buffer, start: number): string | undefined {
+  if (data[start] !== 0x22) return undefined;
+  let escaped = false;
+  for (let i = start + 1; i < data.length; i++) {
+    const byte = data[i];
+    if (byte === 0x5c) {
+      escaped = true;
+      i++;
+    } else if (byte === 0x22) {
+      if (!escaped) return data.toString('utf8', start + 1, i);
+      try {
+        return JSON.parse(data.toString('utf8', start, i + 1)) as string;
+      } catch {
+        return undefined;
+      }
+    } else if (byte === NEWLINE) return undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,280 @@
+/**
+ * The one record model of what was sent: the order ledger (local shards or PostgreSQL) and the
+ * import journal write the same records, and one function (`applyRecord`) says how a record
+ * changes the state of its key (an order's `externalId`, a contact reference's
+ * `contact.externalReference`).
+ *
+ * Events:
+ * - `claim` (`token`, `owner`, `bodyHash`, optional `over`): the key is about to be sent by the
+ *   process `owner`. It takes effect only as a compare-and-swap: when the key is free (never sent,
+ *   refused, or resolved as not created) and `over` is absent, or when `over` names the current
+ *   state (`stateKey`), which is how `--retry-unknown` or `--force` take over a known state. Of
+ *   two claims of the same key, the first in the store's order wins; the other is ignored, and its
+ *   writer does not send.
+ * - `created`, `failed`, `unknown`, `not-sent` (each with the `token` of its claim): the outcome.
+ *   One whose token is not the current claim's changes nothing. `not-sent` restores the state
+ *   before the claim (the request never left).
+ * - `resolved` (`resolution`, optional `id`, `code`, `evidence`): a person checked at the service.
+ * - Read, never written (ordercli before claims): `sending` (a claim without token or owner),
+ *   outcomes without token (they apply to whatever the state is), and the journal's
+ *   `resolved-created` / `resolved-not-created`.
+ */
+import { hash } from 'node:crypto';
+
+export type RecordEvent =
+  | 'claim'
+  | 'created'
+  | 'failed'
+  | 'unknown'
+  | 'not-sent'
+  | 'resolved'
+  | 'sending'
+  | 'resolved-created'
+  | 'resolved-not-created';
+
+/** Which command wrote a record, and for what. */
+export interface RecordSource {
+  by: 'orders create' | 'orders new' | 'orders import' | 'orders resolve' | 'refs contacts import';
+  /** The input file (absolute), or `(stdin)`. */
+  input?: string;
+  /** The import's journal (absolute). */
+  journal?: string;
+}
+
+/** The process that holds a claim, and how another process tells whether it is still alive. */
+export interface ClaimOwner {
+  /** Host name, for people. */
+  host: string;
+  /** `/proc/sys/kernel/random/boot_id`: one per running kernel (containers on a host share it). */
+  boot?: string;
+  /** `readlink /proc/self/ns/pid`: PIDs compare only inside one PID namespace. */
+  pidns?: string;
+  pid: number;
+  /** Start time of the process (clock ticks since boot), to tell a reused PID. */
+  start?: string;
+  /** Random, one per process: names its heartbeat. */
+  id: string;
+}
+
+/** One record, as stored (a journal line adds `baseUrl`). */
+export interface LedgerRecord extends Partial<RecordSource> {
+  externalId: string;
+  event: RecordEvent;
+  at: string;
+  token?: string;
+  over?: string;
+  owner?: ClaimOwner;
+  bodyHash?: string;
+  httpStatus?: number;
+  id?: string | number;
+  code?: string;
+  message?: string;
+  reason?: string;
+  resolution?: Resolution;
+  evidence?: string;
+  /** The record's line in the input of the run that sent it. */
+  line?: number;
+  baseUrl?: string;
+}
+
+export type Resolution = 'created' | 'not-created';
+
+/**
+ * What the records say of one key: `created`; `claimed` (a claim without outcome: being sent by
+ * its owner, or in doubt if the owner is gone); `in-doubt` (the outcome is unknown);
+ * `not-created` (refused, or resolved so: it may be sent again).
+ */
+export type LedgerStatus = 'created' | 'claimed' | 'in-doubt' | 'not-created';
+
+export interface LedgerEntry extends Partial<RecordSource> {
+  status: LedgerStatus;
+  /** The record that decided it. */
+  event: Exclude<RecordEvent, 'not-sent'>;
+  at: string;
+  /** The claim this state descends from (absent for records written before claims). */
+  token?: string;
+  owner?: ClaimOwner;
+  bodyHash?: string;
+  httpStatus?: number;
+  id?: string | number;
+  code?: string;
+  message?: string;
+  reason?: string;
+  evidence?: string;
+  line?: number;
+  /** When the key was last claimed (an outcome keeps it). */
+  sentAt?: string;
+  /** Set when a person's `orders resolve` decided this state. */
+  resolved?: Resolution;
+  /** For a claim: the state before it, which `not-sent` restores. */
+  previous?: LedgerEntry;
+}
+
+/** A hash of the exact body sent, so a later run can tell that a record changed. */
+export function bodyHash(json: string): string {
+  return hash('sha256', json, 'base64url').slice(0, 22);
+}
+
+/** Names the current state of a key, for a claim's `over` (compare-and-swap). */
+export function stateKey(entry: LedgerEntry): string {
+  return `${entry.event}:${entry.token ?? ''}:${entry.at}`;
+}
+
+/** Whether a state lets a new claim in without `over`. */
+export function isFree(entry: LedgerEntry | undefined): boolean {
+  return entry === undefined || entry.status === 'not-created';
+}
+
+function sourceOf(record: LedgerRecord): Partial<RecordSource> {
+  const source: Partial<RecordSource> = {};
+  if (record.by !== undefined) source.by = record.by;
+  if (record.input !== undefined) source.input = record.input;
+  if (record.journal !== undefined) source.journal = record.journal;
+  return source;
+}
+
+/** An outcome keeps the details of the claim it answers. */
+function keepClaimDetails(entry: LedgerEntry, current: LedgerEntry | undefined): void {
+  if (current === undefined) return;
+  const sentAt = current.status === 'claimed' ? current.at : current.sentAt;
+  if (sentAt !== undefined) entry.sentAt = sentAt;
+  if (current.line !== undefined && entry.line === undefined) entry.line = current.line;
+  if (current.bodyHash !== undefined && entry.bodyHash === undefined) entry.bodyHash = current.bodyHash;
+  if (current.token !== undefined && entry.token === undefined) entry.token = current.token;
+}
+
+/** The one definition of how a record changes the state of its key (ledger and journal alike). */
+export function applyRecord(current: LedgerEntry | undefined, record: LedgerRecord): LedgerEntry | undefined {
+  switch (record.event) {
+    case 'claim': {
+      const applies =
+        record.over === undefined
+          ? isFree(current)
+          : current !== undefined && stateKey(current) === record.over;
+      if (!applies || record.token === undefined) return current;
+      return claimEntry(record, current);
+    }
+    case 'sending':
+      // Before claims: every `sending` applied; one left without an outcome is in doubt.
+      return claimEntry(record, current?.status === 'claimed' ? settledAsUnknown(current) : current);
+    case 'created':
+    case 'failed':
+    case 'unknown': {
+      if (!answers(record, current)) return current;
+      const entry: LedgerEntry = {
+        status:
+          record.event === 'created' ? 'created' : record.event === 'failed' ? 'not-created' : 'in-doubt',
+        event: record.event,
+        at: record.at,
+        ...sourceOf(record),
+      };
+      if (record.httpStatus !== undefined) entry.httpStatus = record.httpStatus;
+      if (record.id !== undefined) entry.id = record.id;
+      if (record.code !== undefined) entry.code = record.code;
+      if (record.message !== undefined) entry.message = record.message;
+      if (record.reason !== undefined) entry.reason = record.reason;
+      if (record.line !== undefined) entry.line = record.line;
+      if (record.token !== undefined) entry.token = record.token;
+      // An outcome adopted from a journal carries the body's hash itself.
+      if (record.bodyHash !== undefined) entry.bodyHash = record.bodyHash;
+      keepClaimDetails(entry, current);
+      return entry;
+    }
+    case 'not-sent':
+      if (current?.status !== 'claimed' || !answers(record, current)) return current;
+      return current.previous;
+    case 'resolved':
+    case 'resolved-created':
+    case 'resolved-not-created': {
+      const resolution: Resolution | undefined =
+        record.event === 'resolved-created'
+          ? 'created'
+          : record.event === 'resolved-not-created'
+            ? 'not-created'
+            : record.resolution;
+      if (resolution !== 'created' && resolution !== 'not-created') return current;
+      const entry: LedgerEntry = {
+        status: resolution,
+        event: 'resolved',
+        at: record.at,
+        ...sourceOf(record),
+        resolved: resolution,
+      };
+      if (resolution === 'created') {
+        const id = record.id ?? current?.id;
+        if (id !== undefined) entry.id = id;
+        const code = record.code ?? (record.id === undefined ? current?.code : undefined);
+        if (code !== undefined) entry.code = code;
+      } else {
+        entry.message = 'checked at the service: not created';
+      }
+      if (record.evidence !== undefined) entry.evidence = record.evidence;
+      if (record.bodyHash !== undefined) entry.bodyHash = record.bodyHash;
+      keepClaimDetails(entry, current);
+      return entry;
+    }
+    default:
+      // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
+      return current;
+  }
+}
+
+/** An outcome answers the current claim when its token is the claim's (or it has none: older records). */
+function answers(record: LedgerRecord, current: LedgerEntry | undefined): boolean {
+  if (record.token === undefined) return true;
+  return current?.status === 'claimed' && current.token === record.token;
+}
+
+function claimEntry(record: LedgerRecord, current: LedgerEntry | undefined): LedgerEntry {
+  const event = record.event === 'sending' ? 'sending' : 'claim';
+  const entry: LedgerEntry = { status: 'claimed', event, at: record.at, ...sourceOf(record) };
+  if (record.token !== undefined) entry.token = record.token;
+  if (record.owner !== undefined) entry.owner = record.owner;
+  if (record.bodyHash !== undefined) entry.bodyHash = record.bodyHash;
+  if (record.line !== undefined) entry.line = record.line;
+  entry.sentAt = record.at;
+  // A previous claim is never restored as a claim: that is a doubt.
+  if (current !== undefined)
+    entry.previous = current.status === 'claimed' ? settledAsUnknown(current) : current;
+  return entry;
+}
+
+/** A claim whose owner is gone, as the doubt it leaves. */
+export function settledAsUnknown(claim: LedgerEntry): LedgerEntry {
+  const entry: LedgerEntry = {
+    ...claim,
+    status: 'in-doubt',
+    event: 'unknown',
+    reason: claim.reason ?? 'the command that sent it stopped before the answer',
+  };
+  delete entry.previous;
+  delete entry.owner;
+  return entry;
+}
+
+/** `created at 2026-11-23T11:00:00.000Z by orders import of /data/orders.csv (id 10001, code SO-…)` */
+export function describeEntry(entry: LedgerEntry): string {
+  const who = entry.by === undefined ? 'ordercli' : `${entry.by}${entry.input ? ` of ${entry.input}` : ''}`;
+  const ids = [
+    entry.id !== undefined ? `id ${entry.id}` : undefined,
+    entry.code !== undefined ? `code ${entry.code}` : undefined,
+  ].filter(Boolean);
+  const what =
+    entry.event === 'resolved'
+      ? `resolved as ${entry.status === 'created' ? 'created' : 'not created'}`
+      : entry.status === 'created'
+        ? 'created'
+        : entry.status === 'claimed'
+          ? 'sent with no outcome recorded'
+          : entry.status === 'in-doubt'
+            ? `sent with an unknown outcome (${entry.reason ?? 'no answer'})`
+            : 'refused';
+  return `${what} at ${entry.at} by ${who}${ids.length > 0 ? ` (${ids.join(', ')})` : ''}`;
+}
+
+/** `pid 4242 on build-7 since 2026-11-26T10:00:00.000Z` */
+export function describeOwner(entry: LedgerEntry): string {
+  const owner = entry.owner;
+  if (!owner) return `since ${entry.at}`;
+  return `pid ${owner.pid} on ${owner.host} since ${entry.at}`;
+}

@@ -1,0 +1,259 @@
+// Owners the lock cannot check (another PID namespace, another boot or host): alive while their
+// record keeps changing as seen here, whatever their clock says; taken over once it has not changed
+// for their staleMs on this process's monotonic clock. Records written by hand with mtimes a day
+// ahead or behind, and a real holder in another PID namespace (unshare) when the machine allows it.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/core/errors.js';
+import { thisProcess } from '../../src/core/liveness.js';
+import { acquireFileLock } from '../../src/io/file-lock.js';
+import { ROOT, tempDir } from '../support/cli.js';
+
+const OPTIONS = { what: 'the test file', busyAdvice: 'wait.' };
+const STALE_MS = 1500;
+const DAY_MS = 86_400_000;
+/** `unshare -p -f --mount-proc` needs privileges (or user namespaces) that CI may not grant. */
+const UNSHARE_PID = spawnSync('unshare', ['-p', '-f', '--mount-proc', '--kill-child', 'true']).status === 0;
+
+interface Foreign {
+  path: string;
+  record: string;
+  /** Stops touching; resolves with when (performance.now()) the last touch began. */
+  stop: () => number;
+}
+
+/**
+ * A lock held by an owner this process cannot check: a record written by hand, touched every
+ * 100 ms with mtimes `offsetMs` from our clock, each one different.
+ */
+function foreignLock(offsetMs: number, identity: Record<string, unknown>): Foreign {
+  const path = join(tempDir('ordercli-lock-foreign-'), 'file.lock');
+  const record = join(path, 'owner-1.json');
+  mkdirSync(path);
+  writeFileSync(
+    record,
+    `${JSON.stringify({ pid: 1, ...identity, token: 'foreign', staleMs: STALE_MS, since: new Date().toISOString(), command: 'test' })}\n`,
+  );
+  let tick = 0;
+  let lastTouch = performance.now();
+  const touch = (): void => {
+    lastTouch = performance.now();
+    const when = new Date(Date.now() + offsetMs + ++tick);
+    utimesSync(record, when, when);
+  };
+  touch();
+  const timer = setInterval(touch, 100);
+  return {
+    path,
+    record,
+    stop: () => {
+      clearInterval(timer);
+      return lastTouch;
+    },
+  };
+}
+
+async function timed<T>(work: Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
+  const start = performance.now();
+  try {
+    return { value: await work, ms: performance.now() - start };
+  } catch (error) {
+    return { error, ms: performance.now() - start };
+  }
+}
+
+const me = thisProcess();
+const CASES = [
+  {
+    name: 'in another PID namespace (same boot), mtime a day in the future',
+    offsetMs: DAY_MS,
+    identity: { hostname: me.host, bootId: me.boot, pidNamespace: 'pid:[1]' },
+    where: 'in another PID namespace (a container?)',
+  },
+  {
+    name: 'in another PID namespace on another boot, mtime a day in the past',
+    offsetMs: -DAY_MS,
+    identity: {
+      hostname: me.host,
+      bootId: '00000000-0000-4000-8000-000000000000',
+      pidNamespace: 'pid:[1]',
+    },
+    where: 'on another boot or host',
+  },
+  {
+    name: 'on another host, mtime a day in the past',
+    offsetMs: -DAY_MS,
+    identity: { hostname: 'build-agent-7', bootId: 'elsewhere', pidNamespace: 'pid:[1]' },
+    where: 'on host build-agent-7',
+  },
+];
+
+// Concurrent: each case waits for seconds on its own lock.
+describe.concurrent.each(CASES)('an owner that cannot be checked, $name', ({ offsetMs, identity, where }) => {
+  it('is not taken over while its record keeps changing: the wait gives up', async () => {
+    const foreign = foreignLock(offsetMs, identity);
+    const messages: string[] = [];
+    try {
+      const waitMs = STALE_MS + 1000;
+      const { error, ms } = await timed(
+        acquireFileLock(foreign.path, {
+          ...OPTIONS,
+          staleMs: STALE_MS,
+          waitMs,
+          onWait: (message) => messages.push(message),
+        }),
+      );
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toBe(
+        `The test file is locked by process 1 ${where}, which cannot be checked from here, and its lock did not go stale within the ${waitMs / 1000} s waited; nothing was done.`,
+      );
+      expect(ms).toBeGreaterThanOrEqual(waitMs - 50);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toContain(`process 1 ${where} holds it and cannot be checked from here`);
+    } finally {
+      foreign.stop();
+    }
+    expect(JSON.parse(readFileSync(foreign.record, 'utf8'))).toMatchObject({ token: 'foreign' });
+  }, 20_000);
+
+  it('is taken over once its record has not changed for its staleMs, as seen here', async () => {
+    const foreign = foreignLock(offsetMs, identity);
+    let stoppedAt = Number.POSITIVE_INFINITY;
+    let lastTouch = Number.NaN;
+    // Touched for twice its staleMs after the wait began, then left alone.
+    const stopper = setTimeout(() => {
+      stoppedAt = performance.now();
+      lastTouch = foreign.stop();
+    }, STALE_MS * 2);
+    try {
+      const lock = await acquireFileLock(foreign.path, { ...OPTIONS, staleMs: STALE_MS, waitMs: 15_000 });
+      const takenAt = performance.now();
+      expect(stoppedAt, 'taken over while the owner was touching its record').toBeLessThan(takenAt);
+      expect(takenAt - lastTouch).toBeGreaterThanOrEqual(STALE_MS);
+      // Not much later either: one poll after the staleMs.
+      expect(takenAt - stoppedAt).toBeLessThan(STALE_MS + 1500);
+      const ours = JSON.parse(readFileSync(join(foreign.path, 'owner-2.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      expect(ours).toMatchObject({ pid: process.pid, staleMs: STALE_MS });
+      expect(() => readFileSync(foreign.record)).toThrow();
+      await lock.release();
+    } finally {
+      clearTimeout(stopper);
+      foreign.stop();
+    }
+  }, 20_000);
+});
+
+describe('an owner that cannot be checked and does not touch its record', () => {
+  it('is not taken over at once, however old its mtime: only after its staleMs seen unchanged', async () => {
+    const foreign = foreignLock(-DAY_MS * 365, {
+      hostname: me.host,
+      bootId: me.boot,
+      pidNamespace: 'pid:[1]',
+    });
+    foreign.stop();
+    // A year old by our clock, yet only just seen: the short wait gives up.
+    const short = await timed(acquireFileLock(foreign.path, { ...OPTIONS, staleMs: STALE_MS, waitMs: 300 }));
+    expect(short.error).toBeInstanceOf(UsageError);
+    expect((short.error as Error).message).toContain('did not go stale within the 0.3 s waited');
+    const long = await timed(
+      acquireFileLock(foreign.path, { ...OPTIONS, staleMs: STALE_MS, waitMs: 10_000 }),
+    );
+    expect(long.error).toBeUndefined();
+    expect(long.ms).toBeGreaterThanOrEqual(STALE_MS);
+    await long.value!.release();
+  }, 20_000);
+});
+
+/** Bundles a holder of the lock (this source) into a script that node runs without TypeScript. */
+async function holderScript(): Promise<string> {
+  const dir = tempDir('ordercli-lock-holder-');
+  const entry = join(dir, 'holder.ts');
+  writeFileSync(
+    entry,
+    `import { acquireFileLock } from ${JSON.stringify(resolve(ROOT, 'src/io/file-lock.ts'))};
+const lock = await acquireFileLock(process.argv[2], { what: 'the test file', busyAdvice: 'wait.', staleMs: ${STALE_MS}, waitMs: 0 });
+process.stdout.write('held\\n');
+// Holds the lock until killed (its refresher does not keep the process alive).
+setInterval(() => undefined, 1 << 30);
+void lock;
+`,
+  );
+  const script = join(dir, 'holder.mjs');
+  await build({
+    entryPoints: [entry],
+    outfile: script,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+  });
+  return script;
+}
+
+/** The PIDs (in our namespace) of the children of `pid`. */
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text === '' ? [] : text.split(' ').map(Number);
+}
+
+describe('a holder in a real other PID namespace (unshare -p -f --mount-proc)', () => {
+  it.skipIf(!UNSHARE_PID)(
+    `is not taken over while it lives, and is once it was killed -9 and its staleMs passed${UNSHARE_PID ? '' : ' (skipped: unshare -p -f --mount-proc is not permitted here)'}`,
+    async () => {
+      const script = await holderScript();
+      const path = join(tempDir('ordercli-lock-ns-'), 'file.lock');
+      const unshare: ChildProcess = spawn(
+        'unshare',
+        ['-p', '-f', '--mount-proc', '--kill-child=SIGKILL', process.execPath, script, path],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      unshare.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = new Promise<void>((done) => unshare.once('close', () => done()));
+      try {
+        await new Promise<void>((done, fail) => {
+          unshare.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('held') && done());
+          unshare.once('close', (code) => fail(new Error(`the holder ended (${code}): ${stderr}`)));
+        });
+        const record = JSON.parse(readFileSync(join(path, 'owner-1.json'), 'utf8')) as Record<
+          string,
+          unknown
+        >;
+        expect(record.pidNamespace).not.toBe(me.pidns);
+        expect(record.bootId).toBe(me.boot);
+
+        // Alive (touching its record): waited for longer than its staleMs, not taken over.
+        const waitMs = STALE_MS * 2;
+        const alive = await timed(acquireFileLock(path, { ...OPTIONS, staleMs: STALE_MS, waitMs }));
+        expect(alive.error).toBeInstanceOf(UsageError);
+        expect((alive.error as Error).message).toContain('in another PID namespace (a container?)');
+        expect((alive.error as Error).message).toContain('did not go stale');
+        expect(alive.ms).toBeGreaterThanOrEqual(waitMs - 50);
+
+        // Killed -9: its record stops changing; taken over once seen unchanged for its staleMs.
+        const [holder] = childrenOf(unshare.pid!);
+        expect(holder, 'the holder process').toBeDefined();
+        process.kill(holder!, 'SIGKILL');
+        await exited;
+        const killedAt = performance.now();
+        const taken = await timed(acquireFileLock(path, { ...OPTIONS, staleMs: STALE_MS, waitMs: 15_000 }));
+        expect(taken.error).toBeUndefined();
+        expect(performance.now() - killedAt).toBeGreaterThanOrEqual(STALE_MS);
+        expect(JSON.parse(readFileSync(join(path, 'owner-2.json'), 'utf8'))).toMatchObject({
+          pid: process.pid,
+        });
+        await taken.value!.release();
+      } finally {
+        unshare.kill('SIGKILL');
+        await exited;
+      }
+    },
+    30_000,
+  );
+});
