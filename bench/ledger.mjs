@@ -61,7 +61,9 @@ const REAL_IMPORT_BOUND_MB = 200;
 if (!['claims', 'legacy'].includes(FORMAT))
   throw new Error(`--record-format must be claims or legacy, not ${FORMAT}`);
 if (ROWS > ORDERS_IN_LEDGER)
-  throw new Error(`--rows ${ROWS} is more than the ${ORDERS_IN_LEDGER} orders of the ledger: raise --entries`);
+  throw new Error(
+    `--rows ${ROWS} is more than the ${ORDERS_IN_LEDGER} orders of the ledger: raise --entries`,
+  );
 
 if (!existsSync(join(dist, 'cli/main.js'))) throw new Error('run `npm run build` first');
 const { startSandbox, ledgerFolder, shardOf, shardFileName, LEDGER_SHARDS } = await import(
@@ -192,7 +194,10 @@ try {
     const order = JSON.parse(readFileSync(join(root, 'fixtures/orders/order.json'), 'utf8'));
     const { externalId: _none, ...withoutId } = order;
     writeFileSync(join(work, 'no-id.json'), JSON.stringify(withoutId));
-    writeFileSync(join(work, 'known.json'), JSON.stringify({ ...order, externalId: id(ORDERS_IN_LEDGER - 7) }));
+    writeFileSync(
+      join(work, 'known.json'),
+      JSON.stringify({ ...order, externalId: id(ORDERS_IN_LEDGER - 7) }),
+    );
     let fresh = 0;
     const newOrder = () => {
       fresh++;
@@ -273,7 +278,11 @@ try {
       ok &&= within;
       results.dryRun = {
         empty: { seconds: without.ms / 1000, cpuSeconds: cpu(without.usage), peakRssMb: mb(without.usage) },
-        ledger: { seconds: withLedger.ms / 1000, cpuSeconds: cpu(withLedger.usage), peakRssMb: mb(withLedger.usage) },
+        ledger: {
+          seconds: withLedger.ms / 1000,
+          cpuSeconds: cpu(withLedger.usage),
+          peakRssMb: mb(withLedger.usage),
+        },
       };
       lines.push(
         `import --dry-run of ${rows} orders, empty ledger: ${(without.ms / 1000).toFixed(1)} s, ${cpu(without.usage).toFixed(1)} CPU s, peak RSS ${mb(without.usage).toFixed(0)} MB (load ${loadEmpty})`,

@@ -37,11 +37,9 @@ import { isoNow } from '../io/iso-time.js';
 import {
   applyRecord,
   bodyHash,
-  isFree,
   type LedgerEntry,
   type LedgerRecord,
   type Resolution,
-  stateKey,
 } from './ledger/record.js';
 import type { Claim } from './ledger/store.js';
 
@@ -185,6 +183,14 @@ export class OrderJournal {
     return reader.summary(read.lines, read.tornTail !== undefined);
   }
 
+  /**
+   * Forgets the states replayed (an import needs them only to adopt them into the ledger): a
+   * journal of a million orders holds them in memory otherwise. Records are still written.
+   */
+  releaseStates(): void {
+    this.states.clear();
+  }
+
   /** Every order this journal knows for its base URL, by externalId, with its last state. */
   knownOrders(): ReadonlyMap<string, JournalState> {
     return this.states;
@@ -197,7 +203,6 @@ export class OrderJournal {
 
   /** Records the ledger's claim of an order (written with the journal's next write). */
   claimed(claim: Claim, details: { bodyHash: string; line?: number; at?: string }): void {
-    const current = this.states.get(claim.externalId);
     const record: LedgerRecord = {
       externalId: claim.externalId,
       event: 'claim',
@@ -206,8 +211,6 @@ export class OrderJournal {
       bodyHash: details.bodyHash,
       baseUrl: this.baseUrl,
     };
-    // The ledger granted it: in the journal it takes effect whatever this journal knew.
-    if (!isFree(current)) record.over = stateKey(current!);
     if (details.line !== undefined) record.line = details.line;
     this.record(record);
   }
@@ -462,7 +465,8 @@ function applyLine(
 
 /** Applies a record to the states of its base URL (record.ts says how). */
 function applyTo(states: Map<string, JournalState>, record: LedgerRecord): void {
-  const state = applyRecord(states.get(record.externalId), record);
+  // A journal records claims the ledger granted: each takes effect whatever the journal knew.
+  const state = applyRecord(states.get(record.externalId), record, { granted: true });
   if (state) states.set(record.externalId, state);
   else states.delete(record.externalId);
 }

@@ -137,7 +137,7 @@ export function renderSummary(info: SummaryInfo): string {
   const { counts } = info;
   const rows: [string, number, string][] = [
     ['created', counts.created, ''],
-    ['skipped', counts.skipped, 'already created by an earlier run'],
+    ['skipped', counts.skipped, 'already created, or being sent by another ordercli'],
     ['failed', counts.failed, counts.failed > 0 ? 'refused by the service: fix, then run again' : ''],
     ['unknown', counts.unknown, counts.unknown > 0 ? 'may have been created: see below' : ''],
     ['invalid', counts.invalid, ''],

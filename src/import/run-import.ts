@@ -310,6 +310,7 @@ async function sendOrders(
   // The validation's hold on the ids goes now: the ledger keeps what it knows of them.
   validation.externalIds = undefined;
   await adoptJournal(ledger, journal, kind);
+  journal.releaseStates();
   const report =
     request.report !== undefined
       ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
@@ -492,7 +493,7 @@ function stopError(
       `Cannot write the import journal ${journal} (${stop.error.reason}), so the import stopped: ${formatCount(sent)} ${many} had been sent (${formatCount(counts.created)} created, ${formatCount(counts.failed)} refused, ${formatCount(counts.unknown)} with an unknown outcome), ${formatCount(counts.notSent)} were not sent.`,
       ExitCode.Failure,
       [
-        `The journal may lack the outcome of the last ${many} sent: a re-run shows them as unknown (in doubt) and does not send them again until you check them and use --retry-unknown.`,
+        `The order ledger holds the outcome of every ${kind.one} sent: a re-run skips the created ones and sends the rest; only the journal, this input's record, may lack the last ones.`,
         'Free some space or fix the permissions, then run the same command again.',
       ],
     );

@@ -58,6 +58,9 @@ export interface SubmitOutcome {
   sendingMs: number;
 }
 
+/** How long requests in flight may still answer after Ctrl-C or SIGTERM. */
+const INTERRUPT_GRACE_MS = 1_500;
+
 const STOP_NOTE: Record<StopKind, string> = {
   interrupted: 'not sent: the import was interrupted',
   credentials: 'not sent: the service refused the credentials',
@@ -112,7 +115,17 @@ export async function submitOrders(
   };
   // Read through a function: callbacks set the stop while the main loop waits.
   const stopReason = (): SubmitStop | undefined => stopped;
-  const onAbort = (): void => stop('interrupted');
+  /**
+   * Requests still in flight this long after an interrupt are abandoned (recorded in doubt), so
+   * that Ctrl-C or SIGTERM ends the import within 2 s whatever the service does.
+   */
+  const abandon = new AbortController();
+  let abandonTimer: NodeJS.Timeout | undefined;
+  const onAbort = (): void => {
+    stop('interrupted');
+    abandonTimer = setTimeout(() => abandon.abort(), INTERRUPT_GRACE_MS);
+    abandonTimer.unref();
+  };
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
   /** externalId -> line of its first order in this input: a repeat must never be sent twice. */
@@ -161,14 +174,16 @@ export async function submitOrders(
       return;
     }
     // The request may have reached the service: only a person can tell whether it was created.
-    const reason = unknownReason(error);
+    const reason = abandon.signal.aborted
+      ? `interrupted after sending, before the answer (${INTERRUPT_GRACE_MS / 1000} s after Ctrl-C or SIGTERM)`
+      : unknownReason(error);
     journal.unknown(claim, reason);
     ledger.unknown(claim, reason);
     onResult(
       { ...base(item), status: 'unknown', message: `${reason}: the ${kind.one} may have been created` },
       item,
     );
-    if (!(error instanceof ConnectionError)) stop('error', error as Error);
+    if (!(error instanceof ConnectionError) && !abandon.signal.aborted) stop('error', error as Error);
   };
 
   /** What a refused claim means for the record, in the words of the report. */
@@ -205,7 +220,7 @@ export async function submitOrders(
       return;
     }
     const message = ours
-      ? `outcome unknown since ${entry.sentAt ?? entry.at}: ${entry.reason ?? 'the run that sent it stopped before the answer'}; not sent again: check at the service ${kind.settleUnknown}`
+      ? `outcome unknown since ${entry.sentAt ?? entry.at}: ${entry.reason ?? 'the run that sent it stopped before the answer'}; not sent again: check at the service${kind.settleUnknown.startsWith(',') ? '' : ' '}${kind.settleUnknown}`
       : `${describeEntry(entry)}; not sent: check at the service, then use --retry-unknown`;
     onResult({ ...base(item), status: 'unknown', message }, item);
   };
@@ -254,6 +269,7 @@ export async function submitOrders(
         const response = await client.request<unknown>('POST', kind.path, {
           rawBody: json,
           contentType: 'application/json',
+          signal: abandon.signal,
         });
         lastAnswer = performance.now();
         settleResponse(item, claim, response.status, response.body);
@@ -321,6 +337,7 @@ export async function submitOrders(
   } finally {
     signal.removeEventListener('abort', onAbort);
     while (inFlight > 0) await nextSlotFreed();
+    clearTimeout(abandonTimer);
   }
   return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
 }

@@ -146,6 +146,16 @@ describe.skipIf(binaries === undefined)('PostgresLedger', () => {
       [a.owner.id, b.owner.id],
     ]);
     expect(beats.rowCount).toBe(2);
+    // The heartbeat moves on the server's clock (every HEARTBEAT_MS).
+    const beatOf = async () =>
+      (await sql.query('SELECT beat_at FROM ordercli_ledger_owners WHERE id = $1', [a.owner.id])).rows[0]
+        ?.beat_at as Date;
+    const first = await beatOf();
+    const deadline = Date.now() + 5_000;
+    while ((await beatOf()).getTime() === first.getTime() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect((await beatOf()).getTime()).toBeGreaterThan(first.getTime());
     await a.close();
     const after = await sql.query('SELECT id FROM ordercli_ledger_owners WHERE id = $1', [a.owner.id]);
     expect(after.rowCount).toBe(0);
@@ -396,6 +406,12 @@ describe.skipIf(binaries === undefined)('PostgresLedger', () => {
     expect(reader.prefetchedCounts()).toEqual({ created: 2, inDoubt: 2 });
     await reader.prefetch(['PF-C1']);
     expect(reader.prefetchedCounts()).toEqual({ created: 2, inDoubt: 2 });
+    // An import's worth of keys is read in chunks.
+    const big = await open(service);
+    const many = Array.from({ length: 25_000 }, (_, i) => `PF-MANY-${i}`);
+    many.splice(12_345, 0, 'PF-C1', 'PF-D');
+    await big.prefetch(many);
+    expect(big.prefetchedCounts()).toEqual({ created: 1, inDoubt: 1 });
     expect(await reader.lookup('PF-C2')).toMatchObject({ status: 'created', id: 2 });
     // Another store claims a key the prefetch found free: the claim is the database's to decide.
     claimOf(await other.claim({ externalId: 'PF-LATER', bodyHash: 'h' }));

@@ -80,7 +80,7 @@ describe('renderSummary', () => {
       [
         'Import of orders.csv → http://127.0.0.1:4780: finished in 3.5 s, 1,211 orders sent (392/s)',
         '  created  1,200',
-        '  skipped     30   already created by an earlier run',
+        '  skipped     30   already created, or being sent by another ordercli',
         '  failed      12   refused by the service: fix, then run again',
         '  unknown      3   may have been created: see below',
         '  invalid      5',

@@ -13,7 +13,7 @@
  * As root (initdb refuses to run as root), the cluster belongs to the `postgres` user that
  * Debian's package creates, and its commands run through `runuser` (or `su`).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   accessSync,
@@ -21,6 +21,7 @@ import {
   constants,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   rmSync,
   writeFileSync,
@@ -110,21 +111,25 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Runs a server binary, as `postgres` when this is root; throws with its output when it fails. */
-function runAs(owner: string | undefined, command: string, args: string[], allowFailure = false): string {
+/** Runs a server binary, as `owner` (`postgres` when this is root, see startPostgres). */
+function spawnAs(owner: string | undefined, command: string, args: string[]): SpawnSyncReturns<string> {
   const [file, argv] =
     owner === undefined
       ? [command, args]
       : isExecutable('/usr/sbin/runuser') || isExecutable('/sbin/runuser')
         ? ['runuser', ['-u', owner, '--', command, ...args]]
         : ['su', [owner, '-s', '/bin/sh', '-c', [command, ...args].map(shellQuote).join(' ')]];
-  const result = spawnSync(file, argv, { encoding: 'utf8', stdio: 'pipe', timeout: 60_000 });
+  return spawnSync(file, argv, { encoding: 'utf8', stdio: 'pipe', timeout: 60_000 });
+}
+
+/** Like spawnAs; throws with the command's output when it fails (unless `allowFailure`). */
+function runAs(owner: string | undefined, command: string, args: string[], allowFailure = false): void {
+  const result = spawnAs(owner, command, args);
   if ((result.status !== 0 || result.error) && !allowFailure) {
     throw new Error(
       `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr}${result.stdout}`,
     );
   }
-  return result.stdout;
 }
 
 function shellQuote(word: string): string {
@@ -138,6 +143,62 @@ function userIds(name: string): { uid: number; gid: number } | undefined {
     return { uid, gid };
   } catch {
     return undefined;
+  }
+}
+
+function serverLog(folder: string): string {
+  try {
+    return readFileSync(join(folder, 'server.log'), 'utf8').trim().split('\n').slice(-5).join('\n');
+  } catch {
+    return '(no server.log)';
+  }
+}
+
+/**
+ * Starts the cluster in `folder` on `port` and waits until it accepts connections; false when it
+ * stopped instead because the port was taken meanwhile. Throws when it fails otherwise.
+ */
+async function startServer(
+  owner: string | undefined,
+  bindir: string,
+  folder: string,
+  port: number,
+  durable: boolean,
+): Promise<boolean> {
+  const data = join(folder, 'data');
+  const settings = [
+    `-k ${folder}`,
+    '-h 127.0.0.1',
+    `-p ${port}`,
+    '-c max_connections=40',
+    '-c shared_buffers=16MB',
+    // Fast and forgetful unless asked (a benchmark of commits wants them on disk).
+    ...(durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
+  ].join(' ');
+  const log = join(folder, 'server.log');
+  runAs(owner, join(bindir, 'pg_ctl'), ['start', '-D', data, '-W', '-s', '-l', log, '-o', settings]);
+  const deadline = performance.now() + 30_000;
+  for (let poll = 1; ; poll++) {
+    const ready = spawnSync(join(bindir, 'pg_isready'), [
+      '-q',
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-t',
+      '1',
+    ]);
+    if (ready.status === 0) return true;
+    // Every half second: has the server stopped (pg_ctl status: 3)?
+    if (poll % 10 === 0 && spawnAs(owner, join(bindir, 'pg_ctl'), ['status', '-D', data]).status === 3) {
+      if (/already in use|could not bind|could not create listen socket/i.test(serverLog(folder)))
+        return false;
+      throw new Error(`startPostgres: the server stopped: ${serverLog(folder)}`);
+    }
+    if (performance.now() > deadline) {
+      throw new Error(`startPostgres: the server on port ${port} never got ready: ${serverLog(folder)}`);
+    }
+    await sleep(50);
   }
 }
 
@@ -198,36 +259,14 @@ export async function startPostgres(
       'UTF8',
       '--locale=C',
     ]);
-    const port = await freePort();
-    const settings = [
-      `-k ${folder}`,
-      '-h 127.0.0.1',
-      `-p ${port}`,
-      '-c max_connections=40',
-      '-c shared_buffers=16MB',
-      // Fast and forgetful unless asked (a benchmark of commits wants them on disk).
-      ...(options.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
-    ].join(' ');
-    runAs(owner, bin('pg_ctl'), [
-      'start',
-      '-D',
-      data,
-      '-W',
-      '-s',
-      '-l',
-      join(folder, 'server.log'),
-      '-o',
-      settings,
-    ]);
+    // Another process may take the free port before the server binds it: then another port.
     started = true;
     running.add(stopNow);
-    const deadline = performance.now() + 30_000;
-    for (;;) {
-      const ready = spawnSync(bin('pg_isready'), ['-q', '-h', '127.0.0.1', '-p', String(port), '-t', '1']);
-      if (ready.status === 0) break;
-      if (performance.now() > deadline)
-        throw new Error(`startPostgres: the server on port ${port} never got ready`);
-      await sleep(50);
+    let port = 0;
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      if (await startServer(owner, bindir, folder, port, Boolean(options.durable))) break;
+      if (attempt === 3) throw new Error(`startPostgres: the server did not start: ${serverLog(folder)}`);
     }
     // The test's own role and database: password login over TCP, like a fleet's ledger.
     const { Client } = await import('pg');

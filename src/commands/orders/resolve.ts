@@ -119,8 +119,9 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       };
       if (request.id !== undefined) details.id = request.id;
       if (request.code !== undefined) details.code = request.code;
-      journal.resolved(request.externalId, request.resolution, details);
+      // The ledger first: it refuses an order another ordercli is sending right now.
       await ledger.resolved(request.externalId, request.resolution, details);
+      journal.resolved(request.externalId, request.resolution, details);
     }
     await journal.sync();
     for (const state of states.values())

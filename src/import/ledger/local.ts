@@ -54,7 +54,7 @@ import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../..
 import { normalizeBaseUrl, serviceKey } from '../../core/url.js';
 import { AppendLog } from '../../io/append-log.js';
 import { isoNow } from '../../io/iso-time.js';
-import { LedgerDamagedError, LedgerWriteError } from './errors.js';
+import { ClaimedNowError, LedgerDamagedError, LedgerWriteError } from './errors.js';
 import {
   applyRecord,
   type ClaimOwner,
@@ -374,11 +374,28 @@ export class LocalLedger implements LedgerStore {
     details: { id?: string | number; code?: string; evidence?: string },
   ): Promise<void> {
     this.checkWritable();
+    const shard = shardOf(externalId);
+    this.refresh(shard, externalId);
+    const current = this.states.get(externalId);
+    // A person's word never overrides an order that another ordercli is sending right now.
+    if (current?.status === 'claimed' && (await this.ownerVerdict(current)) === 'alive') {
+      throw new ClaimedNowError(externalId, current);
+    }
     const record: LedgerRecord = { externalId, event: 'resolved', at: isoNow(), ...this.source, resolution };
+    // Takes effect only on the state judged here: a claim that came in meanwhile stands.
+    if (current !== undefined) record.over = stateKey(current);
     if (details.id !== undefined) record.id = details.id;
     if (details.code !== undefined) record.code = details.code;
     if (details.evidence !== undefined) record.evidence = details.evidence;
     await this.write(record);
+    this.refresh(shard, externalId);
+    const now = this.states.get(externalId);
+    if (now?.event !== 'resolved' || now.at !== record.at) {
+      throw new UsageError(
+        `The order ${JSON.stringify(externalId)} changed in the order ledger while this was being recorded (another ordercli claimed or settled it); nothing was recorded for it.`,
+        ['Look at it again with ordercli orders journal, then run the same command again.'],
+      );
+    }
   }
 
   async adopt(records: readonly LedgerRecord[]): Promise<void> {
@@ -489,6 +506,16 @@ export class LocalLedger implements LedgerStore {
   private async startHeartbeat(): Promise<void> {
     const folder = this.heartbeatFolder();
     await mkdir(folder, { recursive: true, mode: 0o700 });
+    // Heartbeats of processes proven dead (killed before their close) would only cost a wait.
+    for (const name of await readdir(folder)) {
+      const path = join(folder, name);
+      const owner = await readFile(path, 'utf8')
+        .then((text) => JSON.parse(text.slice(0, text.indexOf('\n'))) as ClaimOwner)
+        .catch(() => undefined);
+      if (owner && typeof owner.pid === 'number' && judgeProcess(owner).kind === 'dead') {
+        await rm(path, { force: true });
+      }
+    }
     const path = join(folder, this.owner.id);
     const state = { path, beat: 0, timer: undefined as unknown as NodeJS.Timeout };
     writeFileSync(path, `${JSON.stringify(this.owner)}\n0\n`, { mode: 0o600 });

@@ -36,7 +36,7 @@ import { ExitCode } from '../../core/exit-codes.js';
 import { HEARTBEAT_MS, judgeProcess, STALE_MS, thisProcess } from '../../core/liveness.js';
 import { normalizeBaseUrl } from '../../core/url.js';
 import { isoNow } from '../../io/iso-time.js';
-import { LedgerWriteError } from './errors.js';
+import { ClaimedNowError, LedgerWriteError } from './errors.js';
 import {
   applyRecord,
   type ClaimOwner,
@@ -1000,11 +1000,19 @@ export class PostgresLedger implements LedgerStore {
     if (details.evidence !== undefined) record.evidence = details.evidence;
     try {
       for (let attempt = 0; attempt < MAX_CLAIM_ROUNDS; attempt++) {
-        const rows = await this.query<{ state_key: string; entry: LedgerEntry }>({
-          text: 'SELECT state_key, entry FROM ordercli_ledger WHERE service = $1 AND kind = $2 AND external_id = $3',
-          values: [this.baseUrl, this.kind, externalId],
+        const rows = await this.query<{ state_key: string; entry: LedgerEntry; beating: boolean }>({
+          text: `SELECT l.state_key, l.entry, ${OWNER_BEATING.replace('$5', '$4')} AS beating
+            FROM ordercli_ledger l WHERE service = $1 AND kind = $2 AND external_id = $3`,
+          values: [this.baseUrl, this.kind, externalId, STALE_MS],
         });
         const current = rows[0];
+        // A person's word never overrides an order that another ordercli is sending right now.
+        if (
+          current?.entry.status === 'claimed' &&
+          this.liveness(current.entry, current.beating) === 'alive'
+        ) {
+          throw new ClaimedNowError(externalId, current.entry);
+        }
         const entry = applyRecord(current?.entry, record);
         if (entry === undefined) return;
         const written = await this.query({
@@ -1026,6 +1034,7 @@ export class PostgresLedger implements LedgerStore {
       }
       throw new Error(`the state of ${externalId} kept changing`);
     } catch (error) {
+      if (error instanceof ClaimedNowError) throw error;
       throw this.writeError(error);
     }
   }

@@ -143,14 +143,22 @@ function keepClaimDetails(entry: LedgerEntry, current: LedgerEntry | undefined):
   if (current.token !== undefined && entry.token === undefined) entry.token = current.token;
 }
 
-/** The one definition of how a record changes the state of its key (ledger and journal alike). */
-export function applyRecord(current: LedgerEntry | undefined, record: LedgerRecord): LedgerEntry | undefined {
+/**
+ * The one definition of how a record changes the state of its key (ledger and journal alike).
+ * `granted`: the records are a journal's, whose claims the ledger already granted: each applies.
+ */
+export function applyRecord(
+  current: LedgerEntry | undefined,
+  record: LedgerRecord,
+  options: { granted?: boolean } = {},
+): LedgerEntry | undefined {
   switch (record.event) {
     case 'claim': {
       const applies =
-        record.over === undefined
+        options.granted === true ||
+        (record.over === undefined
           ? isFree(current)
-          : current !== undefined && stateKey(current) === record.over;
+          : current !== undefined && stateKey(current) === record.over);
       if (!applies || record.token === undefined) return current;
       return claimEntry(record, current);
     }
@@ -193,6 +201,10 @@ export function applyRecord(current: LedgerEntry | undefined, record: LedgerReco
             ? 'not-created'
             : record.resolution;
       if (resolution !== 'created' && resolution !== 'not-created') return current;
+      // Written over a known state (`over`): it applies only if that state still stands.
+      if (record.over !== undefined && (current === undefined || stateKey(current) !== record.over)) {
+        return current;
+      }
       const entry: LedgerEntry = {
         status: resolution,
         event: 'resolved',

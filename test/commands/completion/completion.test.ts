@@ -132,6 +132,7 @@ describe('completion of option values', () => {
         'timeout',
         'allow-insecure-http',
         'webhook-key',
+        'ledger',
       ]);
       expect(complete(stdout, ['ordercli', 'completion', ''], dir)).toEqual(['bash', 'zsh', 'fish']);
     },

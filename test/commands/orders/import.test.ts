@@ -430,6 +430,40 @@ describe('orders import: interruption and the journal', () => {
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
   });
 
+  it('Ctrl-C while the service holds the requests: those in flight are abandoned in doubt, the run ends with 130', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(20));
+    // Far longer than any test waits: only abandoning the requests ends the run.
+    sandbox.setFaults({ latencyMs: 60_000 });
+    const controller = new AbortController();
+    const watch = setInterval(() => {
+      if (sandbox.requests.filter((r) => r.method === 'POST').length >= 2) {
+        clearInterval(watch);
+        controller.abort();
+      }
+    }, 5);
+    try {
+      const result = await runCli(cli(input, '--concurrency', '2', '--report', join(dir, 'r.csv')), {
+        signal: controller.signal,
+      });
+      expect(result.code, result.stderr).toBe(130);
+      const report = readCsvReport(join(dir, 'r.csv'));
+      const unknown = report.filter((r) => r.status === 'unknown');
+      expect(unknown.length).toBeGreaterThan(0);
+      expect(unknown.length).toBeLessThanOrEqual(2);
+      expect(unknown[0]?.message).toContain('interrupted after sending');
+      expect(report.filter((r) => r.status === 'not-sent')).toHaveLength(20 - unknown.length);
+      // In doubt, never sent again by a re-run.
+      sandbox.setFaults({ latencyMs: 0 });
+      const rest = await runCli(cli(input));
+      expect(rest.code).toBe(4);
+      expect(rest.stderr).toMatch(new RegExp(`unknown\\s+${unknown.length}`));
+    } finally {
+      clearInterval(watch);
+      sandbox.setFaults({ latencyMs: 0 });
+    }
+  });
+
   it('drops a torn last line of the journal (kill -9 while writing) and resumes', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(8));
     expect((await runCli(cli(input))).code).toBe(0);
