@@ -92,9 +92,18 @@ export function emptyJournalCounts(): JournalCounts {
   return { created: 0, resolvedCreated: 0, failed: 0, resolvedNotCreated: 0, unknown: 0, total: 0 };
 }
 
-/** Replays the journal for one base URL and sorts its orders by state. */
-export async function summarizeJournal(path: string, baseUrl: string): Promise<JournalSummary> {
+/**
+ * Replays the journal for one base URL and sorts its orders by state. `ledger`: what the order
+ * ledger says of the orders this journal's runs claimed, which stands over the journal's word
+ * (the ledger decides; after a kill the journal may lack the last claims and outcomes).
+ */
+export async function summarizeJournal(
+  path: string,
+  baseUrl: string,
+  ledger?: ReadonlyMap<string, JournalState>,
+): Promise<JournalSummary> {
   const { states, replay } = await OrderJournal.inspect(path, baseUrl);
+  for (const [externalId, entry] of ledger ?? []) states.set(externalId, entry);
   const counts = emptyJournalCounts();
   const unknown: UnknownOrder[] = [];
   for (const [externalId, state] of states) {

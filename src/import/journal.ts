@@ -66,6 +66,12 @@ export interface ReplaySummary {
 export interface OpenJournalOptions {
   /** The service root the orders go to; states are scoped to it. */
   baseUrl: string;
+  /**
+   * Replays only the orders of this base URL that it accepts (an import passes over those the
+   * ledger already knows: a journal of a million orders need not be held in memory). The
+   * replay's counts then cover the orders kept.
+   */
+  keep?: (externalId: string) => boolean;
   /** Written in the `run` line, for people reading the file. */
   input?: string;
   /** The importing command (lock messages, and the `run` line unless `orders import`). */
@@ -131,7 +137,7 @@ export class OrderJournal {
       throw journalOpenError(path, error, 'open');
     });
     try {
-      const reader = new JournalReader(path, baseUrl);
+      const reader = new JournalReader(path, baseUrl, options.keep);
       const torn = await log.replay(reader.visit, options.signal).catch((error: unknown) => {
         throw journalOpenError(path, error, 'open');
       });
@@ -384,6 +390,7 @@ class JournalReader {
   constructor(
     private readonly path: string,
     private readonly baseUrl: string,
+    private readonly keep?: (externalId: string) => boolean,
   ) {}
 
   readonly visit: LineVisitor = (line, lineNumber) => {
@@ -394,6 +401,7 @@ class JournalReader {
       this.baseUrl,
       this.path,
       lineNumber,
+      this.keep,
     );
     if (record?.event === 'run' && record.command === 'refs contacts import') this.command = record.command;
   };
@@ -433,6 +441,7 @@ function applyLine(
   baseUrl: string,
   path: string,
   line: number,
+  keep?: (externalId: string) => boolean,
 ): { event?: string; command?: unknown } | undefined {
   if (text.trim() === '') return undefined;
   let record: Partial<LedgerRecord> & { event?: string; command?: unknown };
@@ -454,11 +463,13 @@ function applyLine(
     const otherUrl = typeof record.baseUrl === 'string' ? normalizeBaseUrl(record.baseUrl) : '(no base URL)';
     if (otherUrl === baseUrl) {
       record.baseUrl = baseUrl;
+      if (keep && !keep(record.externalId)) return record;
     } else {
       target = others.get(otherUrl) ?? new Map<string, JournalState>();
       others.set(otherUrl, target);
     }
   }
+  if (target === states && keep && !keep(record.externalId)) return record;
   applyTo(target, record as LedgerRecord);
   return record;
 }

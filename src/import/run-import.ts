@@ -274,29 +274,8 @@ async function sendOrders(
   const client = await environment.api({ connections: request.concurrency, onRetry });
   const location = await journalOfInput(request.input, request.journal, environment.cwd);
   const { lockWaitFromEnv } = await import('../io/file-lock.js');
-  const journal = await OrderJournal.open(location.path, {
-    baseUrl: client.baseUrl,
-    input: source.file,
-    command: kind.command,
-    records: kind.many,
-    lockWaitMs: lockWaitFromEnv(environment.env),
-    onLockWait: (message) => hooks.onLockWait?.(message),
-    signal: environment.signal,
-  });
-  let journalClosed = false;
   // The ledger of this service decides what is sent: each order is claimed there before it leaves.
-  let ledger: LedgerStore | undefined;
-  const closeJournal = async (): Promise<void> => {
-    if (journalClosed) return;
-    journalClosed = true;
-    try {
-      await ledger?.close();
-    } finally {
-      await journal.close();
-    }
-  };
-  environment.onClose(closeJournal);
-  ledger = await openLedger(await ledgerPlaceOf(environment), {
+  const ledger: LedgerStore = await openLedger(await ledgerPlaceOf(environment), {
     baseUrl: client.baseUrl,
     kind: kind.ledger,
     source: {
@@ -306,9 +285,32 @@ async function sendOrders(
     },
     signal: environment.signal,
   });
+  let journal: OrderJournal | undefined;
+  let closed = false;
+  const closeJournal = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    try {
+      await ledger.close();
+    } finally {
+      await journal?.close();
+    }
+  };
+  environment.onClose(closeJournal);
   if (validation.externalIds) await ledger.prefetch(validation.externalIds.keys());
   // The validation's hold on the ids goes now: the ledger keeps what it knows of them.
   validation.externalIds = undefined;
+  journal = await OrderJournal.open(location.path, {
+    baseUrl: client.baseUrl,
+    // What the ledger knows, the journal need not hold: only the rest may need adopting.
+    keep: (externalId) => !ledger.knows(externalId),
+    input: source.file,
+    command: kind.command,
+    records: kind.many,
+    lockWaitMs: lockWaitFromEnv(environment.env),
+    onLockWait: (message) => hooks.onLockWait?.(message),
+    signal: environment.signal,
+  });
   await adoptJournal(ledger, journal, kind);
   journal.releaseStates();
   const report =

@@ -192,7 +192,7 @@ describe('the import journal lock', () => {
       );
       const afterReuse = await runBin(['orders', 'import', input, '--journal', journal], { env });
       expect(afterReuse.code, afterReuse.stderr).toBe(afterKill.code);
-      expect(afterReuse.stderr).toContain('already created by an earlier run');
+      expect(afterReuse.stderr).toContain('already created, or being sent by another ordercli');
     } finally {
       sleeper.kill();
     }
@@ -424,7 +424,7 @@ describe('journal write failures', () => {
       expect(match, exit.stderr).not.toBeNull();
       expect(Number(match![1])).toBe(posts());
       expect(Number(match![2])).toBe(sandbox.orders().length);
-      expect(exit.stderr).toContain('in doubt');
+      expect(exit.stderr).toContain('The order ledger holds the outcome of every order sent');
     },
     90_000,
   );

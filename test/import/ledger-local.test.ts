@@ -379,6 +379,28 @@ describe('LocalLedger: claims and outcomes', () => {
   });
 });
 
+describe('LocalLedger: a person resolving', () => {
+  it('never overrides a claim that another live ordercli holds, and applies once that claim has its outcome', async () => {
+    const root = tempDir();
+    const sender = await open(root);
+    const claim = claimOf(await sender.claim({ externalId: 'LIVE', bodyHash: 'h' }));
+    const person = await open(root, { source: { by: 'orders resolve' } });
+    await expect(person.resolved('LIVE', 'not-created', { evidence: 'checked' })).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringContaining('is being sent right now by another ordercli'),
+    });
+    // The sender's outcome stands: nothing of the refused word was written.
+    sender.unknown(claim, 'no answer within --timeout');
+    await sender.sync();
+    expect(await person.lookup('LIVE')).toMatchObject({ status: 'in-doubt' });
+    await person.resolved('LIVE', 'not-created', { evidence: 'checked' });
+    expect(await (await open(root)).lookup('LIVE')).toMatchObject({
+      status: 'not-created',
+      resolved: 'not-created',
+    });
+  });
+});
+
 describe('LocalLedger: racing claims', () => {
   it('two instances of one process racing for 300 keys: each key is claimed exactly once, the loser told `claimed`', async () => {
     const root = tempDir();

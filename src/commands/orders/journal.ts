@@ -4,6 +4,7 @@
  * and when it was sent — so that a user can check those at the service and `orders resolve` them.
  */
 import type { Context } from '../../cli/context.js';
+import { OrderJournal } from '../../import/journal.js';
 import { locateJournal } from '../../import/journal-location.js';
 import {
   chooseBaseUrl,
@@ -13,6 +14,8 @@ import {
   summarizeJournal,
   type UnknownOrder,
 } from '../../import/journal-summary.js';
+import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
+import type { LedgerEntry } from '../../import/ledger/record.js';
 import { formatCount } from '../../import/progress.js';
 
 export interface JournalOptions {
@@ -35,7 +38,10 @@ export async function run(options: JournalOptions, ctx: Context): Promise<void> 
   const settings = await ctx.settings();
   // Several services and none named: the latest one the journal was used with.
   const baseUrl = chooseBaseUrl(baseUrls, settings.baseUrl) ?? baseUrls.at(-1);
-  const summary = baseUrl === undefined ? undefined : await summarizeJournal(location.path, baseUrl);
+  const summary =
+    baseUrl === undefined
+      ? undefined
+      : await summarizeJournal(location.path, baseUrl, await ledgerEntries(ctx, location.path, baseUrl));
   const others: JournalReport['otherBaseUrls'] = [];
   for (const other of baseUrls) {
     if (other === baseUrl) continue;
@@ -53,6 +59,37 @@ export async function run(options: JournalOptions, ctx: Context): Promise<void> 
     return;
   }
   ctx.io.out(renderReport(report, options.target));
+}
+
+/**
+ * What the order ledger says of the orders this journal's runs claimed (it decides; a kill can
+ * leave the journal behind it). A ledger that cannot be read is said, and the journal shown alone.
+ */
+async function ledgerEntries(
+  ctx: Context,
+  journal: string,
+  baseUrl: string,
+): Promise<Map<string, LedgerEntry> | undefined> {
+  const { replay } = await OrderJournal.inspect(journal, baseUrl);
+  try {
+    const ledger = await openLedger(await ledgerPlaceOf(ctx), {
+      baseUrl,
+      kind: replay.command === 'refs contacts import' ? 'contact-references' : 'orders',
+      source: { by: 'orders resolve' },
+      readOnly: true,
+      signal: ctx.signal,
+    });
+    try {
+      return await ledger.entriesOfJournal(journal);
+    } finally {
+      await ledger.close();
+    }
+  } catch (error) {
+    ctx.io.err(
+      `note: the order ledger could not be read (${(error as Error).message}); this is the journal alone.\n`,
+    );
+    return undefined;
+  }
 }
 
 function renderReport(report: JournalReport, target: string): string {

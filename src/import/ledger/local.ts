@@ -226,8 +226,13 @@ export class LocalLedger implements LedgerStore {
   private readonly source: RecordSource;
   private readonly readOnly: boolean;
   private readonly signal: AbortSignal | undefined;
-  /** The last known state of each key seen, from the shards' records (the files decide). */
-  private readonly states = new Map<string, LedgerEntry>();
+  /**
+   * The last known state of each key seen, from the shards' records (the files decide). A state
+   * that one record decides alone (created, refused, in doubt, resolved) is kept as the byte
+   * offset of that record in its shard, and read back when asked: an import of a million known
+   * orders holds a million numbers, not a million objects.
+   */
+  private readonly states = new Map<string, LedgerEntry | number>();
   private readonly views = new Map<number, ShardView>();
   /** Open shard files, least recently used first. */
   private readonly fds = new Map<number, number>();
@@ -287,7 +292,32 @@ export class LocalLedger implements LedgerStore {
 
   async lookup(externalId: string): Promise<LedgerEntry | undefined> {
     this.refresh(shardOf(externalId), externalId);
-    return this.states.get(externalId);
+    return this.stateOf(externalId);
+  }
+
+  /** The state of a key as far as read, its record read back if it is kept as an offset. */
+  private stateOf(externalId: string): LedgerEntry | undefined {
+    const kept = this.states.get(externalId);
+    if (typeof kept !== 'number') return kept;
+    return settledEntry(this.recordAt(shardOf(externalId), kept));
+  }
+
+  /** The record that starts at `offset` of the shard. */
+  private recordAt(shard: number, offset: number): LedgerRecord {
+    const fd = this.shardFd(shard);
+    let length = 1024;
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(length);
+      const read = readSync(fd, buffer, 0, length, offset);
+      const end = buffer.subarray(0, read).indexOf(NEWLINE);
+      if (end !== -1) {
+        const record = JSON.parse(buffer.toString('utf8', 0, end)) as LedgerRecord;
+        if (typeof record.at !== 'string') record.at = '';
+        return record;
+      }
+      if (read < length) throw new Error(`ledger: no whole record at ${offset} of shard ${shard}`);
+      length *= 4;
+    }
   }
 
   async prefetch(keys: Iterable<string>): Promise<void> {
@@ -307,11 +337,15 @@ export class LocalLedger implements LedgerStore {
       if (!view) this.readWhole(shard, wanted);
       else for (const id of wanted) this.refresh(shard, id);
       for (const id of wanted) {
-        const state = this.states.get(id);
+        const state = this.stateOf(id);
         if (state?.status === 'created') this.counts.created++;
         else if (state !== undefined && state.status !== 'not-created') this.counts.inDoubt++;
       }
     }
+  }
+
+  knows(externalId: string): boolean {
+    return this.states.has(externalId);
   }
 
   prefetchedCounts(): { created: number; inDoubt: number } {
@@ -325,9 +359,16 @@ export class LocalLedger implements LedgerStore {
     // A claim that loses to another process's is decided again on what that one wrote.
     for (;;) {
       this.refresh(shard, externalId);
-      const current = this.states.get(externalId);
+      const current = this.stateOf(externalId);
       const refusal = await this.refusal(current, request);
-      if (refusal) return { claimed: false, refusal };
+      if (refusal) {
+        // Judging an owner may have waited: what it wrote meanwhile (its outcome) decides.
+        this.refresh(shard, externalId);
+        const after = this.stateOf(externalId);
+        const same = after !== undefined && current !== undefined && stateKey(after) === stateKey(current);
+        if (!same) continue;
+        return { claimed: false, refusal };
+      }
       const token = randomBytes(9).toString('base64url');
       const record: LedgerRecord = {
         externalId,
@@ -343,10 +384,19 @@ export class LocalLedger implements LedgerStore {
       const line = JSON.stringify(record);
       this.appendToShard(shard, line);
       this.refresh(shard, externalId);
-      const now = this.states.get(externalId);
+      const now = this.stateOf(externalId);
       if (now?.status === 'claimed' && now.token === token) {
         await this.toWal(line);
-        return { claimed: true, claim: { externalId, token, previous: now.previous } };
+        return {
+          claimed: true,
+          claim: {
+            externalId,
+            token,
+            previous: now.previous,
+            bodyHash: request.bodyHash,
+            line: request.line,
+          },
+        };
       }
       this.signal?.throwIfAborted();
     }
@@ -376,7 +426,7 @@ export class LocalLedger implements LedgerStore {
     this.checkWritable();
     const shard = shardOf(externalId);
     this.refresh(shard, externalId);
-    const current = this.states.get(externalId);
+    const current = this.stateOf(externalId);
     // A person's word never overrides an order that another ordercli is sending right now.
     if (current?.status === 'claimed' && (await this.ownerVerdict(current)) === 'alive') {
       throw new ClaimedNowError(externalId, current);
@@ -389,7 +439,7 @@ export class LocalLedger implements LedgerStore {
     if (details.evidence !== undefined) record.evidence = details.evidence;
     await this.write(record);
     this.refresh(shard, externalId);
-    const now = this.states.get(externalId);
+    const now = this.stateOf(externalId);
     if (now?.event !== 'resolved' || now.at !== record.at) {
       throw new UsageError(
         `The order ${JSON.stringify(externalId)} changed in the order ledger while this was being recorded (another ordercli claimed or settled it); nothing was recorded for it.`,
@@ -549,6 +599,9 @@ export class LocalLedger implements LedgerStore {
       ...this.source,
       ...fields,
     };
+    // Its outcome says alone what the order became: a reader need not keep the claim for it.
+    if (claim.bodyHash !== undefined) record.bodyHash = claim.bodyHash;
+    if (claim.line !== undefined) record.line = claim.line;
     void this.write(record);
   }
 
@@ -612,7 +665,7 @@ export class LocalLedger implements LedgerStore {
           whole.subarray(0, view.offset),
           0,
           (id) => id === key,
-          (record) => this.apply(record),
+          (record, at) => this.apply(record, at),
         );
       }
       view.keys.add(key);
@@ -636,12 +689,13 @@ export class LocalLedger implements LedgerStore {
       if (whole === undefined || whole.length <= view.offset) return;
       data = whole.subarray(view.offset);
     }
+    const base = view.offset;
     const consumed = this.eachRecord(
       shard,
       data,
       view.lines,
       () => true,
-      (record) => this.apply(record),
+      (record, at) => this.apply(record, base + at),
     );
     view.offset += consumed.bytes;
     view.lines += consumed.lines;
@@ -654,17 +708,20 @@ export class LocalLedger implements LedgerStore {
     if (keys !== undefined) view.keys = new Set(keys);
     if (data !== undefined) {
       const wanted = keys === undefined ? () => true : (id: string) => keys.has(id);
-      const consumed = this.eachRecord(shard, data, 0, wanted, (record) => this.apply(record));
+      const consumed = this.eachRecord(shard, data, 0, wanted, (record, at) => this.apply(record, at));
       view.offset = consumed.bytes;
       view.lines = consumed.lines;
     }
     this.views.set(shard, view);
   }
 
-  private apply(record: LedgerRecord): void {
-    const state = applyRecord(this.states.get(record.externalId), record);
-    if (state) this.states.set(record.externalId, state);
-    else this.states.delete(record.externalId);
+  /** Applies a record that starts at byte `offset` of its shard. */
+  private apply(record: LedgerRecord, offset: number): void {
+    const id = record.externalId;
+    const current = this.stateOf(id);
+    const state = applyRecord(current, record);
+    if (state === undefined) this.states.delete(id);
+    else if (state !== current) this.states.set(id, decidedBy(record, state) ? offset : state);
   }
 
   /**
@@ -677,7 +734,7 @@ export class LocalLedger implements LedgerStore {
     data: Buffer,
     firstLine: number,
     wanted: (id: string) => boolean,
-    visit: (record: LedgerRecord) => void,
+    visit: (record: LedgerRecord, at: number) => void,
   ): { bytes: number; lines: number } {
     let start = 0;
     let lines = 0;
@@ -685,9 +742,9 @@ export class LocalLedger implements LedgerStore {
       lines++;
       if (end > start) {
         const lineNumber = firstLine + lines;
-        const record = this.recordIn(data, start, end, wanted);
-        if (record === 'damaged') throw this.damaged(shard, lineNumber, data, start, end);
-        if (record !== undefined) visit(record);
+        const found = this.recordIn(data, start, end, wanted);
+        if (found === 'damaged') throw this.damaged(shard, lineNumber, data, start, end);
+        if (found !== undefined) visit(found.record, found.at);
       }
       start = end + 1;
     }
@@ -705,7 +762,7 @@ export class LocalLedger implements LedgerStore {
     start: number,
     end: number,
     wanted: (id: string) => boolean,
-  ): LedgerRecord | undefined | 'damaged' {
+  ): { record: LedgerRecord; at: number } | undefined | 'damaged' {
     if (!startsRecord(data, start, end) || data[end - 1] !== CLOSING_BRACE) return 'damaged';
     const glued = data.lastIndexOf(RECORD_START, end - 1);
     const candidates = glued > start ? [start, glued] : [start];
@@ -721,7 +778,7 @@ export class LocalLedger implements LedgerStore {
         const record = JSON.parse(data.toString('utf8', at, end)) as LedgerRecord;
         if (typeof record.event !== 'string' || typeof record.externalId !== 'string') continue;
         if (typeof record.at !== 'string') record.at = '';
-        return record;
+        return { record, at };
       } catch {
         // A torn record before a whole one: try the whole one.
       }
@@ -925,6 +982,43 @@ export class LocalLedger implements LedgerStore {
       }
     }
   }
+}
+
+/**
+ * The state one settled record gives on its own (a created, failed or unknown outcome, or a
+ * person's resolution): what `apply` keeps as the record's offset.
+ */
+function settledEntry(record: LedgerRecord): LedgerEntry | undefined {
+  const { token, ...rest } = record;
+  const entry = applyRecord(undefined, rest);
+  if (entry !== undefined && token !== undefined) entry.token = token;
+  return entry;
+}
+
+const SETTLED_FIELDS = [
+  'status',
+  'event',
+  'at',
+  'token',
+  'by',
+  'input',
+  'journal',
+  'bodyHash',
+  'httpStatus',
+  'id',
+  'code',
+  'message',
+  'reason',
+  'evidence',
+  'resolved',
+] as const;
+
+/** Whether `state` is what `record` gives on its own, so that its offset can stand for it. */
+function decidedBy(record: LedgerRecord, state: LedgerEntry): boolean {
+  if (state.status === 'claimed' || record.event === 'claim' || record.event === 'sending') return false;
+  if (record.event === 'not-sent') return false;
+  const alone = settledEntry(record);
+  return alone !== undefined && SETTLED_FIELDS.every((field) => alone[field] === state[field]);
 }
 
 function kindFolder(kind: LedgerKind): string {

@@ -605,6 +605,10 @@ export class PostgresLedger implements LedgerStore {
     }
   }
 
+  knows(externalId: string): boolean {
+    return Boolean(this.cache.get(externalId));
+  }
+
   prefetchedCounts(): { created: number; inDoubt: number } {
     return { ...this.counts };
   }

@@ -33,6 +33,9 @@ export interface Claim {
   token: string;
   /** The state before the claim (what `notSent` restores). */
   previous: LedgerEntry | undefined;
+  /** The hash of the body claimed for, and the record's line: repeated in its outcome records. */
+  bodyHash?: string;
+  line?: number;
 }
 
 export type ClaimRefusal =
@@ -74,6 +77,11 @@ export interface LedgerStore {
    * claim always sees what other processes wrote since.
    */
   prefetch(keys: Iterable<string>): Promise<void>;
+  /**
+   * After `prefetch`: whether the ledger has a record of the key (without a round trip; false
+   * for a key not prefetched). An import's journal need not replay what the ledger knows.
+   */
+  knows(externalId: string): boolean;
   /** After `prefetch`: how many of the keys are created, and how many in doubt or claimed. */
   prefetchedCounts(): { created: number; inDoubt: number };
   /**

@@ -120,7 +120,7 @@ function run(args: string[], options: StartOptions): Promise<CliResult> {
   return start(args, options).done;
 }
 
-/** A PID that no process has in this namespace (nor the next one), for a process in another. */
+/** A PID that no process has here (nor the one before, written to ns_last_pid), for a process in another namespace. */
 function foreignPid(): number {
   for (let pid = 30_000 + Math.floor(Math.random() * 2_000); pid < 32_700; pid++) {
     if (!existsSync(`/proc/${pid}`) && !existsSync(`/proc/${pid - 1}`)) return pid;
@@ -135,7 +135,7 @@ const canUnshare =
 // --- machines, inputs, reports -----------------------------------------------------------------
 
 /** One machine: its own config folder (and so its local ledger) and HOME, its own working folder. */
-function machine(token = sandbox.tokens.partner): StartOptions & { configDir: string } {
+function machine(): StartOptions & { configDir: string } {
   const configDir = tempDir('ordercli-config-');
   return {
     configDir,
@@ -144,7 +144,7 @@ function machine(token = sandbox.tokens.partner): StartOptions & { configDir: st
       ORDERCLI_CONFIG_DIR: configDir,
       HOME: tempDir('ordercli-home-'),
       ORDERCLI_BASE_URL: sandbox.url,
-      ORDERCLI_TOKEN: token,
+      ORDERCLI_TOKEN: sandbox.tokens.partner,
     },
   };
 }
@@ -197,6 +197,32 @@ function postsPerId(): Map<string, number> {
 function sentTwice(): string[] {
   return [...postsPerId()].filter(([, n]) => n > 1).map(([id, n]) => `${id} ×${n}`);
 }
+
+/**
+ * Calls `then` synchronously when the sandbox receives its `n`th order POST (on arrival, before
+ * it reads the body): to act at that very moment, not at the next poll.
+ */
+function onOrderPost(n: number, then: () => void): void {
+  const requests = sandbox.requests;
+  const push = requests.push;
+  hooked.push(() => {
+    requests.push = push;
+  });
+  requests.push = (...entries) => {
+    const length = push.apply(requests, entries);
+    if (orderPosts().length >= n) {
+      requests.push = push;
+      then();
+    }
+    return length;
+  };
+}
+
+/** Undoes the hooks of a test that ended before they fired. */
+const hooked: (() => void)[] = [];
+afterEach(() => {
+  for (const undo of hooked.splice(0)) undo();
+});
 
 function createdLines(text: string): number {
   let created = 0;
@@ -371,31 +397,17 @@ describe('kill -9 of an import', () => {
     const m = machine();
     const list = orders(40, 'KIL');
     writeNdjson(m.cwd, 'orders.ndjson', list);
-    const journalPath = join(m.cwd, 'orders.ndjson.journal.ndjson');
-    const folder = ledgerFolder(join(m.configDir, 'ledger'), sandbox.url);
-    /** Whether the ledger holds the claim of an order that the journal does not record yet. */
-    const ledgerAhead = (): boolean => {
-      const journal = existsSync(journalPath) ? readFileSync(journalPath, 'utf8') : '';
-      // Claims are taken in input order: the first order without a claim in the journal.
-      const next = list
-        .map((o) => o.externalId as string)
-        .find((id) => !journal.includes(`{"externalId":"${id}","event":"claim"`));
-      if (next === undefined) return false;
-      const shard = join(folder, shardFileName(shardOf(next)));
-      return (
-        existsSync(shard) && readFileSync(shard, 'utf8').includes(`{"externalId":"${next}","event":"claim"`)
-      );
-    };
     sandbox.setFaults({ latencyMs: 250 });
     const first = start(importArgs('orders.ndjson', '--concurrency', '4'), m);
-    // Mid-run; at the moment an order is claimed in the ledger, if there is one before the 20th POST.
-    for (;;) {
-      const posts = postCount();
-      if (first.ended() || posts >= 20 || (posts >= 8 && ledgerAhead())) break;
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    expect(first.ended(), 'the import ended before it could be killed mid-run').toBe(false);
-    first.kill9();
+    // Killed the moment the 9th POST arrives (mid-run: the answer to the 5th has just freed a
+    // request slot, so the 9th leaves and the 13th is being claimed).
+    const killed = new Promise<void>((resolve) => onOrderPost(9, () => resolve(first.kill9())));
+    await Promise.race([
+      killed,
+      first.done.then((ended) => {
+        throw new Error(`the import ended before its 9th POST (exit ${ended.code}):\n${ended.stderr}`);
+      }),
+    ]);
     await first.done;
     const atKill = postsPerId();
     sandbox.setFaults({ latencyMs: LATENCY_MS });
@@ -445,7 +457,9 @@ describe.skipIf(!canUnshare)('a live ordercli in another PID namespace', () => {
     const m = machine();
     const list = orders(60, 'NSI');
     writeNdjson(m.cwd, 'orders.ndjson', list);
-    sandbox.setFaults({ latencyMs: 150 });
+    // Slow enough that the import is still sending once the other journal's run has judged its
+    // owner alive (watching its heartbeat for a second or so): then it meets live claims.
+    sandbox.setFaults({ latencyMs: 400 });
     const inside = start(importArgs('orders.ndjson', '--concurrency', '2'), { ...m, namespace: true });
     await waitFor(() => postCount() >= 2 || inside.ended(), 20_000, 'the first POSTs of the import');
     const folder = ledgerFolder(join(m.configDir, 'ledger'), sandbox.url);
