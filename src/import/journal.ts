@@ -179,8 +179,9 @@ export class OrderJournal {
     path: string,
     baseUrl: string,
     signal?: AbortSignal,
+    keep?: (externalId: string) => boolean,
   ): Promise<{ states: Map<string, JournalState>; replay: ReplaySummary }> {
-    const reader = new JournalReader(path, normalizeBaseUrl(baseUrl));
+    const reader = new JournalReader(path, normalizeBaseUrl(baseUrl), keep);
     const read = await readLog(path, `the import journal ${path}`, reader.visit, signal).catch(
       (error: unknown) => {
         throw journalOpenError(path, error, 'read');

@@ -216,32 +216,43 @@ async function dryRun(
       ? await journalOfInput(request.input, request.journal, environment.cwd)
       : undefined;
   let journal: DryRunResult['journal'];
-  if (baseUrl !== undefined && location !== undefined) {
-    const { replay } = await OrderJournal.inspect(location.path, baseUrl, environment.signal);
-    // What a real run would refuse, a dry run refuses too.
-    if (replay.otherBaseUrls.length > 0) {
-      throw new OtherBaseUrlError(location.path, normalizeBaseUrl(baseUrl), replay.otherBaseUrls, kind.many);
-    }
-    if (replay.lines > 0) {
-      journal = { path: location.shown, created: replay.created, unknown: replay.unknown };
-    }
-  }
   let ledger: DryRunResult['ledger'];
-  if (baseUrl !== undefined && validation.externalIds) {
-    const store = await openLedger(await ledgerPlaceOf(environment), {
-      baseUrl,
-      kind: kind.ledger,
-      source: { by: kind.command },
-      readOnly: true,
-      signal: environment.signal,
-    });
-    try {
+  const store =
+    baseUrl === undefined
+      ? undefined
+      : await openLedger(await ledgerPlaceOf(environment), {
+          baseUrl,
+          kind: kind.ledger,
+          source: { by: kind.command },
+          readOnly: true,
+          signal: environment.signal,
+        });
+  try {
+    if (store && validation.externalIds) {
       await store.prefetch(validation.externalIds.keys());
       ledger = store.prefetchedCounts();
-    } finally {
-      await store.close();
+      validation.externalIds = undefined;
     }
-    validation.externalIds = undefined;
+    if (baseUrl !== undefined && location !== undefined) {
+      // Only what the ledger does not know yet: what a real run would adopt from the journal.
+      const { replay } = await OrderJournal.inspect(location.path, baseUrl, environment.signal, (id) =>
+        store ? !store.knows(id) : true,
+      );
+      // What a real run would refuse, a dry run refuses too.
+      if (replay.otherBaseUrls.length > 0) {
+        throw new OtherBaseUrlError(
+          location.path,
+          normalizeBaseUrl(baseUrl),
+          replay.otherBaseUrls,
+          kind.many,
+        );
+      }
+      if (replay.lines > 0) {
+        journal = { path: location.shown, created: replay.created, unknown: replay.unknown };
+      }
+    }
+  } finally {
+    await store?.close();
   }
   const invalid = validation.invalidIndexes.size;
   return {

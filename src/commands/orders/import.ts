@@ -136,9 +136,9 @@ function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): voi
   const lines = [
     `Dry run of ${result.input}: ${formatCount(counts.total)} ${kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
   ];
-  if (journal) {
+  if (journal && (journal.created > 0 || journal.unknown > 0)) {
     lines.push(
-      `The journal ${journal.path} records ${formatCount(journal.created)} ${kind.many} already created at ${baseUrl} (a real run skips them) and ${formatCount(journal.unknown)} with an unknown outcome.`,
+      `The journal ${journal.path} records ${formatCount(journal.created)} ${kind.many} created at ${baseUrl} and ${formatCount(journal.unknown)} with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
     );
   }
   if (ledger && (ledger.created > 0 || ledger.inDoubt > 0)) {

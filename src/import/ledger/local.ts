@@ -361,6 +361,7 @@ export class LocalLedger implements LedgerStore {
       this.refresh(shard, externalId);
       const current = this.stateOf(externalId);
       const refusal = await this.refusal(current, request);
+      if (refusal && current?.status !== 'claimed') return { claimed: false, refusal };
       if (refusal) {
         // Judging an owner may have waited: what it wrote meanwhile (its outcome) decides.
         this.refresh(shard, externalId);

@@ -63,7 +63,7 @@ describe('orders import: success and re-runs', () => {
     const dry = await runCli(cli(input, '--dry-run'));
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(
-      `The journal ${input}.journal.ndjson records 6 orders already created at ${sandbox.url} (a real run skips them) and 0 with an unknown outcome.`,
+      `The journal ${input}.journal.ndjson records 6 orders created at ${sandbox.url} and 0 with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
     );
     expect(postsTo(sandbox)).toBe(posts);
   });

@@ -135,7 +135,7 @@ describe('refs contacts import: validation first', () => {
     );
     const again = await runCli(cli(path, '--dry-run'));
     expect(again.stderr).toContain(
-      `The journal ${path}.journal.ndjson records 2 contact references already created at ${sandbox.url} (a real run skips them) and 0 with an unknown outcome.`,
+      `The journal ${path}.journal.ndjson records 2 contact references created at ${sandbox.url} and 0 with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
     );
   });
 });
