@@ -18,7 +18,8 @@
 // Not a test: run it by hand on a quiet machine. Everything stays on 127.0.0.1.
 //
 // Usage: npm run build && node bench/ledger.mjs [--entries 5000000] [--runs 15] [--rows 1000000]
-//          [--record-format claims|legacy] [--only create,dry-run,real]
+//          [--record-format claims|legacy] [--only create,dry-run,real] [--cpu-prof DIR]
+// --cpu-prof DIR: the dry runs and the real import write a V8 CPU profile each into DIR.
 // Quick run: node bench/ledger.mjs --entries 400000 --rows 100000 --runs 7
 // BENCH_BIN=<another build's bin/ordercli.js> runs that build (and its dist/index.js's sandbox),
 // e.g. a copy of bin/ and dist/ taken so that a rebuild during a long run changes nothing.
@@ -48,6 +49,7 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '1000000' },
     'record-format': { type: 'string', default: 'claims' },
     only: { type: 'string', default: 'create,dry-run,real' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const ENTRIES = Number(values.entries);
@@ -56,6 +58,7 @@ const ROWS = Number(values.rows);
 const FORMAT = values['record-format'];
 const ONLY = new Set(values.only.split(','));
 const ORDERS_IN_LEDGER = Math.floor(ENTRIES / 2);
+const PROFILE = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
 const DRY_RUN_BOUND_MB = 150;
 const REAL_IMPORT_BOUND_MB = 200;
 if (!['claims', 'legacy'].includes(FORMAT))
@@ -90,7 +93,7 @@ function run(args, { expect = 0, configDir: dir = configDir, usage = false } = {
   const usageFile = join(work, `usage-${Math.random().toString(36).slice(2)}.json`);
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, usage ? ['--import', USAGE_HOOK, ...args] : args, {
+    const child = spawn(process.execPath, usage ? [...PROFILE, '--import', USAGE_HOOK, ...args] : args, {
       env: { ...env, ORDERCLI_CONFIG_DIR: dir, BENCH_USAGE_FILE: usageFile },
       cwd: work,
       stdio: ['ignore', 'ignore', 'pipe'],

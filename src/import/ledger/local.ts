@@ -38,7 +38,6 @@ import {
   fdatasync,
   fstatSync,
   openSync,
-  readFileSync,
   readSync,
   type Stats,
   statSync,
@@ -244,6 +243,8 @@ export class LocalLedger implements LedgerStore {
   private heartbeat: { path: string; timer: NodeJS.Timeout; beat: number } | undefined;
   private readonly verdicts = new Map<string, { verdict: Promise<'alive' | 'dead'>; at: number }>();
   private counts = { created: 0, inDoubt: 0 };
+  private claimCount = 0;
+  private readBuffer = Buffer.alloc(0);
 
   private constructor(folder: string, baseUrl: string, options: OpenLedgerOptions) {
     this.folder = folder;
@@ -370,7 +371,8 @@ export class LocalLedger implements LedgerStore {
         if (!same) continue;
         return { claimed: false, refusal };
       }
-      const token = randomBytes(9).toString('base64url');
+      // Unique across processes (the owner's random id) and within this one (a counter).
+      const token = `${this.owner.id.slice(0, 10)}-${(++this.claimCount).toString(36)}`;
       const record: LedgerRecord = {
         externalId,
         event: 'claim',
@@ -817,9 +819,28 @@ export class LocalLedger implements LedgerStore {
           ['Remove it: the ledger writes its own files.'],
         );
       }
-      return readFileSync(fd);
+      return this.readAll(fd, info.size);
     } finally {
       closeSync(fd);
+    }
+  }
+
+  /**
+   * The bytes of an open shard, in a buffer this ledger reuses: valid until the next read (the
+   * callers parse what they need at once). Reading 4096 shards into new buffers would leave
+   * hundreds of megabytes for the garbage collector to find.
+   */
+  private readAll(fd: number, size: number): Buffer {
+    let length = 0;
+    for (;;) {
+      if (this.readBuffer.length < Math.max(size, length) + 65536) {
+        const bigger = Buffer.allocUnsafe(Math.max(size, length) * 2 + 65536);
+        this.readBuffer.copy(bigger, 0, 0, length);
+        this.readBuffer = bigger;
+      }
+      const read = readSync(fd, this.readBuffer, length, this.readBuffer.length - length, length);
+      if (read === 0) return this.readBuffer.subarray(0, length);
+      length += read;
     }
   }
 
@@ -894,11 +915,10 @@ export class LocalLedger implements LedgerStore {
     const folder = join(this.folder, 'wal');
     await mkdir(folder, { recursive: true, mode: 0o700 });
     const path = join(folder, `w-${this.owner.id}-${randomBytes(4).toString('hex')}.ndjson`);
-    // The import claims its orders ahead of their requests: 5 ms rounds let several share a sync.
+    // A round starts as soon as the one before ends: the claims queued meanwhile share its sync.
     const log = await AppendLog.open(path, {
       what: `the order ledger's log ${path}`,
       synced: true,
-      roundMs: 5,
     });
     void log.append(JSON.stringify({ wal: 2, owner: this.owner })).catch(() => undefined);
     return log;
