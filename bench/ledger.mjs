@@ -79,6 +79,12 @@ const configDir = join(work, 'config');
 const emptyCreateConfigDir = join(work, 'empty-create-config');
 /** A config folder with no ledger at all, for the dry run. */
 const emptyConfigDir = join(work, 'empty-config');
+// The ledger is gigabytes: removed on Ctrl-C too.
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.once(signal, () => {
+    rmSync(work, { recursive: true, force: true });
+    process.exit(130);
+  });
 const env = { ...process.env, ORDERCLI_CONFIG_DIR: configDir };
 for (const key of Object.keys(env))
   if (key.startsWith('ORDERCLI_') && key !== 'ORDERCLI_CONFIG_DIR') delete env[key];
@@ -150,12 +156,14 @@ function recordsOf(n, token) {
       `{"externalId":"${externalId}","event":"created","at":"${done}",${source},${code}}\n`
     );
   }
-  // Key order as JSON.stringify writes a LocalLedger claim and outcome.
+  // Key order as JSON.stringify writes a LocalLedger claim and its outcome (which repeats the
+  // claim's bodyHash and line, so that the outcome alone says what the order became).
   const owner = owners[byCreate ? 50 : n % 50];
   const line = byCreate ? '' : `,"line":${(n % 20_000) + 2}`;
+  const hash = '"bodyHash":"Xq2Yb0FQnK8r6V5s0m3LcA"';
   return (
-    `{"externalId":"${externalId}","event":"claim","at":"${at}","token":"${token}",${source},"owner":${owner},"bodyHash":"Xq2Yb0FQnK8r6V5s0m3LcA"${line}}\n` +
-    `{"externalId":"${externalId}","at":"${done}","token":"${token}",${source},"event":"created",${code}}\n`
+    `{"externalId":"${externalId}","event":"claim","at":"${at}","token":"${token}",${source},"owner":${owner},${hash}${line}}\n` +
+    `{"externalId":"${externalId}","at":"${done}","token":"${token}",${source},"event":"created",${code},${hash}${line}}\n`
   );
 }
 
@@ -171,6 +179,8 @@ try {
   const BATCH = 250_000;
   let bytes = 0;
   for (let first = 1; first <= ORDERS_IN_LEDGER; first += BATCH) {
+    // A turn of the event loop between batches, so that a Ctrl-C is seen.
+    await new Promise((resolve) => setImmediate(resolve));
     const shards = Array.from({ length: LEDGER_SHARDS }, () => []);
     const last = Math.min(ORDERS_IN_LEDGER, first + BATCH - 1);
     const tokens = randomBytes(9 * (last - first + 1));

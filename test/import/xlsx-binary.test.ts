@@ -47,4 +47,13 @@ describe('orders import of a workbook through the built binary', () => {
     );
     expect(importers.length).toBeGreaterThan(0);
   });
+
+  it('keeps pg out of every chunk but the one of the PostgreSQL ledger, which loads it with import()', () => {
+    const main = readFileSync(join(ROOT, 'dist/cli/main.js'), 'utf8');
+    expect(main).not.toMatch(/["']pg["']/);
+    const chunks = readdirSync(join(ROOT, 'dist/chunks')).filter((name) => name.endsWith('.js'));
+    const texts = chunks.map((name) => readFileSync(join(ROOT, 'dist/chunks', name), 'utf8'));
+    expect(texts.filter((text) => /from\s*["']pg["']/.test(text))).toEqual([]);
+    expect(texts.filter((text) => /import\(["']pg["']\)/.test(text))).toHaveLength(1);
+  });
 });

@@ -47,7 +47,7 @@ describe('a symlinked input', () => {
     expect(again.stderr).toMatch(/journal {2}orders\.ndjson\.journal\.ndjson/);
     // The dry run and orders journal read the same journal through the link.
     const dry = await ordercli(['orders', 'import', 'link.ndjson', '--dry-run'], dir);
-    expect(dry.stderr).toContain('records 12 orders already created');
+    expect(dry.stderr).toContain('records 12 orders created at');
     const journal = await ordercli(['--json', 'orders', 'journal', 'link.ndjson'], dir);
     expect(JSON.parse(journal.stdout)).toMatchObject({
       journal: 'orders.ndjson.journal.ndjson',
