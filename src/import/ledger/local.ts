@@ -209,11 +209,12 @@ interface ShardView {
   /** Complete lines read, for the line numbers of messages. */
   lines: number;
   /**
-   * The keys whose records before `offset` were applied, when the shard was read for some keys
-   * only (an import's prefetch); undefined when all were. Records after `offset` are applied for
-   * every key.
+   * Read for the prefetched keys only (an import's): the records before `offset` of other keys
+   * were passed over, except for those in `extra` (read since, one by one). Records after
+   * `offset` are applied for every key.
    */
-  keys?: Set<string>;
+  partial?: boolean;
+  extra?: Set<string>;
 }
 
 export class LocalLedger implements LedgerStore {
@@ -244,6 +245,8 @@ export class LocalLedger implements LedgerStore {
   private readonly verdicts = new Map<string, { verdict: Promise<'alive' | 'dead'>; at: number }>();
   private counts = { created: 0, inDoubt: 0 };
   private claimCount = 0;
+  /** Every key prefetched: a shard read for them has their whole history. */
+  private readonly prefetched = new Set<string>();
   private readBuffer = Buffer.alloc(0);
 
   private constructor(folder: string, baseUrl: string, options: OpenLedgerOptions) {
@@ -322,23 +325,36 @@ export class LocalLedger implements LedgerStore {
   }
 
   async prefetch(keys: Iterable<string>): Promise<void> {
-    const byShard = new Map<number, Set<string>>();
+    // One set of every key prefetched, and the keys grouped by shard with a counting sort: a
+    // million keys cost two typed arrays, not four thousand sets.
+    const list: string[] = [];
     for (const key of keys) {
-      const shard = shardOf(key);
-      const set = byShard.get(shard);
-      if (set) set.add(key);
-      else byShard.set(shard, new Set([key]));
+      if (this.prefetched.has(key)) continue;
+      this.prefetched.add(key);
+      list.push(key);
     }
-    let done = 0;
-    for (const [shard, wanted] of [...byShard].sort((a, b) => a[0] - b[0])) {
+    const shardOfKey = new Uint16Array(list.length);
+    const starts = new Uint32Array(LEDGER_SHARDS + 1);
+    for (let i = 0; i < list.length; i++) {
+      const shard = shardOf(list[i]!);
+      shardOfKey[i] = shard;
+      starts[shard + 1]!++;
+    }
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) starts[shard + 1]! += starts[shard]!;
+    const order = new Uint32Array(list.length);
+    const next = starts.slice(0, LEDGER_SHARDS);
+    for (let i = 0; i < list.length; i++) order[next[shardOfKey[i]!]!++] = i;
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
+      if (starts[shard] === starts[shard + 1]) continue;
       // A turn of the event loop now and then, so that a Ctrl-C is seen during a long read.
-      if (++done % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (shard % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       this.signal?.throwIfAborted();
+      const wanted = order.subarray(starts[shard]!, starts[shard + 1]!);
       const view = this.views.get(shard);
-      if (!view) this.readWhole(shard, wanted);
-      else for (const id of wanted) this.refresh(shard, id);
-      for (const id of wanted) {
-        const state = this.stateOf(id);
+      if (!view) this.readWhole(shard, true);
+      else for (const i of wanted) this.refresh(shard, list[i]!);
+      for (const i of wanted) {
+        const state = this.stateOf(list[i]!);
         if (state?.status === 'created') this.counts.created++;
         else if (state !== undefined && state.status !== 'not-created') this.counts.inDoubt++;
       }
@@ -656,10 +672,10 @@ export class LocalLedger implements LedgerStore {
   private refresh(shard: number, key?: string): void {
     const view = this.views.get(shard);
     if (!view) {
-      this.readWhole(shard, undefined);
+      this.readWhole(shard, false);
       return;
     }
-    if (key !== undefined && view.keys !== undefined && !view.keys.has(key)) {
+    if (key !== undefined && view.partial && !this.prefetched.has(key) && !view.extra?.has(key)) {
       // Its records before the view's offset were passed over: read them now, for it alone.
       const whole = this.readShardFile(shard);
       if (whole !== undefined) {
@@ -671,7 +687,8 @@ export class LocalLedger implements LedgerStore {
           (record, at) => this.apply(record, at),
         );
       }
-      view.keys.add(key);
+      view.extra ??= new Set();
+      view.extra.add(key);
     }
     const fd = this.fds.get(shard);
     let data: Buffer | undefined;
@@ -681,7 +698,8 @@ export class LocalLedger implements LedgerStore {
       if (size < view.offset) {
         // Cut or replaced since: read it again from the start.
         this.views.delete(shard);
-        this.readWhole(shard, view.keys);
+        for (const id of [...this.states.keys()]) if (shardOf(id) === shard) this.states.delete(id);
+        this.readWhole(shard, false);
         return;
       }
       data = Buffer.allocUnsafe(size - view.offset);
@@ -704,16 +722,19 @@ export class LocalLedger implements LedgerStore {
     view.lines += consumed.lines;
   }
 
-  /** Reads a whole shard, applying the records of `keys` (all when undefined); starts its view. */
-  private readWhole(shard: number, keys: Set<string> | undefined): void {
+  /**
+   * Reads a whole shard and starts its view: the records of every key, or with `prefetchedOnly`
+   * those of the prefetched keys (a shard that does not exist yet has nothing to pass over).
+   */
+  private readWhole(shard: number, prefetchedOnly: boolean): void {
     const data = this.readShardFile(shard);
     const view: ShardView = { offset: 0, lines: 0 };
-    if (keys !== undefined) view.keys = new Set(keys);
-    if (data !== undefined) {
-      const wanted = keys === undefined ? () => true : (id: string) => keys.has(id);
+    if (data !== undefined && data.length > 0) {
+      const wanted = prefetchedOnly ? (id: string) => this.prefetched.has(id) : () => true;
       const consumed = this.eachRecord(shard, data, 0, wanted, (record, at) => this.apply(record, at));
       view.offset = consumed.bytes;
       view.lines = consumed.lines;
+      if (prefetchedOnly) view.partial = true;
     }
     this.views.set(shard, view);
   }
