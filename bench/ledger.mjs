@@ -19,7 +19,10 @@
 //
 // Usage: npm run build && node bench/ledger.mjs [--entries 5000000] [--runs 15] [--rows 1000000]
 //          [--record-format claims|legacy] [--only create,dry-run,real] [--cpu-prof DIR]
+//          [--node-flags '--max-old-space-size=128']
 // --cpu-prof DIR: the dry runs and the real import write a V8 CPU profile each into DIR.
+// --node-flags: more node options for the dry runs and the real import (space-separated), e.g.
+// a heap limit, to tell the live memory from the garbage a lazy collector leaves in the peak.
 // Quick run: node bench/ledger.mjs --entries 400000 --rows 100000 --runs 7
 // BENCH_BIN=<another build's bin/ordercli.js> runs that build (and its dist/index.js's sandbox),
 // e.g. a copy of bin/ and dist/ taken so that a rebuild during a long run changes nothing.
@@ -50,6 +53,7 @@ const { values } = parseArgs({
     'record-format': { type: 'string', default: 'claims' },
     only: { type: 'string', default: 'create,dry-run,real' },
     'cpu-prof': { type: 'string' },
+    'node-flags': { type: 'string', default: '' },
   },
 });
 const ENTRIES = Number(values.entries);
@@ -58,7 +62,10 @@ const ROWS = Number(values.rows);
 const FORMAT = values['record-format'];
 const ONLY = new Set(values.only.split(','));
 const ORDERS_IN_LEDGER = Math.floor(ENTRIES / 2);
-const PROFILE = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
+const PROFILE = [
+  ...(values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : []),
+  ...values['node-flags'].split(' ').filter((flag) => flag !== ''),
+];
 const DRY_RUN_BOUND_MB = 150;
 const REAL_IMPORT_BOUND_MB = 200;
 if (!['claims', 'legacy'].includes(FORMAT))
@@ -336,7 +343,9 @@ try {
 }
 results.at = new Date().toISOString();
 results.loadAverageAfter = load();
-console.log(`bench/ledger (node ${process.version}, ${bin}, load ${results.loadAverageAfter})`);
+console.log(
+  `bench/ledger (node ${process.version}${PROFILE.length > 0 ? ` ${PROFILE.join(' ')}` : ''}, ${bin}, load ${results.loadAverageAfter})`,
+);
 for (const line of lines) console.log(line);
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const out = join(root, 'bench/results', `ledger-${results.at.replace(/[:.]/g, '-')}.json`);

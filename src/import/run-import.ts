@@ -229,7 +229,7 @@ async function dryRun(
         });
   try {
     if (store && validation.externalIds) {
-      await store.prefetch(validation.externalIds.keys());
+      await store.prefetch(validation.externalIds);
       ledger = store.prefetchedCounts();
       validation.externalIds = undefined;
     }
@@ -308,7 +308,7 @@ async function sendOrders(
     }
   };
   environment.onClose(closeJournal);
-  if (validation.externalIds) await ledger.prefetch(validation.externalIds.keys());
+  if (validation.externalIds) await ledger.prefetch(validation.externalIds);
   // The validation's hold on the ids goes now: the ledger keeps what it knows of them.
   validation.externalIds = undefined;
   journal = await OrderJournal.open(location.path, {

@@ -247,6 +247,12 @@ export class LocalLedger implements LedgerStore {
   private claimCount = 0;
   /** Every key prefetched: a shard read for them has their whole history. */
   private readonly prefetched = new Set<string>();
+  /** The collection of the first prefetch, kept as it is (see `prefetch`). */
+  private ownKeys: ReadonlySet<string> | ReadonlyMap<string, unknown> | undefined;
+
+  private wasPrefetched(key: string): boolean {
+    return this.prefetched.has(key) || this.ownKeys?.has(key) === true;
+  }
   private readBuffer = Buffer.alloc(0);
 
   private constructor(folder: string, baseUrl: string, options: OpenLedgerOptions) {
@@ -324,14 +330,20 @@ export class LocalLedger implements LedgerStore {
     }
   }
 
-  async prefetch(keys: Iterable<string>): Promise<void> {
-    // One set of every key prefetched, and the keys grouped by shard with a counting sort: a
-    // million keys cost two typed arrays, not four thousand sets.
+  async prefetch(keys: Iterable<string> | ReadonlySet<string> | ReadonlyMap<string, unknown>): Promise<void> {
+    // The keys' own collection becomes the set of keys prefetched when it is the first (an
+    // import's: a million keys are not copied), and the keys are grouped by shard with a
+    // counting sort: two typed arrays, not four thousand sets.
     const list: string[] = [];
-    for (const key of keys) {
-      if (this.prefetched.has(key)) continue;
-      this.prefetched.add(key);
-      list.push(key);
+    if (this.prefetched.size === 0 && this.ownKeys === undefined && isKeyed(keys)) {
+      this.ownKeys = keys;
+      for (const key of keys.keys()) list.push(key);
+    } else {
+      for (const key of isKeyed(keys) ? keys.keys() : keys) {
+        if (this.wasPrefetched(key)) continue;
+        this.prefetched.add(key);
+        list.push(key);
+      }
     }
     const shardOfKey = new Uint16Array(list.length);
     const starts = new Uint32Array(LEDGER_SHARDS + 1);
@@ -675,7 +687,7 @@ export class LocalLedger implements LedgerStore {
       this.readWhole(shard, false);
       return;
     }
-    if (key !== undefined && view.partial && !this.prefetched.has(key) && !view.extra?.has(key)) {
+    if (key !== undefined && view.partial && !this.wasPrefetched(key) && !view.extra?.has(key)) {
       // Its records before the view's offset were passed over: read them now, for it alone.
       const whole = this.readShardFile(shard);
       if (whole !== undefined) {
@@ -730,7 +742,7 @@ export class LocalLedger implements LedgerStore {
     const data = this.readShardFile(shard);
     const view: ShardView = { offset: 0, lines: 0 };
     if (data !== undefined && data.length > 0) {
-      const wanted = prefetchedOnly ? (id: string) => this.prefetched.has(id) : () => true;
+      const wanted = prefetchedOnly ? (id: string) => this.wasPrefetched(id) : () => true;
       const consumed = this.eachRecord(shard, data, 0, wanted, (record, at) => this.apply(record, at));
       view.offset = consumed.bytes;
       view.lines = consumed.lines;
@@ -1061,6 +1073,12 @@ function decidedBy(record: LedgerRecord, state: LedgerEntry): boolean {
   if (record.event === 'not-sent') return false;
   const alone = settledEntry(record);
   return alone !== undefined && SETTLED_FIELDS.every((field) => alone[field] === state[field]);
+}
+
+function isKeyed(
+  keys: Iterable<string> | ReadonlySet<string> | ReadonlyMap<string, unknown>,
+): keys is ReadonlySet<string> | ReadonlyMap<string, unknown> {
+  return keys instanceof Set || keys instanceof Map;
 }
 
 function kindFolder(kind: LedgerKind): string {

@@ -74,9 +74,10 @@ export interface LedgerStore {
   /**
    * Reads ahead what the ledger knows of many keys (an import's), so that their claims and
    * lookups need no further round trip for keys nobody touches meanwhile. Optional speed-up: a
-   * claim always sees what other processes wrote since.
+   * claim always sees what other processes wrote since. A Set or Map given may be kept (not
+   * copied): it must not change afterwards.
    */
-  prefetch(keys: Iterable<string>): Promise<void>;
+  prefetch(keys: Iterable<string> | ReadonlySet<string> | ReadonlyMap<string, unknown>): Promise<void>;
   /**
    * After `prefetch`: whether the ledger has a record of the key (without a round trip; false
    * for a key not prefetched). An import's journal need not replay what the ledger knows.
