@@ -19,7 +19,7 @@
 //
 // Usage: npm run build && node bench/ledger.mjs [--entries 5000000] [--runs 15] [--rows 1000000]
 //          [--record-format claims|legacy] [--only create,dry-run,real] [--cpu-prof DIR]
-//          [--node-flags '--max-old-space-size=128']
+//          [--node-flags='--max-old-space-size=128'] (with '=': its value starts with a dash)
 // --cpu-prof DIR: the dry runs and the real import write a V8 CPU profile each into DIR.
 // --node-flags: more node options for the dry runs and the real import (space-separated), e.g.
 // a heap limit, to tell the live memory from the garbage a lazy collector leaves in the peak.
@@ -175,7 +175,14 @@ function recordsOf(n, token) {
 }
 
 const lines = [];
-const results = { node: process.version, entries: ENTRIES, rows: ROWS, runs: RUNS, format: FORMAT };
+const results = {
+  node: process.version,
+  entries: ENTRIES,
+  rows: ROWS,
+  runs: RUNS,
+  format: FORMAT,
+  nodeFlags: PROFILE,
+};
 let ok = true;
 try {
   // 1. The ledger, written directly: shard by shard, a batch of orders at a time.

@@ -136,8 +136,6 @@ export async function submitOrders(
   };
   if (signal.aborted) onAbort();
   else signal.addEventListener('abort', onAbort, { once: true });
-  /** externalId -> line of its first order in this input: a repeat must never be sent twice. */
-  const firstLine = new Map<string, number>();
 
   /** A claimed record that did not leave: its earlier state stands. */
   const recordNotSent = (claim: Claim, reason: string): void => {
@@ -320,13 +318,8 @@ export async function submitOrders(
         onResult({ ...base(item), status: 'invalid', message }, item);
         continue;
       }
-      const earlier = firstLine.get(externalId);
-      if (earlier !== undefined) {
-        const message = `${kind.keyField}: ${JSON.stringify(externalId)} repeats the ${kind.one} of line ${earlier}; it was not sent twice`;
-        onResult({ ...base(item), status: 'invalid', message }, item);
-        continue;
-      }
-      firstLine.set(externalId, source.location.line);
+      // A key twice in one input is invalid by the validation; were one to come through, its
+      // second claim would meet the first (this process's, alive) and not be sent.
 
       const json = JSON.stringify(item.body);
       while (inFlight >= 2 * concurrency && !stopReason()) await nextSlotFreed();

@@ -130,6 +130,15 @@ async function closedPort(): Promise<number> {
 }
 
 describe('submitOrders', () => {
+  it('sends a key that comes twice (an input not validated) once: the second claim meets the first', async () => {
+    const list = [order(1), order(2), order(1)];
+    const run = await submit(list, { concurrency: 4 });
+    const posted = sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/orders');
+    expect(posted).toHaveLength(2);
+    const second = run.results.filter((r) => r.externalId === externalId(1));
+    expect(second.map((r) => r.status).sort()).toEqual(['created', 'skipped']);
+  });
+
   it('keeps exactly `concurrency` requests in flight, never more', async () => {
     sandbox.setFaults({ latencyMs: 30 });
     const real = clientFor(5);
