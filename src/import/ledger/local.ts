@@ -314,19 +314,27 @@ export class LocalLedger implements LedgerStore {
 
   /** The record that starts at `offset` of the shard. */
   private recordAt(shard: number, offset: number): LedgerRecord {
-    const fd = this.shardFd(shard);
-    let length = 1024;
-    for (;;) {
-      const buffer = Buffer.allocUnsafe(length);
-      const read = readSync(fd, buffer, 0, length, offset);
-      const end = buffer.subarray(0, read).indexOf(NEWLINE);
-      if (end !== -1) {
-        const record = JSON.parse(buffer.toString('utf8', 0, end)) as LedgerRecord;
-        if (typeof record.at !== 'string') record.at = '';
-        return record;
-      }
-      if (read < length) throw new Error(`ledger: no whole record at ${offset} of shard ${shard}`);
-      length *= 4;
+    const open = this.fds.get(shard);
+    const fd = open ?? this.openForReading(shard);
+    if (fd === undefined) throw new Error(`ledger: shard ${shard} is gone`);
+    try {
+      return readRecordAt(fd, offset, shard);
+    } finally {
+      if (open === undefined) closeQuietly(fd);
+    }
+  }
+
+  /** The shard opened to read it (not kept), or undefined when it does not exist. */
+  private openForReading(shard: number): number | undefined {
+    try {
+      return openSync(join(this.folder, shardFileName(shard)), constants.O_RDONLY | constants.O_NONBLOCK);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new CliError(
+        `Cannot read the order ledger ${join(this.folder, shardFileName(shard))} (${errorCode(error)}), so nothing was sent.`,
+        ExitCode.Failure,
+        ['Fix its permissions, then run the command again.'],
+      );
     }
   }
 
@@ -702,9 +710,12 @@ export class LocalLedger implements LedgerStore {
       view.extra ??= new Set();
       view.extra.add(key);
     }
-    const fd = this.fds.get(shard);
-    let data: Buffer | undefined;
-    if (fd !== undefined) {
+    // Only what was appended since: the shard's open file, or one opened to read it.
+    const open = this.fds.get(shard);
+    const fd = open ?? this.openForReading(shard);
+    if (fd === undefined) return;
+    let data: Buffer;
+    try {
       const size = fstatSync(fd).size;
       if (size === view.offset) return;
       if (size < view.offset) {
@@ -715,12 +726,9 @@ export class LocalLedger implements LedgerStore {
         return;
       }
       data = Buffer.allocUnsafe(size - view.offset);
-      const read = readSync(fd, data, 0, data.length, view.offset);
-      data = data.subarray(0, read);
-    } else {
-      const whole = this.readShardFile(shard);
-      if (whole === undefined || whole.length <= view.offset) return;
-      data = whole.subarray(view.offset);
+      data = data.subarray(0, readSync(fd, data, 0, data.length, view.offset));
+    } finally {
+      if (open === undefined) closeQuietly(fd);
     }
     const base = view.offset;
     const consumed = this.eachRecord(
@@ -1141,4 +1149,21 @@ function externalIdAt(data: Buffer, start: number): string | undefined {
     } else if (byte === NEWLINE) return undefined;
   }
   return undefined;
+}
+
+/** The record that starts at `offset` of an open shard. */
+function readRecordAt(fd: number, offset: number, shard: number): LedgerRecord {
+  let length = 1024;
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(length);
+    const read = readSync(fd, buffer, 0, length, offset);
+    const end = buffer.subarray(0, read).indexOf(NEWLINE);
+    if (end !== -1) {
+      const record = JSON.parse(buffer.toString('utf8', 0, end)) as LedgerRecord;
+      if (typeof record.at !== 'string') record.at = '';
+      return record;
+    }
+    if (read < length) throw new Error(`ledger: no whole record at ${offset} of shard ${shard}`);
+    length *= 4;
+  }
 }
