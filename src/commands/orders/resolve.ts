@@ -8,8 +8,7 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../cli/context.js';
 import { UsageError } from '../../core/errors.js';
-import type { JournalState } from '../../import/journal.js';
-import { OrderJournal } from '../../import/journal.js';
+import { type JournalState, OrderJournal } from '../../import/journal.js';
 import { locateJournal } from '../../import/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
 import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
@@ -17,6 +16,7 @@ import { formatCount } from '../../import/progress.js';
 import {
   type PlannedResolution,
   planResolutions,
+  type ResolutionRequest,
   readValidatedOrders,
   requestsFromEvents,
   requestsFromFlags,
@@ -57,23 +57,62 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
     );
   }
   const location = await locateJournal(options.target, ctx.cwd);
-  const baseUrls = await journalBaseUrls(location.path);
-  const settings = await ctx.settings();
-  // A journal emptied or lost: the ledger still knows its orders, at the configured base URL.
-  const baseUrl =
-    chooseBaseUrl(baseUrls, settings.baseUrl) ?? (baseUrls.length === 0 ? settings.baseUrl : undefined);
-  if (baseUrl === undefined) {
-    if (baseUrls.length === 0)
-      throw new UsageError(`The journal ${location.shown} holds no orders yet: nothing to resolve.`);
-    throw ambiguousBaseUrl(location.shown, baseUrls, settings.baseUrl);
-  }
+  const baseUrl = await baseUrlOf(location, ctx);
   const validated: ValidatedOrders | undefined =
     options.fromEvents === undefined
       ? undefined
       : await readValidatedOrders(resolvePath(ctx.cwd, options.fromEvents), options.fromEvents);
+  const recorded = await recordResolutions(ctx, location, baseUrl, explicit, validated, options);
+  const report = buildReport(location.shown, baseUrl, recorded, validated, options.fromEvents);
+  if (ctx.json) {
+    ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  if (report.events) {
+    const { file, lines, validated: notified, skipped, matched } = report.events;
+    ctx.io.err(
+      `${file}: ${formatCount(lines)} lines, ${formatCount(notified)} sales_order_validated notifications${skipped > 0 ? `, ${formatCount(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${formatCount(matched)} of the orders whose outcome was unknown.\n`,
+    );
+  }
+  // Named by its journal, the import's input is not known here.
+  const input = location.path === resolvePath(ctx.cwd, options.target) ? undefined : options.target;
+  ctx.io.out(renderReport(report, options.target, input));
+}
 
-  // The lock keeps an import from sending while the user's word is being written.
-  const journal = await OrderJournal.open(location.path, {
+/** The base URL whose orders are resolved; a journal emptied or lost leaves the configured one. */
+async function baseUrlOf(location: { path: string; shown: string }, ctx: Context): Promise<string> {
+  const baseUrls = await journalBaseUrls(location.path);
+  const settings = await ctx.settings();
+  // The ledger still knows the orders of a journal emptied or lost, at the configured base URL.
+  const baseUrl =
+    chooseBaseUrl(baseUrls, settings.baseUrl) ?? (baseUrls.length === 0 ? settings.baseUrl : undefined);
+  if (baseUrl !== undefined) return baseUrl;
+  if (baseUrls.length === 0)
+    throw new UsageError(`The journal ${location.shown} holds no orders yet: nothing to resolve.`);
+  throw ambiguousBaseUrl(location.shown, baseUrls, settings.baseUrl);
+}
+
+interface Recorded {
+  plan: PlannedResolution[];
+  /** Orders named by the notifications of --from-events. */
+  matched: number;
+  stillUnknown: number;
+}
+
+/**
+ * Plans and records the user's word, in the ledger first (it refuses an order another ordercli
+ * is sending right now), then in the journal, under the journal's lock (no import sends meanwhile).
+ */
+async function recordResolutions(
+  ctx: Context,
+  location: { path: string; shown: string },
+  baseUrl: string,
+  explicit: ResolutionRequest[],
+  validated: ValidatedOrders | undefined,
+  options: ResolveOptions,
+): Promise<Recorded> {
+  const journalPath = location.path;
+  const journal = await OrderJournal.open(journalPath, {
     baseUrl,
     recordRun: false,
     allowOtherBaseUrls: true,
@@ -81,14 +120,11 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
     onLockWait: (message) => ctx.io.err(`${message}\n`),
     signal: ctx.signal,
   });
-  let plan: PlannedResolution[];
-  let matched = 0;
-  let stillUnknown = 0;
   const contacts = journal.replay.command === 'refs contacts import';
   const ledger = await openLedger(await ledgerPlaceOf(ctx), {
     baseUrl,
     kind: contacts ? 'contact-references' : 'orders',
-    source: { by: 'orders resolve', journal: location.path },
+    source: { by: 'orders resolve', journal: journalPath },
     signal: ctx.signal,
   }).catch(async (error: unknown) => {
     await journal.close();
@@ -97,6 +133,7 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
   try {
     const states = journal.knownOrders();
     const requests = [...explicit];
+    let matched = 0;
     if (validated) {
       const given = new Set(explicit.map((request) => request.externalId));
       const fromEvents = requestsFromEvents(validated, states, options.fromEvents!).filter(
@@ -111,7 +148,7 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       const entry = await ledger.lookup(request.externalId);
       if (entry !== undefined) current.set(request.externalId, entry);
     }
-    plan = planResolutions(requests, current, location.shown, baseUrl);
+    const plan = planResolutions(requests, current, location.shown, baseUrl);
     for (const { request, change } of plan) {
       if (!change) continue;
       const details: { id?: string | number; code?: string; evidence: string } = {
@@ -119,13 +156,14 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       };
       if (request.id !== undefined) details.id = request.id;
       if (request.code !== undefined) details.code = request.code;
-      // The ledger first: it refuses an order another ordercli is sending right now.
       await ledger.resolved(request.externalId, request.resolution, details);
       journal.resolved(request.externalId, request.resolution, details);
     }
     await journal.sync();
+    let stillUnknown = 0;
     for (const state of states.values())
       if (state.status === 'in-doubt' || state.status === 'claimed') stillUnknown++;
+    return { plan, matched, stillUnknown };
   } finally {
     try {
       await ledger.close();
@@ -133,9 +171,17 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       await journal.close();
     }
   }
+}
 
-  const report: ResolveReport = {
-    journal: location.shown,
+function buildReport(
+  shown: string,
+  baseUrl: string,
+  { plan, matched, stillUnknown }: Recorded,
+  validated: ValidatedOrders | undefined,
+  fromEvents: string | undefined,
+): ResolveReport {
+  return {
+    journal: shown,
     baseUrl,
     changed: plan
       .filter((p) => p.change)
@@ -152,9 +198,9 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       .map(({ request, from, note }) => ({ externalId: request.externalId, state: from, note: note ?? '' })),
     stillUnknown,
     events:
-      validated && options.fromEvents !== undefined
+      validated && fromEvents !== undefined
         ? {
-            file: options.fromEvents,
+            file: fromEvents,
             lines: validated.lines,
             validated: validated.validated,
             skipped: validated.skipped,
@@ -162,19 +208,6 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
           }
         : null,
   };
-  if (ctx.json) {
-    ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
-    return;
-  }
-  if (report.events) {
-    const { file, lines, validated: notified, skipped } = report.events;
-    ctx.io.err(
-      `${file}: ${formatCount(lines)} lines, ${formatCount(notified)} sales_order_validated notifications${skipped > 0 ? `, ${formatCount(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${formatCount(matched)} of the orders whose outcome was unknown.\n`,
-    );
-  }
-  // Named by its journal, the import's input is not known here.
-  const input = location.path === resolvePath(ctx.cwd, options.target) ? undefined : options.target;
-  ctx.io.out(renderReport(report, options.target, input));
 }
 
 function renderReport(report: ResolveReport, target: string, input: string | undefined): string {

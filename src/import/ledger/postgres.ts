@@ -290,6 +290,15 @@ interface PendingOutcome {
 
 type Liveness = 'alive' | 'dead' | 'stale' | 'unknown';
 
+/** A row of a claim round: won, or the state met instead (with whether its owner beats). */
+interface ClaimRow {
+  external_id: string;
+  won: boolean;
+  state_key: string | null;
+  entry: LedgerEntry | null;
+  beating: boolean;
+}
+
 /** The errors of the server or the network that mean "not reached" rather than "refused". */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -707,47 +716,16 @@ export class PostgresLedger implements LedgerStore {
       else proposals.push({ pending, proposal: decision });
     }
     if (proposals.length === 0) return [];
-    let rows: {
-      external_id: string;
-      won: boolean;
-      state_key: string | null;
-      entry: LedgerEntry | null;
-      beating: boolean;
-    }[];
+    let rows: ClaimRow[];
     try {
-      rows = await this.query({
-        name: 'ordercli_ledger_claim',
-        text: CLAIM_SQL,
-        values: [
-          this.baseUrl,
-          this.kind,
-          this.owner.id,
-          JSON.stringify(this.owner),
-          STALE_MS,
-          proposals.map(({ pending }) => pending.request.externalId),
-          JSON.stringify(
-            Object.fromEntries(
-              proposals.map(({ pending, proposal }) => [
-                pending.request.externalId,
-                {
-                  expect: proposal.expect,
-                  entry: proposal.entry,
-                  state_key: stateKey(proposal.entry),
-                  record: proposal.record,
-                  check_owner: proposal.checkOwner,
-                },
-              ]),
-            ),
-          ),
-        ],
-      });
+      rows = await this.sendClaims(proposals);
     } catch (error) {
       const failure = this.fail(error);
       for (const { pending } of proposals) pending.reject(failure);
       return [];
     }
     const won = new Set<string>();
-    const met = new Map<string, (typeof rows)[number]>();
+    const met = new Map<string, ClaimRow>();
     for (const row of rows) {
       if (row.won) won.add(row.external_id);
       else met.set(row.external_id, row);
@@ -755,31 +733,65 @@ export class PostgresLedger implements LedgerStore {
     const again: PendingClaim[] = [];
     for (const { pending, proposal } of proposals) {
       const key = pending.request.externalId;
-      if (won.has(key)) {
-        const token = proposal.entry.token!;
-        this.held.set(token, proposal.entry);
-        this.remember(key, { entry: proposal.entry, stateKey: stateKey(proposal.entry) });
-        pending.resolve({
-          claimed: true,
-          claim: { externalId: key, token, previous: proposal.entry.previous },
-        });
-        continue;
-      }
-      pending.rounds++;
-      if (pending.rounds >= MAX_CLAIM_ROUNDS) {
-        pending.reject(
-          this.writeError(new Error(`the state of ${key} kept changing under ${MAX_CLAIM_ROUNDS} claims`)),
-        );
-        continue;
-      }
-      const row = met.get(key);
-      const current: Row | null =
-        row?.entry && row.state_key !== null ? { entry: row.entry, stateKey: row.state_key } : null;
-      pending.known = { row: current, fromDatabase: true, beating: row?.beating ?? false };
-      this.remember(key, current);
-      again.push(pending);
+      if (won.has(key)) this.granted(pending, proposal);
+      else if (this.retryAfter(pending, met.get(key))) again.push(pending);
     }
     return again;
+  }
+
+  /** One statement for the claims of a round: the rows won, and the states met where lost. */
+  private sendClaims(proposals: { pending: PendingClaim; proposal: Proposal }[]): Promise<ClaimRow[]> {
+    return this.query<ClaimRow>({
+      name: 'ordercli_ledger_claim',
+      text: CLAIM_SQL,
+      values: [
+        this.baseUrl,
+        this.kind,
+        this.owner.id,
+        JSON.stringify(this.owner),
+        STALE_MS,
+        proposals.map(({ pending }) => pending.request.externalId),
+        JSON.stringify(
+          Object.fromEntries(
+            proposals.map(({ pending, proposal }) => [
+              pending.request.externalId,
+              {
+                expect: proposal.expect,
+                entry: proposal.entry,
+                state_key: stateKey(proposal.entry),
+                record: proposal.record,
+                check_owner: proposal.checkOwner,
+              },
+            ]),
+          ),
+        ),
+      ],
+    });
+  }
+
+  private granted(pending: PendingClaim, proposal: Proposal): void {
+    const key = pending.request.externalId;
+    const token = proposal.entry.token!;
+    this.held.set(token, proposal.entry);
+    this.remember(key, { entry: proposal.entry, stateKey: stateKey(proposal.entry) });
+    pending.resolve({ claimed: true, claim: { externalId: key, token, previous: proposal.entry.previous } });
+  }
+
+  /** A claim that lost its compare-and-swap: decided again on what it met, a few times at most. */
+  private retryAfter(pending: PendingClaim, row: ClaimRow | undefined): boolean {
+    const key = pending.request.externalId;
+    pending.rounds++;
+    if (pending.rounds >= MAX_CLAIM_ROUNDS) {
+      pending.reject(
+        this.writeError(new Error(`the state of ${key} kept changing under ${MAX_CLAIM_ROUNDS} claims`)),
+      );
+      return false;
+    }
+    const current: Row | null =
+      row?.entry && row.state_key !== null ? { entry: row.entry, stateKey: row.state_key } : null;
+    pending.known = { row: current, fromDatabase: true, beating: row?.beating ?? false };
+    this.remember(key, current);
+    return true;
   }
 
   /**

@@ -167,68 +167,79 @@ export function applyRecord(
       return claimEntry(record, current?.status === 'claimed' ? settledAsUnknown(current) : current);
     case 'created':
     case 'failed':
-    case 'unknown': {
-      if (!answers(record, current)) return current;
-      const entry: LedgerEntry = {
-        status:
-          record.event === 'created' ? 'created' : record.event === 'failed' ? 'not-created' : 'in-doubt',
-        event: record.event,
-        at: record.at,
-        ...sourceOf(record),
-      };
-      if (record.httpStatus !== undefined) entry.httpStatus = record.httpStatus;
-      if (record.id !== undefined) entry.id = record.id;
-      if (record.code !== undefined) entry.code = record.code;
-      if (record.message !== undefined) entry.message = record.message;
-      if (record.reason !== undefined) entry.reason = record.reason;
-      if (record.line !== undefined) entry.line = record.line;
-      if (record.token !== undefined) entry.token = record.token;
-      // An outcome adopted from a journal carries the body's hash itself.
-      if (record.bodyHash !== undefined) entry.bodyHash = record.bodyHash;
-      keepClaimDetails(entry, current);
-      return entry;
-    }
+    case 'unknown':
+      return answers(record, current)
+        ? outcomeEntry(record as LedgerRecord & { event: typeof record.event }, current)
+        : current;
     case 'not-sent':
       if (current?.status !== 'claimed' || !answers(record, current)) return current;
       return current.previous;
     case 'resolved':
     case 'resolved-created':
-    case 'resolved-not-created': {
-      const resolution: Resolution | undefined =
-        record.event === 'resolved-created'
-          ? 'created'
-          : record.event === 'resolved-not-created'
-            ? 'not-created'
-            : record.resolution;
-      if (resolution !== 'created' && resolution !== 'not-created') return current;
-      // Written over a known state (`over`): it applies only if that state still stands.
-      if (record.over !== undefined && (current === undefined || stateKey(current) !== record.over)) {
-        return current;
-      }
-      const entry: LedgerEntry = {
-        status: resolution,
-        event: 'resolved',
-        at: record.at,
-        ...sourceOf(record),
-        resolved: resolution,
-      };
-      if (resolution === 'created') {
-        const id = record.id ?? current?.id;
-        if (id !== undefined) entry.id = id;
-        const code = record.code ?? (record.id === undefined ? current?.code : undefined);
-        if (code !== undefined) entry.code = code;
-      } else {
-        entry.message = 'checked at the service: not created';
-      }
-      if (record.evidence !== undefined) entry.evidence = record.evidence;
-      if (record.bodyHash !== undefined) entry.bodyHash = record.bodyHash;
-      keepClaimDetails(entry, current);
-      return entry;
-    }
+    case 'resolved-not-created':
+      return resolvedEntry(record, current);
     default:
       // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
       return current;
   }
+}
+
+/** The state an outcome of the current claim gives (`created`, `failed`, `unknown`). */
+function outcomeEntry(
+  record: LedgerRecord & { event: 'created' | 'failed' | 'unknown' },
+  current: LedgerEntry | undefined,
+): LedgerEntry {
+  const entry: LedgerEntry = {
+    status: record.event === 'created' ? 'created' : record.event === 'failed' ? 'not-created' : 'in-doubt',
+    event: record.event,
+    at: record.at,
+    ...sourceOf(record),
+  };
+  if (record.httpStatus !== undefined) entry.httpStatus = record.httpStatus;
+  if (record.id !== undefined) entry.id = record.id;
+  if (record.code !== undefined) entry.code = record.code;
+  if (record.message !== undefined) entry.message = record.message;
+  if (record.reason !== undefined) entry.reason = record.reason;
+  if (record.line !== undefined) entry.line = record.line;
+  if (record.token !== undefined) entry.token = record.token;
+  // An outcome adopted from a journal carries the body's hash itself.
+  if (record.bodyHash !== undefined) entry.bodyHash = record.bodyHash;
+  keepClaimDetails(entry, current);
+  return entry;
+}
+
+/** The state a person's resolution gives (or the current one, when it does not apply). */
+function resolvedEntry(record: LedgerRecord, current: LedgerEntry | undefined): LedgerEntry | undefined {
+  const resolution: Resolution | undefined =
+    record.event === 'resolved-created'
+      ? 'created'
+      : record.event === 'resolved-not-created'
+        ? 'not-created'
+        : record.resolution;
+  if (resolution !== 'created' && resolution !== 'not-created') return current;
+  // Written over a known state (`over`): it applies only if that state still stands.
+  if (record.over !== undefined && (current === undefined || stateKey(current) !== record.over)) {
+    return current;
+  }
+  const entry: LedgerEntry = {
+    status: resolution,
+    event: 'resolved',
+    at: record.at,
+    ...sourceOf(record),
+    resolved: resolution,
+  };
+  if (resolution === 'created') {
+    const id = record.id ?? current?.id;
+    if (id !== undefined) entry.id = id;
+    const code = record.code ?? (record.id === undefined ? current?.code : undefined);
+    if (code !== undefined) entry.code = code;
+  } else {
+    entry.message = 'checked at the service: not created';
+  }
+  if (record.evidence !== undefined) entry.evidence = record.evidence;
+  if (record.bodyHash !== undefined) entry.bodyHash = record.bodyHash;
+  keepClaimDetails(entry, current);
+  return entry;
 }
 
 /** An outcome answers the current claim when its token is the claim's (or it has none: older records). */
