@@ -68,3 +68,8 @@ export class CancelledError extends CliError {
 
 /** The command ran but did not fully succeed, with its own exit code (an import with failures). */
 export class IncompleteError extends CliError {}
+
+/** The system's code of an error (ENOSPC, EROFS…), or its message when it has none. */
+export function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}

@@ -22,7 +22,7 @@
  * journal is read, and checked before each write.
  */
 
-import { CancelledError, CliError, UsageError } from '../core/errors.js';
+import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import {
@@ -352,10 +352,6 @@ export class OtherBaseUrlError extends UsageError {
       ],
     );
   }
-}
-
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
 /** The journal could not be opened or read: bad usage (exit 2), nothing was sent. */

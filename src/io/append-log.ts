@@ -32,8 +32,9 @@ import {
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
-import { CancelledError, CliError, UsageError } from '../core/errors.js';
+import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { fileKind } from './file-kind.js';
 import { acquireFileLock, describeCode, type FileLock, type FileLockOptions } from './file-lock.js';
 
 const openAsync = promisify(open);
@@ -178,7 +179,7 @@ export class AppendLog {
       if (!info.isFile()) {
         // Replaced by a pipe or a device while the lock was waited for: reading it would never end.
         await closeAsync(fd).catch(noop);
-        throw new NotRegularFileError(path, options.what, kindOf(info));
+        throw new NotRegularFileError(path, options.what, fileKind(info));
       }
       const { size } = info;
       return new AppendLog(path, options.what, fd, size, synced, synced ? (options.roundMs ?? 0) : 0, lock);
@@ -512,21 +513,7 @@ async function requireRegularFile(path: string, what: string): Promise<void> {
     throw new AppendLogError(path, what, 'open', error);
   }
   if (info.isFile()) return;
-  throw new NotRegularFileError(path, what, kindOf(info));
-}
-
-function kindOf(info: Stats): string {
-  return info.isDirectory()
-    ? 'a folder'
-    : info.isCharacterDevice() || info.isBlockDevice()
-      ? 'a device'
-      : info.isFIFO()
-        ? 'a pipe'
-        : 'not a regular file';
-}
-
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+  throw new NotRegularFileError(path, what, fileKind(info));
 }
 
 function capitalize(text: string): string {

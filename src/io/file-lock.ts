@@ -36,6 +36,7 @@ import {
   processStartTime,
   thisProcess,
 } from '../core/liveness.js';
+import { fileKind } from './file-kind.js';
 
 /** How long the record of an owner that cannot be checked may stay unchanged before it is stale. */
 export const DEFAULT_STALE_MS = 30_000;
@@ -307,7 +308,7 @@ async function readRecord(
     const info = await handle.stat();
     if (!info.isFile()) {
       throw new UsageError(
-        `The lock ${path} of ${what} holds ${file}, which is ${kindOf(info)}, not an owner record; nothing was done.`,
+        `The lock ${path} of ${what} holds ${file}, which is ${fileKind(info)}, not an owner record; nothing was done.`,
         [`If no ordercli uses ${what}, remove the folder ${path} and run the command again.`],
       );
     }
@@ -461,7 +462,7 @@ async function requireLockFolder(path: string, options: FileLockOptions): Promis
     throw lockIoError(path, options.what, error);
   }
   if (info.isDirectory()) return;
-  if (!info.isFile()) throw notAFolderError(path, kindOf(info), options);
+  if (!info.isFile()) throw notAFolderError(path, fileKind(info), options);
   const legacy = await readLegacyLock(path, options);
   if (legacy === undefined) return;
   if (legacy === 'not a lock') throw notAFolderError(path, 'a file that is not a lock', options);
@@ -492,7 +493,7 @@ async function readLegacyLock(
   try {
     const info = await handle.stat();
     if (info.isDirectory()) return undefined;
-    if (!info.isFile()) throw notAFolderError(path, kindOf(info), options);
+    if (!info.isFile()) throw notAFolderError(path, fileKind(info), options);
     // `<pid>\n`: a few bytes.
     if (info.size > 32) return 'not a lock';
     const buffer = Buffer.alloc(32);
@@ -517,14 +518,6 @@ function notAFolderError(path: string, kind: string, options: FileLockOptions): 
 }
 
 /** What a path that is not what it should be is, for messages. */
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return 'a folder';
-  if (info.isFIFO()) return 'a pipe (FIFO)';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  if (info.isSocket()) return 'a socket';
-  if (info.isFile()) return 'a file';
-  return 'not a regular file';
-}
 
 function busyError(path: string, owner: LockOwner | undefined, options: FileLockOptions): UsageError {
   return new UsageError(

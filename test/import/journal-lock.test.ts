@@ -320,7 +320,7 @@ describe('journal write failures', () => {
         timeoutMs: 15_000,
       });
       expect(asJournal.code, asJournal.stderr).toBe(2);
-      expect(asJournal.stderr).toContain(`The import journal ${pipe} is a pipe, not a regular file`);
+      expect(asJournal.stderr).toContain(`The import journal ${pipe} is a pipe (FIFO), not a regular file`);
 
       const journal = join(dir, 'journal.ndjson');
       expect(spawnSync('mkfifo', [`${journal}.lock`]).status).toBe(0);

@@ -679,7 +679,7 @@ describe('LocalLedger: damage', () => {
     expect(performance.now() - started).toBeLessThan(1000);
     expect(error).toBeInstanceOf(UsageError);
     expect(error).toMatchObject({ exitCode: 2 });
-    expect((error as Error).message).toContain(`The order ledger ${fifo} is a pipe, not a folder`);
+    expect((error as Error).message).toContain(`The order ledger ${fifo} is a pipe (FIFO), not a folder`);
   });
 
   it('a shard that is a pipe is refused (exit 2) without waiting for a writer', async () => {

@@ -145,7 +145,7 @@ describe('a lock path or locked file that is not what it should be', () => {
       expect(error).toBeInstanceOf(NotRegularFileError);
       expect(error).toBeInstanceOf(UsageError);
       expect((error as UsageError).exitCode).toBe(ExitCode.Usage);
-      expect((error as Error).message).toBe(`The test log ${path} is a pipe, not a regular file.`);
+      expect((error as Error).message).toBe(`The test log ${path} is a pipe (FIFO), not a regular file.`);
       expect(ms).toBeLessThan(2000);
       expect(existsSync(`${path}.lock`)).toBe(false);
     },

@@ -47,11 +47,12 @@ import {
 import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CliError, UsageError } from '../../core/errors.js';
+import { CliError, errorCode, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../../core/liveness.js';
 import { normalizeBaseUrl, serviceKey } from '../../core/url.js';
 import { AppendLog } from '../../io/append-log.js';
+import { fileKind } from '../../io/file-kind.js';
 import { isoNow } from '../../io/iso-time.js';
 import { ClaimedNowError, LedgerDamagedError, LedgerWriteError } from './errors.js';
 import {
@@ -168,38 +169,21 @@ async function addressesOf(host: string): Promise<Set<string>> {
 }
 
 /** Refuses a ledger path that is not a folder (a file, a pipe, a device): exit 2 at once. */
-function checkFolder(path: string, what: string): boolean {
+function checkFolder(path: string): boolean {
   let info: Stats;
   try {
     info = statSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new UsageError(`Cannot open ${what} ${path} (${errorCode(error)}); nothing was sent.`);
+    throw new UsageError(`Cannot open the order ledger ${path} (${errorCode(error)}); nothing was sent.`);
   }
   if (!info.isDirectory()) {
     throw new UsageError(
-      `${capitalizeFirst(what)} ${path} is ${kindOf(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
+      `The order ledger ${path} is ${fileKind(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
       ['Name a folder with --ledger <dir>, or remove what is there.'],
     );
   }
   return true;
-}
-
-function kindOf(info: Stats): string {
-  if (info.isFIFO()) return 'a pipe';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  if (info.isSocket()) return 'a socket';
-  if (info.isDirectory()) return 'a folder';
-  if (info.isFile()) return 'a file';
-  return 'not a regular file';
-}
-
-function capitalizeFirst(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
 /** Per shard: how far this process has read it, and whether `states` holds all its keys of interest. */
@@ -268,13 +252,13 @@ export class LocalLedger implements LedgerStore {
   /** Opens (creating it unless read-only) the ledger of the service at `baseUrl` under `root`. */
   static async open(root: string, options: OpenLedgerOptions): Promise<LocalLedger> {
     const baseUrl = normalizeBaseUrl(options.baseUrl);
-    const rootExists = checkFolder(root, 'the order ledger');
+    const rootExists = checkFolder(root);
     const alias = rootExists ? await sameServiceLedger(root, baseUrl) : undefined;
     const serviceFolder = alias?.folder ?? ledgerFolder(root, baseUrl);
     const folder = options.kind === 'orders' ? serviceFolder : join(serviceFolder, kindFolder(options.kind));
     const ledger = new LocalLedger(folder, baseUrl, options);
     ledger.sameServiceAs = alias?.baseUrl;
-    checkFolder(folder, 'the order ledger');
+    checkFolder(folder);
     if (options.readOnly) return ledger;
     try {
       await mkdir(folder, { recursive: true, mode: 0o700 });
@@ -856,7 +840,7 @@ export class LocalLedger implements LedgerStore {
       const info = fstatSync(fd);
       if (!info.isFile()) {
         throw new UsageError(
-          `The order ledger file ${path} is ${kindOf(info)}, not a regular file; nothing was sent.`,
+          `The order ledger file ${path} is ${fileKind(info)}, not a regular file; nothing was sent.`,
           ['Remove it: the ledger writes its own files.'],
         );
       }
@@ -899,7 +883,7 @@ export class LocalLedger implements LedgerStore {
     if (!info.isFile()) {
       closeSync(fd);
       throw new UsageError(
-        `The order ledger file ${path} is ${kindOf(info)}, not a regular file; nothing was sent.`,
+        `The order ledger file ${path} is ${fileKind(info)}, not a regular file; nothing was sent.`,
       );
     }
     this.fds.set(shard, fd);
