@@ -180,7 +180,7 @@ function checkFolder(path: string): boolean {
   if (!info.isDirectory()) {
     throw new UsageError(
       `The order ledger ${path} is ${fileKind(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
-      ['Name a folder with --ledger <dir>, or remove what is there.'],
+      ['Name a folder with --ledger <dir>: the ledger keeps its own files there.'],
     );
   }
   return true;
