@@ -24,6 +24,7 @@
 // --node-flags: more node options for the dry runs and the real import (space-separated), e.g.
 // a heap limit, to tell the live memory from the garbage a lazy collector leaves in the peak.
 // Quick run: node bench/ledger.mjs --entries 400000 --rows 100000 --runs 7
+// BENCH_KEEP=1 keeps the work folder (ledger, input, config) for experiments by hand.
 // BENCH_BIN=<another build's bin/ordercli.js> runs that build (and its dist/index.js's sandbox),
 // e.g. a copy of bin/ and dist/ taken so that a rebuild during a long run changes nothing.
 import { spawn, spawnSync } from 'node:child_process';
@@ -346,7 +347,8 @@ try {
   process.exitCode = ok ? 0 : 1;
 } finally {
   await sandbox.close();
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`kept: ${work} (BENCH_KEEP)`);
+  else rmSync(work, { recursive: true, force: true });
 }
 results.at = new Date().toISOString();
 results.loadAverageAfter = load();

@@ -3,6 +3,7 @@
  * read -> parse -> map -> group -> validate -> submit -> journal -> report.
  */
 import type { InputProblem } from '../core/errors.js';
+import type { KeyTable } from '../core/key-table.js';
 
 export type InputFormat = 'csv' | 'json' | 'ndjson' | 'xlsx';
 
@@ -185,5 +186,5 @@ export interface ImportValidation {
   /** Invalid orders beyond `maxInvalid`: counted in `invalidIndexes`, not kept in `invalid`. */
   omitted: number;
   /** Every externalId of the input with its first line, for the order ledger's check (dropped once it is done). */
-  externalIds?: ReadonlyMap<string, number> | undefined;
+  externalIds?: KeyTable | undefined;
 }

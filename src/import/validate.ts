@@ -8,6 +8,7 @@
  * orders, never every order.
  */
 import { InputError, type InputProblem } from '../core/errors.js';
+import { KeyTable } from '../core/key-table.js';
 import { quote } from '../io/quote.js';
 import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
@@ -155,8 +156,8 @@ export async function validateImport(
     checkRefs: options.checkRefs,
     limits: options.limits ?? source.limits,
   };
-  /** externalId -> the line where it first appeared. */
-  const seen = new Map<string, number>();
+  /** externalId -> the line where it first appeared (a million keys: outside the heap). */
+  const seen = new KeyTable();
   const invalid: SourceOrder[] = [];
   const invalidIndexes = new Set<number>();
   const problems: InputProblem[] = [];

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
+import { KeyTable } from '../../src/core/key-table.js';
 import { thisProcess } from '../../src/core/liveness.js';
 import { LedgerDamagedError } from '../../src/import/ledger/errors.js';
 import {
@@ -805,41 +806,62 @@ describe('LocalLedger: write-ahead log', () => {
 });
 
 describe('LocalLedger: prefetch, adopt, entriesOfJournal', () => {
-  it('prefetch reads what every writer knows of the keys, and counts created and in doubt (claims included)', async () => {
-    const root = tempDir();
-    const other = await open(root, { source: { by: 'orders create' } });
-    other.created(claimOf(await other.claim({ externalId: 'X-1', bodyHash: 'h' })), {
-      httpStatus: 201,
-      id: 1,
-      code: 'SO-1',
-    });
-    other.unknown(claimOf(await other.claim({ externalId: 'X-2', bodyHash: 'h' })), 'reset');
-    // Being sent by a live instance.
-    claimOf(await other.claim({ externalId: 'X-3', bodyHash: 'h' }));
-    other.failed(claimOf(await other.claim({ externalId: 'X-5', bodyHash: 'h' })), { message: 'no' });
-    other.created(claimOf(await other.claim({ externalId: 'NOT-IN-INPUT', bodyHash: 'h' })), {
-      httpStatus: 201,
-    });
-    await other.sync();
+  it.each([
+    ['a list', (keys: string[]): Iterable<string> | KeyTable => keys],
+    [
+      "an import's KeyTable (taken over)",
+      (keys: string[]): Iterable<string> | KeyTable => {
+        const table = new KeyTable();
+        keys.forEach((key, line) => table.set(key, line + 2));
+        return table;
+      },
+    ],
+  ])(
+    'prefetch of %s reads what every writer knows of the keys, and counts created and in doubt (claims included)',
+    async (_, keysOf) => {
+      const root = tempDir();
+      const other = await open(root, { source: { by: 'orders create' } });
+      other.created(claimOf(await other.claim({ externalId: 'X-1', bodyHash: 'h' })), {
+        httpStatus: 201,
+        id: 1,
+        code: 'SO-1',
+      });
+      other.unknown(claimOf(await other.claim({ externalId: 'X-2', bodyHash: 'h' })), 'reset');
+      // Being sent by a live instance.
+      claimOf(await other.claim({ externalId: 'X-3', bodyHash: 'h' }));
+      other.failed(claimOf(await other.claim({ externalId: 'X-5', bodyHash: 'h' })), { message: 'no' });
+      other.created(claimOf(await other.claim({ externalId: 'NOT-IN-INPUT', bodyHash: 'h' })), {
+        httpStatus: 201,
+      });
+      await other.sync();
 
-    const ledger = await open(root, { source: IMPORT });
-    expect(ledger.prefetchedCounts()).toEqual({ created: 0, inDoubt: 0 });
-    await ledger.prefetch(['X-1', 'X-2', 'X-3', 'X-4', 'X-5', 'X "quoted"']);
-    expect(ledger.prefetchedCounts()).toEqual({ created: 1, inDoubt: 2 });
-    expect(await ledger.lookup('X-1')).toMatchObject({
-      status: 'created',
-      id: 1,
-      code: 'SO-1',
-      by: 'orders create',
-    });
-    expect(await ledger.lookup('X-2')).toMatchObject({ status: 'in-doubt', reason: 'reset' });
-    expect(await ledger.lookup('X-4')).toBeUndefined();
-    // A claim sees what was written after the prefetch.
-    other.created(claimOf(await other.claim({ externalId: 'X-4', bodyHash: 'h' })), { httpStatus: 201 });
-    await other.sync();
-    expect(refusalOf(await ledger.claim({ externalId: 'X-4', bodyHash: 'h' })).reason).toBe('created');
-    claimOf(await ledger.claim({ externalId: 'X-5', bodyHash: 'h' }));
-  });
+      const ledger = await open(root, { source: IMPORT });
+      expect(ledger.prefetchedCounts()).toEqual({ created: 0, inDoubt: 0 });
+      await ledger.prefetch(keysOf(['X-1', 'X-2', 'X-3', 'X-4', 'X-5', 'X "quoted"']));
+      expect(ledger.prefetchedCounts()).toEqual({ created: 1, inDoubt: 2 });
+      expect(['X-1', 'X-2', 'X-3', 'X-4', 'X-5'].map((key) => ledger.knows(key))).toEqual([
+        true,
+        true,
+        true,
+        false,
+        true,
+      ]);
+      expect(ledger.knows('NOT-IN-INPUT')).toBe(false);
+      expect(await ledger.lookup('X-1')).toMatchObject({
+        status: 'created',
+        id: 1,
+        code: 'SO-1',
+        by: 'orders create',
+      });
+      expect(await ledger.lookup('X-2')).toMatchObject({ status: 'in-doubt', reason: 'reset' });
+      expect(await ledger.lookup('X-4')).toBeUndefined();
+      // A claim sees what was written after the prefetch.
+      other.created(claimOf(await other.claim({ externalId: 'X-4', bodyHash: 'h' })), { httpStatus: 201 });
+      await other.sync();
+      expect(refusalOf(await ledger.claim({ externalId: 'X-4', bodyHash: 'h' })).reason).toBe('created');
+      claimOf(await ledger.claim({ externalId: 'X-5', bodyHash: 'h' }));
+    },
+  );
 
   // Fails (src bug, see the report): prefetch applies only the prefetched keys' records of a shard
   // and marks the whole shard read, so another key of that shard looks new: claimed and sent again.
@@ -871,6 +893,25 @@ describe('LocalLedger: prefetch, adopt, entriesOfJournal', () => {
     expect((await ledger.lookup('A'))?.status).toBe('created');
     await ledger.prefetch(['A']);
     expect(ledger.prefetchedCounts()).toEqual({ created: 1, inDoubt: 0 });
+  });
+
+  it('a shard cut under a running ledger (moved aside, started anew) is read again: what it no longer holds is forgotten', async () => {
+    const root = tempDir();
+    const ledger = await open(root);
+    ledger.created(claimOf(await ledger.claim({ externalId: 'CUT-1', bodyHash: 'h' })), { httpStatus: 201 });
+    await ledger.prefetch(['CUT-1', 'CUT-2']);
+    expect(ledger.knows('CUT-1')).toBe(true);
+    // A claim by another process, without outcome: a state no single record decides.
+    const other = await open(root);
+    claimOf(await other.claim({ externalId: 'CUT-2', bodyHash: 'h' }));
+    expect((await ledger.lookup('CUT-2'))?.status).toBe('claimed');
+    for (const key of ['CUT-1', 'CUT-2']) {
+      writeFileSync(join(ledgerFolder(root, BASE), shardFileName(shardOf(key))), '');
+    }
+    expect(await ledger.lookup('CUT-1')).toBeUndefined();
+    expect(await ledger.lookup('CUT-2')).toBeUndefined();
+    expect(ledger.knows('CUT-1')).toBe(false);
+    expect(claimOf(await ledger.claim({ externalId: 'CUT-1', bodyHash: 'h' })).externalId).toBe('CUT-1');
   });
 
   it('adopt records only keys the ledger has no record of', async () => {

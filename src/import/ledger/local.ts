@@ -49,6 +49,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CliError, errorCode, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { hashBytes, KeyTable } from '../../core/key-table.js';
 import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../../core/liveness.js';
 import { normalizeBaseUrl, serviceKey } from '../../core/url.js';
 import { AppendLog } from '../../io/append-log.js';
@@ -61,6 +62,7 @@ import {
   isFree,
   type LedgerEntry,
   type LedgerRecord,
+  type LedgerStatus,
   type RecordSource,
   type Resolution,
   settledAsUnknown,
@@ -104,19 +106,13 @@ function serviceFolderName(baseUrl: string): string {
     .replace(/_+$/, '')
     .slice(0, 80);
   const bytes = Buffer.from(baseUrl, 'utf8');
-  return `${readable}-${fnv1a(bytes, 0, bytes.length).toString(16).padStart(8, '0')}`;
+  return `${readable}-${hashBytes(bytes, 0, bytes.length).toString(16).padStart(8, '0')}`;
 }
 
-function fnv1a(bytes: Buffer, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return h >>> 0;
-}
-
-/** The shard file number of a key. */
+/** The shard file number of a key: FNV-1a of its UTF-8 bytes, the low 12 bits. */
 export function shardOf(externalId: string): number {
   const bytes = Buffer.from(externalId, 'utf8');
-  return fnv1a(bytes, 0, bytes.length) & SHARD_MASK;
+  return hashBytes(bytes, 0, bytes.length) & SHARD_MASK;
 }
 
 export function shardFileName(shard: number): string {
@@ -186,7 +182,7 @@ function checkFolder(path: string): boolean {
   return true;
 }
 
-/** Per shard: how far this process has read it, and whether `states` holds all its keys of interest. */
+/** Per shard: how far this process has read it, and whether `table` holds all its keys of interest. */
 interface ShardView {
   /** Bytes read: the end of the last complete line seen. */
   offset: number;
@@ -211,12 +207,15 @@ export class LocalLedger implements LedgerStore {
   private readonly readOnly: boolean;
   private readonly signal: AbortSignal | undefined;
   /**
-   * The last known state of each key seen, from the shards' records (the files decide). A state
-   * that one record decides alone (created, refused, in doubt, resolved) is kept as the byte
-   * offset of that record in its shard, and read back when asked: an import of a million known
-   * orders holds a million numbers, not a million objects.
+   * What this process knows of each key seen, from the shards' records (the files decide), as a
+   * number (see `known`): whether it was prefetched, and its last known state. A state that one
+   * record decides alone (created, refused, in doubt, resolved) is that record's byte offset in
+   * its shard, read back when asked: an import of a million known orders holds a million
+   * numbers in typed arrays, not a million objects. Other states are in `objects`.
    */
-  private readonly states = new Map<string, LedgerEntry | number>();
+  private table = new KeyTable();
+  /** The states no single record decides (a claim, an outcome that keeps its claim's details). */
+  private readonly objects = new Map<string, LedgerEntry>();
   private readonly views = new Map<number, ShardView>();
   /** Open shard files, least recently used first. */
   private readonly fds = new Map<number, number>();
@@ -229,13 +228,10 @@ export class LocalLedger implements LedgerStore {
   private readonly verdicts = new Map<string, { verdict: Promise<'alive' | 'dead'>; at: number }>();
   private counts = { created: 0, inDoubt: 0 };
   private claimCount = 0;
-  /** Every key prefetched: a shard read for them has their whole history. */
-  private readonly prefetched = new Set<string>();
-  /** The collection of the first prefetch, kept as it is (see `prefetch`). */
-  private ownKeys: ReadonlySet<string> | ReadonlyMap<string, unknown> | undefined;
 
+  /** Prefetched: a shard read for the prefetch has the key's whole history. */
   private wasPrefetched(key: string): boolean {
-    return this.prefetched.has(key) || this.ownKeys?.has(key) === true;
+    return isPrefetched(this.table.get(key) ?? 0);
   }
   private readBuffer = Buffer.alloc(0);
 
@@ -291,9 +287,33 @@ export class LocalLedger implements LedgerStore {
 
   /** The state of a key as far as read, its record read back if it is kept as an offset. */
   private stateOf(externalId: string): LedgerEntry | undefined {
-    const kept = this.states.get(externalId);
-    if (typeof kept !== 'number') return kept;
-    return settledEntry(this.recordAt(shardOf(externalId), kept));
+    const known = this.table.get(externalId);
+    if (known === undefined) return undefined;
+    switch (kindOf(known)) {
+      case KNOWN_NOTHING:
+        return undefined;
+      case KNOWN_OBJECT:
+        return this.objects.get(externalId);
+      default:
+        return settledEntry(this.recordAt(shardOf(externalId), offsetOf(known)));
+    }
+  }
+
+  /** Records a key's state (undefined: none), keeping whether it was prefetched. */
+  private setState(externalId: string, state: LedgerEntry | undefined, decidingOffset?: number): void {
+    const before = this.table.get(externalId);
+    const prefetched = before !== undefined && isPrefetched(before);
+    if (before !== undefined && kindOf(before) === KNOWN_OBJECT) this.objects.delete(externalId);
+    if (state === undefined) {
+      if (before !== undefined) this.table.set(externalId, known(KNOWN_NOTHING, prefetched));
+      return;
+    }
+    if (decidingOffset !== undefined) {
+      this.table.set(externalId, known(KNOWN_RECORD, prefetched, state.status, decidingOffset));
+      return;
+    }
+    this.objects.set(externalId, state);
+    this.table.set(externalId, known(KNOWN_OBJECT, prefetched));
   }
 
   /** The record that starts at `offset` of the shard. */
@@ -322,51 +342,71 @@ export class LocalLedger implements LedgerStore {
     }
   }
 
-  async prefetch(keys: Iterable<string> | ReadonlySet<string> | ReadonlyMap<string, unknown>): Promise<void> {
-    // The keys' own collection becomes the set of keys prefetched when it is the first (an
-    // import's: a million keys are not copied), and the keys are grouped by shard with a
-    // counting sort: two typed arrays, not four thousand sets.
-    const list: string[] = [];
-    if (this.prefetched.size === 0 && this.ownKeys === undefined && isKeyed(keys)) {
-      this.ownKeys = keys;
-      for (const key of keys.keys()) list.push(key);
-    } else {
-      for (const key of isKeyed(keys) ? keys.keys() : keys) {
-        if (this.wasPrefetched(key)) continue;
-        this.prefetched.add(key);
-        list.push(key);
-      }
-    }
-    const shardOfKey = new Uint16Array(list.length);
+  async prefetch(keys: Iterable<string> | KeyTable): Promise<void> {
+    const indexes = this.markPrefetched(keys);
+    // The keys grouped by shard with a counting sort of their indexes: typed arrays, no strings.
+    const shardOfKey = new Uint16Array(indexes.length);
     const starts = new Uint32Array(LEDGER_SHARDS + 1);
-    for (let i = 0; i < list.length; i++) {
-      const shard = shardOf(list[i]!);
+    for (let i = 0; i < indexes.length; i++) {
+      const shard = this.table.hashAt(indexes[i]!) & SHARD_MASK;
       shardOfKey[i] = shard;
       starts[shard + 1]!++;
     }
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) starts[shard + 1]! += starts[shard]!;
-    const order = new Uint32Array(list.length);
+    const order = new Uint32Array(indexes.length);
     const next = starts.slice(0, LEDGER_SHARDS);
-    for (let i = 0; i < list.length; i++) order[next[shardOfKey[i]!]!++] = i;
+    for (let i = 0; i < indexes.length; i++) order[next[shardOfKey[i]!]!++] = indexes[i]!;
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
       if (starts[shard] === starts[shard + 1]) continue;
       // A turn of the event loop now and then, so that a Ctrl-C is seen during a long read.
       if (shard % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
       this.signal?.throwIfAborted();
       const wanted = order.subarray(starts[shard]!, starts[shard + 1]!);
-      const view = this.views.get(shard);
-      if (!view) this.readWhole(shard, true);
-      else for (const i of wanted) this.refresh(shard, list[i]!);
-      for (const i of wanted) {
-        const state = this.stateOf(list[i]!);
-        if (state?.status === 'created') this.counts.created++;
-        else if (state !== undefined && state.status !== 'not-created') this.counts.inDoubt++;
-      }
+      if (!this.views.has(shard)) this.readWhole(shard, true);
+      else for (const index of wanted) this.refresh(shard, this.table.keyAt(index));
+      for (const index of wanted) this.countPrefetched(index);
     }
   }
 
+  /**
+   * Marks the keys prefetched; returns the table indexes of those that were not yet. An import's
+   * KeyTable is taken over when nothing is known yet: a million keys are not copied.
+   */
+  private markPrefetched(keys: Iterable<string> | KeyTable): Uint32Array {
+    if (keys instanceof KeyTable && this.table.count === 0) {
+      this.table = keys;
+      const indexes = new Uint32Array(keys.count);
+      let taken = 0;
+      for (let index = 0; index < keys.count; index++) {
+        if (keys.valueAt(index) === undefined) continue;
+        keys.setAt(index, known(KNOWN_NOTHING, true));
+        indexes[taken++] = index;
+      }
+      return indexes.subarray(0, taken);
+    }
+    const indexes: number[] = [];
+    for (const key of keys) {
+      const before = this.table.get(key) ?? known(KNOWN_NOTHING, false);
+      if (isPrefetched(before)) continue;
+      indexes.push(this.table.set(key, before + 1));
+    }
+    return Uint32Array.from(indexes);
+  }
+
+  private countPrefetched(index: number): void {
+    const value = this.table.valueAt(index);
+    if (value === undefined) return;
+    const kind = kindOf(value);
+    if (kind === KNOWN_NOTHING) return;
+    const status =
+      kind === KNOWN_RECORD ? statusOf(value) : this.objects.get(this.table.keyAt(index))?.status;
+    if (status === 'created') this.counts.created++;
+    else if (status !== undefined && status !== 'not-created') this.counts.inDoubt++;
+  }
+
   knows(externalId: string): boolean {
-    return this.states.has(externalId);
+    const value = this.table.get(externalId);
+    return value !== undefined && kindOf(value) !== KNOWN_NOTHING;
   }
 
   prefetchedCounts(): { created: number; inDoubt: number } {
@@ -377,6 +417,12 @@ export class LocalLedger implements LedgerStore {
     this.checkWritable();
     const { externalId } = request;
     const shard = shardOf(externalId);
+    // Opened for appending now, so that reading the shard up to date uses the same file.
+    try {
+      this.shardFd(shard);
+    } catch (error) {
+      throw error instanceof CliError ? error : this.fail(error);
+    }
     // A claim that loses to another process's is decided again on what that one wrote.
     for (;;) {
       this.refresh(shard, externalId);
@@ -475,7 +521,7 @@ export class LocalLedger implements LedgerStore {
     this.checkWritable();
     for (const record of records) {
       this.refresh(shardOf(record.externalId), record.externalId);
-      if (this.states.has(record.externalId)) continue;
+      if (this.knows(record.externalId)) continue;
       void this.write(record);
     }
     await this.sync();
@@ -705,7 +751,7 @@ export class LocalLedger implements LedgerStore {
       if (size < view.offset) {
         // Cut or replaced since: read it again from the start.
         this.views.delete(shard);
-        for (const id of [...this.states.keys()]) if (shardOf(id) === shard) this.states.delete(id);
+        this.forgetShard(shard);
         this.readWhole(shard, false);
         return;
       }
@@ -748,8 +794,19 @@ export class LocalLedger implements LedgerStore {
     const id = record.externalId;
     const current = this.stateOf(id);
     const state = applyRecord(current, record);
-    if (state === undefined) this.states.delete(id);
-    else if (state !== current) this.states.set(id, decidedBy(record, state) ? offset : state);
+    if (state === current) return;
+    this.setState(id, state, state !== undefined && decidedBy(record, state) ? offset : undefined);
+  }
+
+  /** Forgets the states of a shard's keys (it was cut or replaced: it is read again). */
+  private forgetShard(shard: number): void {
+    for (let index = 0; index < this.table.count; index++) {
+      if ((this.table.hashAt(index) & SHARD_MASK) !== shard) continue;
+      const value = this.table.valueAt(index);
+      if (value === undefined || kindOf(value) === KNOWN_NOTHING) continue;
+      if (kindOf(value) === KNOWN_OBJECT) this.objects.delete(this.table.keyAt(index));
+      this.table.setAt(index, known(KNOWN_NOTHING, isPrefetched(value)));
+    }
   }
 
   /**
@@ -1067,10 +1124,35 @@ function decidedBy(record: LedgerRecord, state: LedgerEntry): boolean {
   return alone !== undefined && SETTLED_FIELDS.every((field) => alone[field] === state[field]);
 }
 
-function isKeyed(
-  keys: Iterable<string> | ReadonlySet<string> | ReadonlyMap<string, unknown>,
-): keys is ReadonlySet<string> | ReadonlyMap<string, unknown> {
-  return keys instanceof Set || keys instanceof Map;
+/*
+ * What `table` holds of a key, one number: bit 0, whether it was prefetched; bits 1-2, what is
+ * known (nothing, a state in `objects`, or a state one record decides); for the last, its status
+ * in bits 3-4 and the record's byte offset in its shard above them (exact up to 2^48 bytes).
+ */
+const KNOWN_NOTHING = 0;
+const KNOWN_OBJECT = 1;
+const KNOWN_RECORD = 2;
+const STATUS_CODES: readonly LedgerStatus[] = ['created', 'in-doubt', 'not-created', 'claimed'];
+
+function known(kind: number, prefetched: boolean, status?: LedgerStatus, offset = 0): number {
+  const code = status === undefined ? 0 : STATUS_CODES.indexOf(status);
+  return ((offset * 4 + code) * 4 + kind) * 2 + (prefetched ? 1 : 0);
+}
+
+function isPrefetched(value: number): boolean {
+  return value % 2 === 1;
+}
+
+function kindOf(value: number): number {
+  return Math.floor(value / 2) % 4;
+}
+
+function statusOf(value: number): LedgerStatus {
+  return STATUS_CODES[Math.floor(value / 8) % 4]!;
+}
+
+function offsetOf(value: number): number {
+  return Math.floor(value / 32);
 }
 
 function kindFolder(kind: LedgerKind): string {

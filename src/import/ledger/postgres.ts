@@ -588,12 +588,8 @@ export class PostgresLedger implements LedgerStore {
     }
   }
 
-  async prefetch(keys: Iterable<string> | ReadonlySet<string> | ReadonlyMap<string, unknown>): Promise<void> {
-    const all: Iterable<string> =
-      keys instanceof Map || keys instanceof Set
-        ? (keys.keys() as Iterable<string>)
-        : (keys as Iterable<string>);
-    const wanted = [...new Set(all)].filter((key) => !this.cache.has(key));
+  async prefetch(keys: Iterable<string>): Promise<void> {
+    const wanted = [...new Set(keys)].filter((key) => !this.cache.has(key));
     for (let start = 0; start < wanted.length; start += PREFETCH_CHUNK) {
       const chunk = wanted.slice(start, start + PREFETCH_CHUNK);
       let rows: { external_id: string; state_key: string; entry: LedgerEntry }[] = [];

@@ -10,6 +10,7 @@
  *   (local.ts): every process on this machine, any profile, any journal;
  * - PostgreSQL (`--ledger postgres://…`): one table shared by a fleet (postgres.ts).
  */
+import type { KeyTable } from '../../core/key-table.js';
 import type { ClaimOwner, LedgerEntry, LedgerRecord, RecordSource, Resolution } from './record.js';
 
 /** What a ledger holds: orders, or contact references (kept apart: their keys are not orders'). */
@@ -74,10 +75,10 @@ export interface LedgerStore {
   /**
    * Reads ahead what the ledger knows of many keys (an import's), so that their claims and
    * lookups need no further round trip for keys nobody touches meanwhile. Optional speed-up: a
-   * claim always sees what other processes wrote since. A Set or Map given may be kept (not
-   * copied): it must not change afterwards.
+   * claim always sees what other processes wrote since. A KeyTable given may be taken over (its
+   * values replaced, not copied): the caller must not use it afterwards.
    */
-  prefetch(keys: Iterable<string> | ReadonlySet<string> | ReadonlyMap<string, unknown>): Promise<void>;
+  prefetch(keys: Iterable<string> | KeyTable): Promise<void>;
   /**
    * After `prefetch`: whether the ledger has a record of the key (without a round trip; false
    * for a key not prefetched). An import's journal need not replay what the ledger knows.
