@@ -812,7 +812,9 @@ describe('LocalLedger: prefetch, adopt, entriesOfJournal', () => {
       "an import's KeyTable (taken over)",
       (keys: string[]): Iterable<string> | KeyTable => {
         const table = new KeyTable();
-        keys.forEach((key, line) => table.set(key, line + 2));
+        keys.forEach((key, line) => {
+          table.set(key, line + 2);
+        });
         return table;
       },
     ],
