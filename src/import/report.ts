@@ -227,21 +227,36 @@ export class ReportWriter {
  */
 export class ResultSequencer {
   private next = 0;
-  private readonly waiting = new Map<number, OrderResult>();
+  /**
+   * Results ahead of `next`, each at `index % length`: a ring that doubles when one is further
+   * ahead than it holds. (A Map that fills and empties at every result allocates a new table
+   * each time, in the old generation: a million orders left hundreds of megabytes of garbage.)
+   */
+  private ahead: (OrderResult | undefined)[] = new Array<OrderResult | undefined>(64).fill(undefined);
 
   constructor(private readonly emit: (result: OrderResult) => void) {}
 
   push(result: OrderResult): void {
     if (result.index !== this.next) {
-      this.waiting.set(result.index, result);
+      while (result.index - this.next >= this.ahead.length) this.grow();
+      this.ahead[result.index % this.ahead.length] = result;
       return;
     }
     this.emit(result);
     this.next++;
-    for (let ahead = this.waiting.get(this.next); ahead !== undefined; ahead = this.waiting.get(this.next)) {
-      this.waiting.delete(this.next);
-      this.emit(ahead);
+    for (;;) {
+      const slot = this.next % this.ahead.length;
+      const waiting = this.ahead[slot];
+      if (waiting?.index !== this.next) return;
+      this.ahead[slot] = undefined;
+      this.emit(waiting);
       this.next++;
     }
+  }
+
+  private grow(): void {
+    const bigger = new Array<OrderResult | undefined>(this.ahead.length * 2).fill(undefined);
+    for (const waiting of this.ahead) if (waiting) bigger[waiting.index % bigger.length] = waiting;
+    this.ahead = bigger;
   }
 }

@@ -134,7 +134,7 @@ function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): voi
   const { io } = ctx;
   const { counts, journal, ledger, baseUrl } = result;
   const lines = [
-    `Dry run of ${result.input}: ${formatCount(counts.total)} ${kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
+    `Dry run of ${result.input}: ${formatCount(counts.total)} ${counts.total === 1 ? kind.one : kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
   ];
   if (journal && (journal.created > 0 || journal.unknown > 0)) {
     lines.push(

@@ -214,11 +214,16 @@ export class LocalLedger implements LedgerStore {
    * numbers in typed arrays, not a million objects. Other states are in `objects`.
    */
   private table = new KeyTable();
-  /** The states no single record decides (a claim, an outcome that keeps its claim's details). */
-  private readonly objects = new Map<string, LedgerEntry>();
+  /**
+   * The states no single record decides (a claim, an outcome that keeps its claim's details), in
+   * slots whose number the table keeps. Not a Map: a Map that empties and fills again at every
+   * record of a prefetch allocates a new table each time, in the old generation.
+   */
+  private readonly objects: (LedgerEntry | undefined)[] = [];
+  private readonly freeSlots: number[] = [];
   private readonly views = new Map<number, ShardView>();
   /** Open shard files, least recently used first. */
-  private readonly fds = new Map<number, number>();
+  private readonly fds = new OpenShards(OPEN_SHARDS);
   private wal: AppendLog | undefined;
   private unsynced = new Set<number>();
   private checkpointing: Promise<void> | undefined;
@@ -293,7 +298,7 @@ export class LocalLedger implements LedgerStore {
       case KNOWN_NOTHING:
         return undefined;
       case KNOWN_OBJECT:
-        return this.objects.get(externalId);
+        return this.objects[offsetOf(known)];
       default:
         return settledEntry(this.recordAt(shardOf(externalId), offsetOf(known)));
     }
@@ -303,17 +308,22 @@ export class LocalLedger implements LedgerStore {
   private setState(externalId: string, state: LedgerEntry | undefined, decidingOffset?: number): void {
     const before = this.table.get(externalId);
     const prefetched = before !== undefined && isPrefetched(before);
-    if (before !== undefined && kindOf(before) === KNOWN_OBJECT) this.objects.delete(externalId);
-    if (state === undefined) {
-      if (before !== undefined) this.table.set(externalId, known(KNOWN_NOTHING, prefetched));
+    const slot = before !== undefined && kindOf(before) === KNOWN_OBJECT ? offsetOf(before) : undefined;
+    if (state === undefined || decidingOffset !== undefined) {
+      if (slot !== undefined) this.freeObject(slot);
+      if (state !== undefined)
+        this.table.set(externalId, known(KNOWN_RECORD, prefetched, state.status, decidingOffset));
+      else if (before !== undefined) this.table.set(externalId, known(KNOWN_NOTHING, prefetched));
       return;
     }
-    if (decidingOffset !== undefined) {
-      this.table.set(externalId, known(KNOWN_RECORD, prefetched, state.status, decidingOffset));
-      return;
-    }
-    this.objects.set(externalId, state);
-    this.table.set(externalId, known(KNOWN_OBJECT, prefetched));
+    const kept = slot ?? this.freeSlots.pop() ?? this.objects.length;
+    this.objects[kept] = state;
+    this.table.set(externalId, known(KNOWN_OBJECT, prefetched, undefined, kept));
+  }
+
+  private freeObject(slot: number): void {
+    this.objects[slot] = undefined;
+    this.freeSlots.push(slot);
   }
 
   /** The record that starts at `offset` of the shard. */
@@ -398,8 +408,7 @@ export class LocalLedger implements LedgerStore {
     if (value === undefined) return;
     const kind = kindOf(value);
     if (kind === KNOWN_NOTHING) return;
-    const status =
-      kind === KNOWN_RECORD ? statusOf(value) : this.objects.get(this.table.keyAt(index))?.status;
+    const status = kind === KNOWN_RECORD ? statusOf(value) : this.objects[offsetOf(value)]?.status;
     if (status === 'created') this.counts.created++;
     else if (status !== undefined && status !== 'not-created') this.counts.inDoubt++;
   }
@@ -568,8 +577,7 @@ export class LocalLedger implements LedgerStore {
       }
     } finally {
       this.closed = true;
-      for (const fd of this.fds.values()) closeQuietly(fd);
-      this.fds.clear();
+      this.fds.closeAll();
       await this.wal?.close();
       await this.stopHeartbeat();
     }
@@ -804,7 +812,7 @@ export class LocalLedger implements LedgerStore {
       if ((this.table.hashAt(index) & SHARD_MASK) !== shard) continue;
       const value = this.table.valueAt(index);
       if (value === undefined || kindOf(value) === KNOWN_NOTHING) continue;
-      if (kindOf(value) === KNOWN_OBJECT) this.objects.delete(this.table.keyAt(index));
+      if (kindOf(value) === KNOWN_OBJECT) this.freeObject(offsetOf(value));
       this.table.setAt(index, known(KNOWN_NOTHING, isPrefetched(value)));
     }
   }
@@ -929,11 +937,7 @@ export class LocalLedger implements LedgerStore {
   /** The shard's open file, opened for reading and appending if it is not open yet. */
   private shardFd(shard: number): number {
     const open = this.fds.get(shard);
-    if (open !== undefined) {
-      this.fds.delete(shard);
-      this.fds.set(shard, open);
-      return open;
-    }
+    if (open !== undefined) return open;
     const path = join(this.folder, shardFileName(shard));
     const fd = openSync(path, SHARD_FLAGS | constants.O_NONBLOCK, 0o600);
     const info = fstatSync(fd);
@@ -943,13 +947,8 @@ export class LocalLedger implements LedgerStore {
         `The order ledger file ${path} is ${fileKind(info)}, not a regular file; nothing was sent.`,
       );
     }
-    this.fds.set(shard, fd);
-    if (this.fds.size > OPEN_SHARDS) {
-      const [oldest, oldestFd] = this.fds.entries().next().value!;
-      // Outcomes not yet synced stay in `unsynced` and are synced by reopening.
-      this.fds.delete(oldest);
-      closeQuietly(oldestFd);
-    }
+    // Outcomes not yet synced in a shard closed to make room stay in `unsynced`: synced by reopening.
+    this.fds.add(shard, fd);
     return fd;
   }
 
@@ -1126,8 +1125,9 @@ function decidedBy(record: LedgerRecord, state: LedgerEntry): boolean {
 
 /*
  * What `table` holds of a key, one number: bit 0, whether it was prefetched; bits 1-2, what is
- * known (nothing, a state in `objects`, or a state one record decides); for the last, its status
- * in bits 3-4 and the record's byte offset in its shard above them (exact up to 2^48 bytes).
+ * known (nothing, a state in a slot of `objects`, or a state one record decides); for the last,
+ * its status in bits 3-4; above them, the record's byte offset in its shard (exact up to 2^48
+ * bytes) or the slot's number.
  */
 const KNOWN_NOTHING = 0;
 const KNOWN_OBJECT = 1;
@@ -1173,6 +1173,53 @@ async function walOwner(path: string): Promise<ClaimOwner | undefined> {
 }
 
 const fdatasyncFd = promisify(fdatasync);
+
+/**
+ * The shard files kept open, at most `limit`: the least recently used is closed to make room.
+ * Typed arrays rather than a Map reordered at each use, whose tables would churn.
+ */
+class OpenShards {
+  private readonly fdOf = new Int32Array(LEDGER_SHARDS).fill(-1);
+  private readonly lastUse = new Float64Array(LEDGER_SHARDS);
+  private clock = 0;
+  private open = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** The shard's open file (marked used), or undefined. */
+  get(shard: number): number | undefined {
+    const fd = this.fdOf[shard]!;
+    if (fd < 0) return undefined;
+    this.lastUse[shard] = ++this.clock;
+    return fd;
+  }
+
+  add(shard: number, fd: number): void {
+    if (this.open >= this.limit) this.closeLeastUsed();
+    this.fdOf[shard] = fd;
+    this.lastUse[shard] = ++this.clock;
+    this.open++;
+  }
+
+  closeAll(): void {
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) if (this.fdOf[shard]! >= 0) this.close(shard);
+  }
+
+  private closeLeastUsed(): void {
+    let oldest = -1;
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
+      if (this.fdOf[shard]! >= 0 && (oldest < 0 || this.lastUse[shard]! < this.lastUse[oldest]!))
+        oldest = shard;
+    }
+    if (oldest >= 0) this.close(oldest);
+  }
+
+  private close(shard: number): void {
+    closeQuietly(this.fdOf[shard]!);
+    this.fdOf[shard] = -1;
+    this.open--;
+  }
+}
 
 function closeQuietly(fd: number): void {
   try {

@@ -81,7 +81,7 @@ describe('size limits', () => {
 
     const raised = await runCli(orders('import', input, '--max-order-bytes', '4MiB', '--dry-run'));
     expect(raised.code, raised.stderr).toBe(0);
-    expect(raised.stderr).toContain('1 orders read, 1 valid, 0 invalid');
+    expect(raised.stderr).toContain('1 order read, 1 valid, 0 invalid');
   });
 
   it('refuses an NDJSON line over 1 MiB without reading it whole, with the other orders listed', async () => {
