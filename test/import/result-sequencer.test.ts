@@ -1,8 +1,8 @@
 // ResultSequencer: results arrive in completion order and leave in input order, whatever the
 // distance between them (the ring that holds those ahead grows).
 import { describe, expect, it } from 'vitest';
+import type { OrderResult } from '../../src/import/report.js';
 import { ResultSequencer } from '../../src/import/report.js';
-import type { OrderResult } from '../../src/import/types.js';
 
 const result = (index: number): OrderResult =>
   ({
