@@ -1,6 +1,6 @@
 // Bundles src/ into dist/ with code splitting, so that each command's module (and its heavy
 // dependencies) is loaded only by the command that needs it; dependencies stay in node_modules.
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -58,6 +58,9 @@ try {
   throw error;
 }
 
+// mkdtemp makes a folder only its owner may enter: a package installed by root must be readable
+// by every user, like any package's files (esbuild writes the files and sub-folders that way).
+await chmod(staging, 0o755);
 const old = `${dist}-old-${process.pid}`;
 await rename(dist, old).catch(() => undefined);
 await rename(staging, dist);
