@@ -58,6 +58,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Do not throw on HTTP error statuses; return the response (the `api` command). */
   acceptErrors?: boolean;
+  /**
+   * Return a 1xx or 3xx answer rather than throw (a caller that words it itself). Otherwise only
+   * a 2xx is a result: a redirect is never followed, and is an error naming --base-url.
+   */
+  acceptRedirects?: boolean;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -172,13 +177,17 @@ export class ApiClient {
 
       const parsed = parseBody(response);
       const requestId = response.headers['x-request-id'] ?? response.headers['request-id'];
-      if (response.status >= 400 && !options.acceptErrors) {
+      const success = response.status >= 200 && response.status < 300;
+      const accepted = options.acceptErrors || (options.acceptRedirects && response.status < 400);
+      if (!success && !accepted) {
         throw apiErrorFor({
           status: response.status,
           body: parsed,
           request: info,
           requestId,
           attempts: attempt,
+          location: response.headers.location,
+          baseUrl: this.baseUrl,
         });
       }
       return {

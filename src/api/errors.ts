@@ -41,6 +41,8 @@ export class NotFoundError extends ApiError {}
 export class ValidationApiError extends ApiError {}
 export class RateLimitError extends ApiError {}
 export class ServerError extends ApiError {}
+/** A 1xx or 3xx answer where a result was expected: ordercli never follows a redirect. */
+export class RedirectError extends ApiError {}
 
 /** Builds the typed error for an HTTP error status. */
 export function apiErrorFor(init: {
@@ -49,6 +51,9 @@ export function apiErrorFor(init: {
   request: RequestInfo;
   requestId?: string;
   attempts?: number;
+  /** A redirect's Location, and the base URL it was asked at (for the hint). */
+  location?: string | undefined;
+  baseUrl?: string;
 }): ApiError {
   const { status, request } = init;
   const what = `${request.method} ${request.path}`;
@@ -77,6 +82,15 @@ export function apiErrorFor(init: {
     );
   }
   if (status >= 500) return new ServerError(`The service failed ${what}${after} (${line}).`, init);
+  if (status < 400) {
+    const error = new RedirectError(
+      `The service answered ${what} with ${line} instead of a result; ordercli does not follow redirects.`,
+      init,
+    );
+    const where = init.location ? `: the service points to ${init.location.slice(0, 200)}` : '';
+    error.hint = `check --base-url${init.baseUrl ? ` (${init.baseUrl})` : ''}${where}; it must be the service's root, with its scheme.`;
+    return error;
+  }
   return new ApiError(`The service refused ${what} (${line}).`, init);
 }
 

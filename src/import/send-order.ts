@@ -57,6 +57,8 @@ export async function sendOrder(
         rawBody: json,
         contentType: 'application/json',
         signal: options.signal,
+        // A redirect is worded below, as an order not created.
+        acceptRedirects: true,
       });
     } catch (error) {
       if (ledger && claim) recordError(ledger, claim, error);

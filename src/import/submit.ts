@@ -271,6 +271,8 @@ export async function submitOrders(
           rawBody: json,
           contentType: 'application/json',
           signal: request.signal,
+          // A redirect is settled as an order not created (settleResponse).
+          acceptRedirects: true,
         });
         lastAnswer = performance.now();
         settleResponse(item, claim, response.status, response.body);

@@ -207,7 +207,7 @@ describe('plain http', () => {
 describe('error bodies of every shape', () => {
   let server: Server;
   let url: string;
-  const answers: Record<string, { status: number; type?: string; body: string }> = {
+  const answers: Record<string, { status: number; type?: string; body: string; location?: string }> = {
     '/api/v1/json': {
       status: 422,
       type: 'application/json',
@@ -221,12 +221,23 @@ describe('error bodies of every shape', () => {
     '/api/v1/text': { status: 500, type: 'text/plain', body: 'upstream database is down\nretry later' },
     '/api/v1/empty': { status: 400, body: '' },
     '/api/v1/odd': { status: 418, type: 'application/json', body: '{"teapot":{"short":true,"stout":true}}' },
+    // A base URL given as http:// to a service that redirects to https://, or missing a path.
+    '/api/v1/packaging_references/401': {
+      status: 301,
+      type: 'application/json',
+      body: 'null',
+      location: 'https://orders.example.com/api/v1/packaging_references/401',
+    },
+    '/api/v1/packaging_references': { status: 302, body: '', location: '/login' },
   };
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       const answer = answers[req.url ?? ''] ?? { status: 404, body: '' };
-      res.writeHead(answer.status, answer.type ? { 'content-type': answer.type } : {});
+      res.writeHead(answer.status, {
+        ...(answer.type ? { 'content-type': answer.type } : {}),
+        ...(answer.location ? { location: answer.location } : {}),
+      });
       res.end(answer.body);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -239,6 +250,43 @@ describe('error bodies of every shape', () => {
     expect(result.stderr).not.toContain('    at ');
     return result;
   }
+
+  it('a redirect is never a result: get and a list exit 1 naming the status, where it points and --base-url', async () => {
+    const got = await runCli([
+      '--base-url',
+      url,
+      '--token',
+      't',
+      '--retries',
+      '0',
+      'get',
+      'packaging_references',
+      '401',
+    ]);
+    expect(got.code).toBe(1);
+    expect(got.stdout).toBe('');
+    expect(got.stderr).toContain(
+      'error: The service answered GET /api/v1/packaging_references/401 with 301 Moved Permanently instead of a result; ordercli does not follow redirects.',
+    );
+    expect(got.stderr).toContain(
+      `hint: check --base-url (${url}): the service points to https://orders.example.com/api/v1/packaging_references/401`,
+    );
+    const listed = await runCli([
+      '--base-url',
+      url,
+      '--token',
+      't',
+      '--retries',
+      '0',
+      'refs',
+      'packagings',
+      'list',
+    ]);
+    expect(listed.code).toBe(1);
+    expect(listed.stdout).toBe('');
+    expect(listed.stderr).toContain('302 Found instead of a result');
+    expect(listed.stderr).not.toContain('    at ');
+  });
 
   it('lists field errors of a JSON body', async () => {
     const result = await failure('/api/v1/json');
