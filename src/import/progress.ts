@@ -3,6 +3,7 @@
  * failures), a plain summary line every few seconds otherwise (CI logs), and the final summary.
  * It reads the live counts on a timer, so the per-order path costs nothing here.
  */
+import { escapeControl } from '../io/quote.js';
 import type { IOStreams } from '../io/streams.js';
 import { doneCount, type ImportCounts } from './report.js';
 
@@ -152,15 +153,16 @@ export function renderSummary(info: SummaryInfo): string {
       ? `${formatCount(info.sent)} ${info.sent === 1 ? (info.noun?.one ?? 'order') : (info.noun?.many ?? 'orders')} sent (${formatCount(Math.round(info.sentPerSecond))}/s)`
       : 'nothing sent';
   const lines = [
-    `Import of ${info.input}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,
+    `Import of ${escapeControl(info.input)}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,
     ...rows.map(
       ([label, n, note]) =>
         `  ${label.padEnd(8)} ${formatCount(n).padStart(width)}${note ? `   ${note}` : ''}`,
     ),
   ];
-  if (info.journal) lines.push(`  journal  ${info.journal}`);
-  if (info.report) lines.push(`  report   ${info.report}`);
-  if (info.rejects) lines.push(`  rejects  ${info.rejects}`);
+  // Paths as given may hold a line break or an escape sequence: shown escaped, never raw.
+  if (info.journal) lines.push(`  journal  ${escapeControl(info.journal)}`);
+  if (info.report) lines.push(`  report   ${escapeControl(info.report)}`);
+  if (info.rejects) lines.push(`  rejects  ${escapeControl(info.rejects)}`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -10,6 +10,7 @@ import { extname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InputError, UsageError } from '../core/errors.js';
+import { escapeControl } from '../io/quote.js';
 import { decodeUtf8, encodingError, type InputKind, Utf8Check } from './encoding.js';
 import { formatSize, type InputLimits, orderTextTooLarge } from './limits.js';
 import type { InputFormat, SourceContext } from './types.js';
@@ -53,13 +54,13 @@ export function detectFormat(input: string, format?: string): InputFormat {
   const extension = extname(input).toLowerCase();
   if (extension === '.xls') {
     throw new UsageError(
-      `${input} is an old binary Excel file (.xls), which ordercli does not read: open it in Excel and save it as "Excel Workbook (.xlsx)".`,
+      `${escapeControl(input)} is an old binary Excel file (.xls), which ordercli does not read: open it in Excel and save it as "Excel Workbook (.xlsx)".`,
     );
   }
   const known = FORMAT_BY_EXTENSION[extension];
   if (!known) {
     throw new UsageError(
-      `Cannot tell the format of ${input} from its extension${extension ? ` "${extension}"` : ''}: name it .csv, .tsv, .txt, .json, .ndjson, .jsonl or .xlsx, or pass --format csv, json, ndjson or xlsx.`,
+      `Cannot tell the format of ${escapeControl(input)} from its extension${extension ? ` "${escapeControl(extension)}"` : ''}: name it .csv, .tsv, .txt, .json, .ndjson, .jsonl or .xlsx, or pass --format csv, json, ndjson or xlsx.`,
     );
   }
   return known;
@@ -67,7 +68,7 @@ export function detectFormat(input: string, format?: string): InputFormat {
 
 /** A file ready to be read any number of times. */
 export interface InputFile {
-  /** The name used in problems: the path as given, or `stdin`. */
+  /** The name used in messages and problems: the path as given (control characters escaped), or `stdin`. */
   file: string;
   /** The absolute path to read. */
   path: string;
@@ -86,12 +87,13 @@ export async function openInputFile(input: string, ctx: SourceContext): Promise<
     const code = (error as NodeJS.ErrnoException).code;
     throw new UsageError(
       code === 'ENOENT'
-        ? `Cannot read ${input}: there is no such file.`
-        : `Cannot read ${input}: ${code ?? (error as Error).message}.`,
+        ? `Cannot read ${escapeControl(input)}: there is no such file.`
+        : `Cannot read ${escapeControl(input)}: ${code ?? (error as Error).message}.`,
     );
   }
-  if (!isFile) throw new UsageError(`Cannot read ${input}: it is not a file.`);
-  return { file: input, path, remove: async () => undefined };
+  if (!isFile) throw new UsageError(`Cannot read ${escapeControl(input)}: it is not a file.`);
+  // `file` names it in messages: a path's line breaks and escape sequences never reach a terminal raw.
+  return { file: escapeControl(input), path, remove: async () => undefined };
 }
 
 async function copyStdin(ctx: SourceContext): Promise<InputFile> {
@@ -155,7 +157,8 @@ export async function readOrderText(
   ctx: SourceContext,
   limits: InputLimits,
 ): Promise<{ file: string; text: string }> {
-  const file = input === '-' ? STDIN_NAME : input;
+  // The name messages give it: a path's line breaks and escape sequences never reach a terminal raw.
+  const file = input === '-' ? STDIN_NAME : escapeControl(input);
   const tooLarge = () =>
     new InputError(`${file} is larger than ${formatSize(limits.maxOrderBytes)}; nothing was sent.`, [
       { file, message: orderTextTooLarge(limits, 'the file') },
@@ -183,7 +186,7 @@ export async function readOrderText(
       if (error instanceof InputError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       throw new UsageError(
-        `Cannot read ${input}: ${code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? (error as Error).message)}.`,
+        `Cannot read ${file}: ${code === 'ENOENT' ? 'there is no such file' : code === 'EISDIR' ? 'it is a folder' : (code ?? (error as Error).message)}.`,
       );
     }
   }

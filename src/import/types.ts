@@ -122,7 +122,7 @@ export interface SourceContext {
 
 /** An opened input. Re-iterable: each `orders()` call reads the file again from its start. */
 export interface OrderSource extends SourceLayout {
-  /** The name used in problems: the path as given, or `stdin`. */
+  /** The name used in messages and problems: the path as given (control characters escaped), or `stdin`. */
   file: string;
   /** The file actually read (a private copy of stdin for `-`). */
   path: string;

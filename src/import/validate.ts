@@ -9,7 +9,7 @@
  */
 import { InputError, type InputProblem } from '../core/errors.js';
 import { KeyTable } from '../core/key-table.js';
-import { quote } from '../io/quote.js';
+import { escapeControl, quote } from '../io/quote.js';
 import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { checkReferences } from './check-refs.js';
@@ -245,7 +245,7 @@ export function invalidInputError(
         ]
       : validation.problems;
   return new InputError(
-    `${count} of ${validation.total} ${kind.many} in ${source.file} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
+    `${count} of ${validation.total} ${kind.many} in ${escapeControl(source.file)} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
     problems,
   );
 }

@@ -134,11 +134,11 @@ function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): voi
   const { io } = ctx;
   const { counts, journal, ledger, baseUrl } = result;
   const lines = [
-    `Dry run of ${result.input}: ${formatCount(counts.total)} ${counts.total === 1 ? kind.one : kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
+    `Dry run of ${escapeControl(result.input)}: ${formatCount(counts.total)} ${counts.total === 1 ? kind.one : kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
   ];
   if (journal && (journal.created > 0 || journal.unknown > 0)) {
     lines.push(
-      `The journal ${journal.path} records ${formatCount(journal.created)} ${kind.many} created at ${baseUrl} and ${formatCount(journal.unknown)} with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
+      `The journal ${escapeControl(journal.path)} records ${formatCount(journal.created)} ${kind.many} created at ${baseUrl} and ${formatCount(journal.unknown)} with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
     );
   }
   if (ledger && (ledger.created > 0 || ledger.inDoubt > 0)) {
