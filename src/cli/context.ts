@@ -7,6 +7,7 @@ import { readConfigFile } from '../config/profiles.js';
 import { type GlobalFlags, resolveSettings, type Settings } from '../config/settings.js';
 import { UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { checkSendable, settingSource } from '../core/header-value.js';
 import { checkBaseUrl } from '../core/url.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
@@ -116,6 +117,20 @@ export class Context {
         'No service address: pass --base-url, set ORDERCLI_BASE_URL, or save one with ordercli login (try ordercli sandbox for a local one).',
       );
     }
+    const { sources, profileName } = settings;
+    checkSendable(
+      baseUrl,
+      overrides.baseUrl === undefined
+        ? `the base URL from ${settingSource(sources.baseUrl, { flag: '--base-url', env: 'ORDERCLI_BASE_URL' }, profileName)}`
+        : 'the base URL',
+      { url: true },
+    );
+    checkSendable(
+      overrides.token ?? settings.token,
+      overrides.token === undefined
+        ? `the token from ${settingSource(sources.token, { flag: '--token', env: 'ORDERCLI_TOKEN' }, profileName)}`
+        : 'the token',
+    );
     checkBaseUrl(baseUrl, settings.allowInsecureHttp);
     const { ApiClient } = await import('../api/client.js');
     const client = new ApiClient({

@@ -5,6 +5,7 @@ import type { Context } from '../../cli/context.js';
 import { formatDuration, parseDuration } from '../../config/duration.js';
 import { IncompleteError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { checkSendable } from '../../core/header-value.js';
 import { isLoopbackHost, parseHttpUrl } from '../../core/url.js';
 import { chooseWebhookKey, type WebhookKeyChoice } from '../../core/webhook-key.js';
 import { lockWaitFromEnv } from '../../io/file-lock.js';
@@ -97,6 +98,8 @@ async function chooseKey(flags: ListenFlags, ctx: Context): Promise<WebhookKeyCh
   const choice = chooseWebhookKey(flags.key, ctx.env, settings);
   if (choice.key === undefined) return choice;
   ctx.io.redactor.addSecret(choice.key);
+  // A key no X-WEBHOOK-KEY header can carry would refuse every notification with 401.
+  checkSendable(choice.key, `the webhook key from ${choice.source}`);
   if (choice.trimmed) {
     // HTTP strips spaces around header values, so a key with them could never match.
     ctx.io.err(`warning: the key from ${choice.source} has surrounding white space; checking it without.\n`);
