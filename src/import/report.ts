@@ -6,7 +6,8 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
 import { type InputProblem, UsageError } from '../core/errors.js';
-import { csvField } from '../io/delimited.js';
+import { csvField, formulaSafe } from '../io/delimited.js';
+import { escapeControl } from '../io/quote.js';
 import { JUnitWriter, type KeyedResult } from './junit.js';
 import { OutputWriteError } from './output-error.js';
 import type { OrderOutcome, SourceLocation } from './types.js';
@@ -201,7 +202,9 @@ export class ReportWriter {
     const line = this.layout.reportColumns
       .map((column) => {
         const value = record[column] ?? null;
-        return value === null ? '' : csvField(String(value));
+        // Opened in a spreadsheet: no formula runs, no escape sequence stays raw (the service's
+        // messages are not ours to trust).
+        return value === null ? '' : csvField(escapeControl(formulaSafe(String(value))));
       })
       .join(',');
     stream.write(`${line}\r\n`);
