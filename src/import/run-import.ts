@@ -10,17 +10,19 @@ import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiClient, RetryEvent } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
+import { configPath } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './journal.js';
 import { journalOfInput } from './journal-location.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
-import { ledgerPlaceOf, openLedger } from './ledger/open.js';
+import { ledgerPlaceOf, localLedgerRoot, openLedger } from './ledger/open.js';
 import type { LedgerRecord } from './ledger/record.js';
 import type { LedgerStore } from './ledger/store.js';
 import type { InputLimits } from './limits.js';
 import { OutputWriteError } from './output-error.js';
+import { type NamedPath, refuseOverwrites } from './output-paths.js';
 import { formatCount } from './progress.js';
 import {
   countResult,
@@ -162,6 +164,7 @@ export async function runImport(
     environment,
   );
   try {
+    await refuseOverwritingWhatIsKept(request, environment, source);
     if (request.rejects !== undefined)
       await checkRejectsPath(resolve(environment.cwd, request.rejects), request.rejects);
     const readAtFirst = await fileVersion(source.path);
@@ -411,6 +414,32 @@ async function sendOrders(
     failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : outputFailure,
     exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
+}
+
+/** `--report` and `--rejects` are never the input, its map, the journal, the ledger or the config file. */
+async function refuseOverwritingWhatIsKept(
+  request: ImportRequest,
+  environment: ImportEnvironment,
+  source: OrderSource,
+): Promise<void> {
+  const outputs: NamedPath[] = [];
+  const at = (path: string): string => resolve(environment.cwd, path);
+  if (request.report !== undefined)
+    outputs.push({ what: '--report', path: at(request.report), shown: request.report });
+  if (request.rejects !== undefined)
+    outputs.push({ what: '--rejects', path: at(request.rejects), shown: request.rejects });
+  if (outputs.length === 0) return;
+  const kept: NamedPath[] = [{ what: 'the config file', path: configPath(environment.env) }];
+  if (request.input !== '-') kept.push({ what: 'the input', path: source.path, shown: request.input });
+  if (request.mapFile !== undefined)
+    kept.push({ what: 'the --map file', path: at(request.mapFile), shown: request.mapFile });
+  if (request.input !== '-' || request.journal !== undefined) {
+    const journal = await journalOfInput(request.input, request.journal, environment.cwd);
+    kept.push({ what: 'the journal', path: journal.path, shown: journal.shown });
+  }
+  const ledger = localLedgerRoot(await ledgerPlaceOf(environment));
+  if (ledger !== undefined) kept.push({ what: 'the order ledger', path: ledger, folder: true });
+  await refuseOverwrites(outputs, kept);
 }
 
 /**

@@ -39,6 +39,12 @@ export async function openLedger(place: LedgerPlace, options: OpenLedgerOptions)
     return PostgresLedger.open(setting, options);
   }
   const { LocalLedger } = await import('./local.js');
-  const root = setting === undefined ? join(place.configFolder, 'ledger') : resolve(place.cwd, setting);
-  return LocalLedger.open(root, options);
+  return LocalLedger.open(localLedgerRoot(place)!, options);
+}
+
+/** The folder of the local ledger a place names (undefined for a PostgreSQL ledger). */
+export function localLedgerRoot(place: LedgerPlace): string | undefined {
+  const setting = place.ledger;
+  if (setting !== undefined && isPostgresUrl(setting)) return undefined;
+  return setting === undefined ? join(place.configFolder, 'ledger') : resolve(place.cwd, setting);
 }

@@ -50,7 +50,7 @@ describe('--report CSV in a spreadsheet', () => {
       status: 'failed',
       httpStatus: 422,
       message: '=HYPERLINK("http://evil.example","x")\u001b[2J',
-      location: { file: 'orders.csv', line: 2 },
+      location: { file: 'orders.csv', line: 2, endLine: 2 },
     });
     await writer.close();
     const row = readFileSync(path, 'utf8').split('\r\n')[1]!;
