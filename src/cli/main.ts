@@ -45,7 +45,7 @@ function linkSignal(signal: AbortSignal, interrupt: AbortController): () => void
   return () => signal.removeEventListener('abort', onAbort);
 }
 
-/** First Ctrl-C asks the command to stop cleanly; a second one exits at once. */
+/** First Ctrl-C (or SIGTERM, SIGHUP, SIGQUIT) asks the command to stop cleanly; a second one exits at once. */
 function trapSigint(io: IOStreams, interrupt: AbortController): () => void {
   const onSigint = () => {
     if (interrupt.signal.aborted) {
@@ -54,11 +54,21 @@ function trapSigint(io: IOStreams, interrupt: AbortController): () => void {
     }
     interrupt.abort(new CancelledError());
   };
-  process.on('SIGINT', onSigint);
-  process.on('SIGTERM', onSigint);
+  // A closed terminal (SIGHUP) and Ctrl-\ (SIGQUIT) stop as cleanly as Ctrl-C and SIGTERM.
+  const signals: NodeJS.Signals[] = [
+    'SIGINT',
+    'SIGTERM',
+    ...(process.platform === 'win32' ? [] : (['SIGHUP', 'SIGQUIT'] as const)),
+  ];
+  for (const signal of signals) {
+    process.on(signal, onSigint);
+    // The binary's listeners of the start-up go once these are in place (never none in between).
+    for (const listener of process.listeners(signal)) {
+      if ((listener as { ordercliEarly?: boolean }).ordercliEarly) process.off(signal, listener);
+    }
+  }
   return () => {
-    process.off('SIGINT', onSigint);
-    process.off('SIGTERM', onSigint);
+    for (const signal of signals) process.off(signal, onSigint);
   };
 }
 

@@ -1,0 +1,101 @@
+/**
+ * Signals at any moment, through the binary: SIGHUP (a closed terminal) and SIGQUIT (Ctrl-\) stop
+ * an import as cleanly as SIGTERM (exit 130, its summary, a journal whose re-run sends nothing
+ * twice); a signal while the CLI is still loading ends it with 130, not by the signal's default.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, runBin, tempDir, testEnv } from '../support/cli.js';
+import { createdCounts, orders, writeNdjson } from '../support/orders.js';
+import { useSandbox } from '../support/sandbox.js';
+
+const sandbox = useSandbox();
+
+/** Runs the binary; `signalWhen` says when to send `signal` (polled, never after a fixed delay). */
+function runUntilSignalled(
+  args: string[],
+  env: Record<string, string>,
+  signal: NodeJS.Signals,
+  signalWhen: (pid: number) => boolean,
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: testEnv(env),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const watch = setInterval(() => {
+      if (child.pid !== undefined && signalWhen(child.pid)) {
+        clearInterval(watch);
+        child.kill(signal);
+      }
+    }, 2);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(watch);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+/**
+ * Whether the binary has put its own signal listeners in place (Linux: SIGHUP in the SigCgt mask
+ * of /proc/<pid>/status; Node itself catches SIGINT and SIGTERM from its first instant, SIGHUP
+ * only when a listener asks, and the child is a copy of this process until its exec).
+ */
+function listensForSignals(pid: number): boolean {
+  try {
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(BIN)) return false;
+    const mask = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & 1n) !== 0n;
+  } catch {
+    return false;
+  }
+}
+
+describe('signals', () => {
+  it.each(['SIGHUP', 'SIGQUIT'] as const)(
+    '%s during an import: exit 130 with the summary; the re-run sends nothing twice',
+    async (signal) => {
+      const dir = tempDir();
+      const input = writeNdjson(dir, 'orders.ndjson', orders(40));
+      sandbox.setFaults({ latencyMs: 100 });
+      const env = { ORDERCLI_CONFIG_DIR: join(dir, 'config') };
+      const api = ['--base-url', sandbox.url, '--token', sandbox.tokens.full];
+      const stopped = await runUntilSignalled(
+        [...api, 'orders', 'import', input, '--concurrency', '2'],
+        env,
+        signal,
+        () => sandbox.orders().length > 0,
+      );
+      expect(stopped.code).toBe(130);
+      expect(stopped.stderr).toMatch(
+        /Interrupted: \d+ orders created, \d+ not sent; the journal .* is saved/,
+      );
+      expect(createdCounts(sandbox).size).toBeLessThan(40);
+      sandbox.setFaults({ latencyMs: 0 });
+      const rerun = await runBin([...api, 'orders', 'import', input], { env });
+      expect(rerun.code).toBe(0);
+      const created = createdCounts(sandbox);
+      expect(created.size).toBe(40);
+      expect([...created.values()].every((count) => count === 1)).toBe(true);
+    },
+  );
+
+  it.skipIf(process.platform !== 'linux')(
+    'SIGTERM as soon as the binary listens (while the CLI loads): exit 130, not 143',
+    async () => {
+      const dir = tempDir();
+      const result = await runUntilSignalled(
+        ['--base-url', sandbox.url, 'refs', 'packagings', 'list'],
+        { ORDERCLI_CONFIG_DIR: join(dir, 'config') },
+        'SIGTERM',
+        listensForSignals,
+      );
+      expect(result.code).toBe(130);
+    },
+  );
+});
