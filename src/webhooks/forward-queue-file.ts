@@ -9,10 +9,13 @@
  * - On open, entries without an outcome come back in order, a line torn by a crash (never
  *   acknowledged, since the 200 follows the sync) is cut off, and a file whose entries all have an
  *   outcome is emptied; so is one that grows large while the queue is drained.
+ * - A line in the middle that is not an entry (an edit, a disk that failed) is never dropped
+ *   silently: it is copied to `<queue>.damaged` (once) and reported (`damaged`).
  *
  * Pending entries are kept as offsets and read back when their turn comes, so memory stays small
  * while the application is down.
  */
+import { appendFile, readFile } from 'node:fs/promises';
 import { AppendLog, AppendLogError } from '../io/append-log.js';
 import { type EventRecord, parseEventLine } from './event-record.js';
 
@@ -35,6 +38,13 @@ export interface QueueFileOptions {
   signal?: AbortSignal;
 }
 
+/** Lines of the queue that could not be read, kept aside in `file`. */
+export interface DamagedLines {
+  /** Their line numbers in the queue file. */
+  lines: number[];
+  file: string;
+}
+
 /** A drained file is emptied once it grows past this. */
 const EMPTY_DRAINED_AT_BYTES = 4 * 1024 * 1024;
 
@@ -48,6 +58,8 @@ export class ForwardQueueFile {
     /** The entries without an outcome when the file was opened, in order. */
     readonly unfinished: QueuedEntry[],
     lastSeq: number,
+    /** Lines found that were not entries, kept aside (undefined when there were none). */
+    readonly damaged: DamagedLines | undefined,
   ) {
     this.entriesLeft = unfinished.length;
     this.nextSeq = lastSeq + 1;
@@ -74,23 +86,29 @@ export class ForwardQueueFile {
     }
     try {
       const entries = new Map<number, QueuedEntry>();
+      const damaged: { number: number; text: string }[] = [];
       let lastSeq = 0;
       // A torn last line is cut off: it was never acknowledged, since the 200 follows the sync.
-      await log.replay((line, _number, offset) => {
+      await log.replay((line, number, offset) => {
         let value: { type?: unknown; seq?: unknown };
         try {
           value = JSON.parse(line.toString('utf8')) as typeof value;
         } catch {
+          damaged.push({ number, text: line.toString('utf8') });
           return;
         }
-        if (typeof value.seq !== 'number') return;
+        if (typeof value?.seq !== 'number') {
+          damaged.push({ number, text: line.toString('utf8') });
+          return;
+        }
         lastSeq = Math.max(lastSeq, value.seq);
         if (value.type === 'event') entries.set(value.seq, { seq: value.seq, offset, length: line.length });
         else if (value.type === 'delivered' || value.type === 'rejected') entries.delete(value.seq);
       }, options.signal);
       const unfinished = [...entries.values()].sort((a, b) => a.seq - b.seq);
+      const aside = damaged.length > 0 ? await keepAside(options.file, damaged) : undefined;
       if (unfinished.length === 0 && log.size > 0) await log.truncate(0);
-      return new ForwardQueueFile(log, unfinished, lastSeq);
+      return new ForwardQueueFile(log, unfinished, lastSeq, aside);
     } catch (error) {
       await log.close();
       throw error;
@@ -131,4 +149,21 @@ export class ForwardQueueFile {
   close(): Promise<void> {
     return this.log.close();
   }
+}
+
+/**
+ * Copies damaged lines to `<queue>.damaged` (0600: they may hold an event's body), each once: a
+ * line already there (the queue was not emptied since) is not copied again.
+ */
+async function keepAside(queue: string, damaged: { number: number; text: string }[]): Promise<DamagedLines> {
+  const file = `${queue}.damaged`;
+  const already = new Set(
+    await readFile(file, 'utf8').then(
+      (text) => text.split('\n'),
+      () => [],
+    ),
+  );
+  const fresh = damaged.filter((line) => !already.has(line.text)).map((line) => `${line.text}\n`);
+  if (fresh.length > 0) await appendFile(file, fresh.join(''), { mode: 0o600 });
+  return { lines: damaged.map((line) => line.number), file };
 }

@@ -6,7 +6,7 @@
  * delivered or refused for good (`forward-sender.ts`), and its outcome is added to the file. What
  * is still queued when `listen` stops (or crashes) is sent on the next start.
  */
-import { ForwardQueueFile, type QueuedEntry } from './forward-queue-file.js';
+import { type DamagedLines, ForwardQueueFile, type QueuedEntry } from './forward-queue-file.js';
 import type { ForwardSender, ForwardSenderOptions } from './forward-sender.js';
 
 export type { ForwardAttempt, ForwardOutcome } from './forward-sender.js';
@@ -25,6 +25,8 @@ export interface ForwardQueueOptions extends ForwardSenderOptions {
 export class ForwardQueue {
   /** Entries found undelivered in the file when it was opened. */
   readonly resumed: number;
+  /** Lines of the file that were not entries, kept aside (see ForwardQueueFile). */
+  readonly damaged: DamagedLines | undefined;
   /** Counts for the summary line. */
   readonly counts = { delivered: 0, rejected: 0 };
   private readonly pending: QueuedEntry[];
@@ -40,6 +42,7 @@ export class ForwardQueue {
   ) {
     this.pending = [...queueFile.unfinished];
     this.resumed = this.pending.length;
+    this.damaged = queueFile.damaged;
   }
 
   /** Opens the queue file, resuming what it holds; call `start()` to begin forwarding. */

@@ -85,7 +85,15 @@ export interface ListenReady {
   /** The key checked; undefined when X-WEBHOOK-KEY is not checked. */
   checkedKey: { source: string; fingerprint: string } | undefined;
   logFile: string | undefined;
-  forwarding: { target: string; queueFile: string; resumed: number } | undefined;
+  forwarding:
+    | {
+        target: string;
+        queueFile: string;
+        resumed: number;
+        /** Lines of the queue that were not entries, kept aside in a file. */
+        damaged?: { lines: number[]; file: string } | undefined;
+      }
+    | undefined;
   /** The inspector page's address (`--inspect`): it carries no secret. */
   inspectorUrl?: string;
 }
@@ -218,6 +226,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         target: options.forward!.target.href,
         queueFile: queue.file,
         resumed: queue.resumed,
+        damaged: queue.damaged,
       },
       ...(inspector ? { inspectorUrl: inspector.url } : {}),
     });

@@ -179,6 +179,13 @@ export class ListenConsole {
           ? `; resuming ${forwarding.resumed} undelivered event${forwarding.resumed === 1 ? '' : 's'}`
           : '';
       io.err(`Forwarding to ${forwarding.target} (queue ${forwarding.queueFile}${resumed})\n`);
+      const damaged = forwarding.damaged;
+      if (damaged) {
+        const lines = damaged.lines.slice(0, 5).join(', ') + (damaged.lines.length > 5 ? ', …' : '');
+        io.err(
+          `warning: ${damaged.lines.length === 1 ? 'a line' : `${damaged.lines.length} lines`} of the queue could not be read (line ${lines}), so ${damaged.lines.length === 1 ? 'its event was' : 'their events were'} not resumed: kept in ${damaged.file}; repair ${damaged.lines.length === 1 ? 'it' : 'them'} there and send ${damaged.lines.length === 1 ? 'it' : 'them'} with ordercli webhooks replay ${damaged.file}.\n`,
+        );
+      }
     }
     if (once) {
       const until = once.waitMs === undefined ? '' : ` (up to ${formatDuration(once.waitMs)})`;
