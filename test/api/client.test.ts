@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBaseUrl } from '../../src/core/url.js';
-import { runCli } from '../support/cli.js';
+import { runBin, runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 
 const sandbox = useSandbox();
@@ -252,17 +252,10 @@ describe('error bodies of every shape', () => {
   }
 
   it('a redirect is never a result: get and a list exit 1 naming the status, where it points and --base-url', async () => {
-    const got = await runCli([
-      '--base-url',
-      url,
-      '--token',
-      't',
-      '--retries',
-      '0',
-      'get',
-      'packaging_references',
-      '401',
-    ]);
+    // The real binary, as a user runs it.
+    const asked = (...args: string[]) =>
+      runBin(['--base-url', url, '--token', 't', '--retries', '0', ...args]);
+    const got = await asked('get', 'packaging_references', '401');
     expect(got.code).toBe(1);
     expect(got.stdout).toBe('');
     expect(got.stderr).toContain(
@@ -271,17 +264,7 @@ describe('error bodies of every shape', () => {
     expect(got.stderr).toContain(
       `hint: check --base-url (${url}): the service points to https://orders.example.com/api/v1/packaging_references/401`,
     );
-    const listed = await runCli([
-      '--base-url',
-      url,
-      '--token',
-      't',
-      '--retries',
-      '0',
-      'refs',
-      'packagings',
-      'list',
-    ]);
+    const listed = await asked('refs', 'packagings', 'list');
     expect(listed.code).toBe(1);
     expect(listed.stdout).toBe('');
     expect(listed.stderr).toContain('302 Found instead of a result');

@@ -7,6 +7,7 @@ import { createServer, type IncomingHttpHeaders, request, type Server } from 'no
 import { type AddressInfo, connect } from 'node:net';
 import { main } from '../../src/cli/main.js';
 import { createTestIO, type TestIO } from '../../src/io/memory.js';
+import { formatEventLine } from '../../src/webhooks/event-record.js';
 import { BIN, type CliResult, testEnv } from './cli.js';
 
 export const READY = /Ready: listening on (\S+)/;
@@ -233,4 +234,21 @@ export async function freePort(): Promise<number> {
 /** Asserts that no output or file text contains the key. */
 export function leaks(key: string, ...texts: string[]): boolean {
   return texts.some((t) => t.includes(key));
+}
+
+/** An event line as `listen --log` writes it (order n's `sales_order_validated`, the key redacted). */
+export function eventLine(n: number, body = `{"id":${n},"code":"SO-${n}"}`): string {
+  return formatEventLine(
+    '2026-01-01T00:00:00.000Z',
+    'sales_order_validated',
+    { 'x-webhook-key': '[redacted]' },
+    Buffer.from(body),
+    body,
+    JSON.parse(body),
+  );
+}
+
+/** The line of a forwarding queue file that holds event `seq` (and ends with a newline). */
+export function queuedEvent(seq: number): string {
+  return `{"type":"event","seq":${seq},${eventLine(seq).slice(1)}\n`;
 }

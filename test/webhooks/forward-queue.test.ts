@@ -2,11 +2,10 @@
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatEventLine } from '../../src/webhooks/event-record.js';
 import { ForwardQueue } from '../../src/webhooks/forward-queue.js';
 import { ForwardQueueFile } from '../../src/webhooks/forward-queue-file.js';
 import { tempDir } from '../support/cli.js';
-import { type LocalApp, startApp, waitFor } from '../support/listen.js';
+import { eventLine, type LocalApp, queuedEvent, startApp, waitFor } from '../support/listen.js';
 
 const KEY = 'whk_queue_file_key';
 let app: LocalApp | undefined;
@@ -15,20 +14,12 @@ afterEach(async () => {
   app = undefined;
 });
 
-const line = (n: number, body = `{"id":${n},"code":"SO-${n}"}`) =>
-  formatEventLine(
-    '2026-01-01T00:00:00.000Z',
-    'sales_order_validated',
-    { 'x-webhook-key': '[redacted]' },
-    Buffer.from(body),
-    body,
-    JSON.parse(body),
-  );
+const line = eventLine;
 
 describe('ForwardQueue file', () => {
   it('resumes unmarked entries in order, cuts a torn line, and keeps appending cleanly', async () => {
     const file = join(tempDir(), 'queue.ndjson');
-    const entry = (seq: number) => `{"type":"event","seq":${seq},${line(seq).slice(1)}\n`;
+    const entry = queuedEvent;
     writeFileSync(
       file,
       entry(1) + entry(2) + '{"type":"delivered","seq":1,"status":200,"at":"x"}\n' + entry(3),

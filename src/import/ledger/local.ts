@@ -398,7 +398,7 @@ export class LocalLedger implements LedgerStore {
     for (const key of keys) {
       const before = this.table.get(key) ?? known(KNOWN_NOTHING, false);
       if (isPrefetched(before)) continue;
-      indexes.push(this.table.set(key, before + 1));
+      indexes.push(this.table.set(key, asPrefetched(before)));
     }
     return Uint32Array.from(indexes);
   }
@@ -1141,6 +1141,11 @@ function known(kind: number, prefetched: boolean, status?: LedgerStatus, offset 
 
 function isPrefetched(value: number): boolean {
   return value % 2 === 1;
+}
+
+/** The same knowledge, marked prefetched. */
+function asPrefetched(value: number): number {
+  return isPrefetched(value) ? value : value + 1;
 }
 
 function kindOf(value: number): number {

@@ -4,9 +4,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatEventLine } from '../../../src/webhooks/event-record.js';
 import { tempDir } from '../../support/cli.js';
-import { type LocalApp, spawnListen, startApp, waitFor } from '../../support/listen.js';
+import { type LocalApp, queuedEvent, spawnListen, startApp, waitFor } from '../../support/listen.js';
 
 const KEY = 'whk_damaged_queue_key';
 let app: LocalApp | undefined;
@@ -15,18 +14,7 @@ afterEach(async () => {
   app = undefined;
 });
 
-const entry = (seq: number): string => {
-  const body = `{"id":${seq},"code":"SO-${seq}"}`;
-  const line = formatEventLine(
-    '2026-01-01T00:00:00.000Z',
-    'sales_order_validated',
-    { 'x-webhook-key': '[redacted]' },
-    Buffer.from(body),
-    body,
-    JSON.parse(body),
-  );
-  return `{"type":"event","seq":${seq},${line.slice(1)}\n`;
-};
+const entry = queuedEvent;
 
 describe('listen --forward-to with a damaged queue', () => {
   it('warns, keeps the damaged line aside once, and forwards the events around it', async () => {
