@@ -287,10 +287,72 @@ async function sendOrders(
   };
   const client = await environment.api({ connections: request.concurrency, onRetry });
   const location = await journalOfInput(request.input, request.journal, environment.cwd);
-  const { lockWaitFromEnv } = await import('../io/file-lock.js');
-  // The ledger of this service decides what is sent: each order is claimed there before it leaves.
-  const ledger: LedgerStore = await openLedger(await ledgerPlaceOf(environment), {
+  const stores = await openStores(request, environment, hooks, source, validation, client.baseUrl, location);
+  const report =
+    request.report !== undefined
+      ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
+      : undefined;
+  // Ended however the run ends, so that a JUnit report stays well-formed after an early stop.
+  if (report) environment.onClose(() => report.close().catch(() => undefined));
+  const results = collectResults(request, hooks, validation, report);
+
+  const sendingEnded = hooks.onSendingStart?.(results.counts);
+  let outcome: Awaited<ReturnType<typeof submitOrders>>;
+  try {
+    outcome = await submitOrders(readAgainForSending(source, validation, references, kind), {
+      kind,
+      client,
+      journal: stores.journal,
+      ledger: stores.ledger,
+      concurrency: request.concurrency,
+      retryUnknown: request.retryUnknown,
+      signal: environment.signal,
+      onResult: results.onResult,
+    });
+  } finally {
+    sendingEnded?.();
+    await stores.close();
+  }
+  const outputFailure = await writeOutputs(request, environment, source, report, results.rejected);
+  const { stopped, sent } = outcome;
+  const { counts } = results;
+  return {
+    dryRun: false,
+    input: source.file,
     baseUrl: client.baseUrl,
+    journal: location.shown,
+    counts,
+    orders: results.orders,
+    notCreated: results.notCreated,
+    stopped,
+    sent,
+    sentPerSecond: outcome.sendingMs > 0 ? (sent * 1000) / outcome.sendingMs : 0,
+    durationMs: performance.now() - started,
+    retries,
+    throttledRetries,
+    failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : outputFailure,
+    exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
+  };
+}
+
+/**
+ * Opens the ledger of this service (which decides what is sent: each order is claimed there
+ * before it leaves), reads ahead what it knows of the input's ids, then opens the journal and
+ * adopts into the ledger what only the journal knows. Both are closed when the command ends.
+ */
+async function openStores(
+  request: ImportRequest,
+  environment: ImportEnvironment,
+  hooks: ImportHooks,
+  source: OrderSource,
+  validation: ImportValidation,
+  baseUrl: string,
+  location: { path: string; shown: string },
+): Promise<{ ledger: LedgerStore; journal: OrderJournal; close: () => Promise<void> }> {
+  const kind = request.kind ?? ORDER_IMPORT;
+  const { lockWaitFromEnv } = await import('../io/file-lock.js');
+  const ledger = await openLedger(await ledgerPlaceOf(environment), {
+    baseUrl,
     kind: kind.ledger,
     source: {
       by: kind.command,
@@ -301,7 +363,7 @@ async function sendOrders(
   });
   let journal: OrderJournal | undefined;
   let closed = false;
-  const closeJournal = async (): Promise<void> => {
+  const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
     try {
@@ -310,12 +372,12 @@ async function sendOrders(
       await journal?.close();
     }
   };
-  environment.onClose(closeJournal);
+  environment.onClose(close);
   if (validation.externalIds) await ledger.prefetch(validation.externalIds);
   // The validation's hold on the ids goes now: the ledger keeps what it knows of them.
   validation.externalIds = undefined;
   journal = await OrderJournal.open(location.path, {
-    baseUrl: client.baseUrl,
+    baseUrl,
     // What the ledger knows, the journal need not hold: only the rest may need adopting.
     keep: (externalId) => !ledger.knows(externalId),
     input: source.file,
@@ -327,18 +389,21 @@ async function sendOrders(
   });
   await adoptJournal(ledger, journal, kind);
   journal.releaseStates();
-  const report =
-    request.report !== undefined
-      ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
-      : undefined;
-  // Ended however the run ends, so that a JUnit report stays well-formed after an early stop.
-  if (report) environment.onClose(() => report.close().catch(() => undefined));
   if (journal.replay.tornTail) {
     hooks.onNote?.(
       `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,
     );
   }
+  return { ledger, journal, close };
+}
 
+/** Where each order's result goes: the counts, the report and hooks in input order, the lists kept. */
+function collectResults(
+  request: ImportRequest,
+  hooks: ImportHooks,
+  validation: ImportValidation,
+  report: ReportWriter | undefined,
+) {
   const counts = emptyCounts(validation.total);
   const orders: OrderResult[] = [];
   const notCreated: OrderResult[] = [];
@@ -355,26 +420,20 @@ async function sendOrders(
     if (result.status === 'failed') rejected.push(item.source);
     inInputOrder.push(result);
   };
+  return { counts, orders, notCreated, rejected, onResult };
+}
 
-  const sendingEnded = hooks.onSendingStart?.(counts);
-  let outcome: Awaited<ReturnType<typeof submitOrders>>;
-  try {
-    outcome = await submitOrders(readAgainForSending(source, validation, references, kind), {
-      kind,
-      client,
-      journal,
-      ledger: ledger,
-      concurrency: request.concurrency,
-      retryUnknown: request.retryUnknown,
-      signal: environment.signal,
-      onResult,
-    });
-  } finally {
-    sendingEnded?.();
-    await closeJournal();
-  }
-  // Sending is over and journaled: a report or rejects file that cannot be written fails the run
-  // (exit 1) after its summary, rather than hiding what was sent.
+/**
+ * Ends the report and writes the rejects. Sending is over and journaled: a file that cannot be
+ * written fails the run (exit 1) after its summary, rather than hiding what was sent.
+ */
+async function writeOutputs(
+  request: ImportRequest,
+  environment: ImportEnvironment,
+  source: OrderSource,
+  report: ReportWriter | undefined,
+  rejected: SourceOrder[],
+): Promise<CliError | undefined> {
   const unwritten: string[] = [];
   const noteUnwritten = (error: unknown): void => {
     if (!(error instanceof OutputWriteError)) throw error;
@@ -385,35 +444,14 @@ async function sendOrders(
   if (request.rejects !== undefined) {
     await writeRejects(resolve(environment.cwd, request.rejects), source, rejected).catch(noteUnwritten);
   }
-  const outputFailure =
-    unwritten.length === 0
-      ? undefined
-      : new CliError(
-          `The import ran to its end, but ${unwritten.join(' and ')} could not be written.`,
-          ExitCode.Failure,
-          [
-            'Every outcome is in the journal: run the same import again with files that can be written; created orders are skipped, failed ones sent again.',
-          ],
-        );
-
-  const { stopped, sent } = outcome;
-  return {
-    dryRun: false,
-    input: source.file,
-    baseUrl: client.baseUrl,
-    journal: location.shown,
-    counts,
-    orders,
-    notCreated,
-    stopped,
-    sent,
-    sentPerSecond: outcome.sendingMs > 0 ? (sent * 1000) / outcome.sendingMs : 0,
-    durationMs: performance.now() - started,
-    retries,
-    throttledRetries,
-    failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : outputFailure,
-    exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
-  };
+  if (unwritten.length === 0) return undefined;
+  return new CliError(
+    `The import ran to its end, but ${unwritten.join(' and ')} could not be written.`,
+    ExitCode.Failure,
+    [
+      'Every outcome is in the journal: run the same import again with files that can be written; created orders are skipped, failed ones sent again.',
+    ],
+  );
 }
 
 /** `--report` and `--rejects` are never the input, its map, the journal, the ledger or the config file. */
