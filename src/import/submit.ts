@@ -80,23 +80,7 @@ export async function submitOrders(
   const concurrency = Math.max(1, Math.floor(options.concurrency));
   /** Orders between their `sending` record and their outcome: at most 2 × concurrency. */
   let inFlight = 0;
-  /** Requests sent and not yet answered: at most `concurrency`. */
-  let requestsOut = 0;
-  /** Orders journaled and waiting for a request slot, first in first out. */
-  const waitingForRequest: (() => void)[] = [];
-  const requestSlot = (): Promise<void> | undefined => {
-    if (requestsOut < concurrency) {
-      requestsOut++;
-      return undefined;
-    }
-    return new Promise<void>((resolve) => waitingForRequest.push(resolve));
-  };
-  /** Hands the slot to the next order waiting, or frees it. */
-  const releaseRequestSlot = (): void => {
-    const next = waitingForRequest.shift();
-    if (next) next();
-    else requestsOut--;
-  };
+  const slots = new RequestSlots(concurrency);
   let sent = 0;
   let firstSend = 0;
   let lastAnswer = 0;
@@ -192,38 +176,6 @@ export async function submitOrders(
     if (!(error instanceof ConnectionError) && !abandon.signal.aborted) stop('error', error as Error);
   };
 
-  /** What a refused claim means for the record, in the words of the report. */
-  const refused = (item: ValidatedOrder, refusal: ClaimRefusal, hash: string): void => {
-    const entry = refusal.entry;
-    const ours = entry.journal !== undefined && entry.journal === journal.path;
-    if (refusal.reason === 'claimed') {
-      const message = `being sent by another ordercli: ${describeOwner(entry)}; not sent`;
-      onResult(resultOf(item, 'skipped', { message }), item);
-      return;
-    }
-    if (refusal.reason === 'created') {
-      const changed = entry.bodyHash !== undefined && entry.bodyHash !== hash;
-      const earlier =
-        entry.resolved === 'created'
-          ? 'recorded as created with orders resolve'
-          : ours
-            ? 'already created by an earlier run'
-            : `already ${describeEntry(entry)}`;
-      const message = changed
-        ? `${earlier}; the ${kind.one} has changed in the input since, and was not sent again`
-        : earlier;
-      onResult(
-        resultOf(item, 'skipped', { httpStatus: entry.httpStatus, id: entry.id, code: entry.code, message }),
-        item,
-      );
-      return;
-    }
-    const message = ours
-      ? `outcome unknown since ${entry.sentAt ?? entry.at}: ${entry.reason ?? 'the run that sent it stopped before the answer'}; not sent again: check at the service${kind.settleUnknown.startsWith(',') ? '' : ' '}${kind.settleUnknown}`
-      : `${describeEntry(entry)}; not sent: check at the service, then use --retry-unknown`;
-    onResult(resultOf(item, 'unknown', { message }), item);
-  };
-
   /** Claims the record in the ledger (durable), then, given a request slot, sends it and records its outcome. */
   const sendOrder = async (item: ValidatedOrder, externalId: string, json: string): Promise<void> => {
     const hash = bodyHash(json);
@@ -243,7 +195,7 @@ export async function submitOrders(
         takeOverDoubt: options.retryUnknown,
       });
       if (!result.claimed) {
-        refused(item, result.refusal, hash);
+        onResult(refusalResult(item, result.refusal, hash, journal.path, kind), item);
         return;
       }
       claim = result.claim;
@@ -254,7 +206,7 @@ export async function submitOrders(
       return;
     }
     journal.claimed(claim, { bodyHash: hash, line });
-    await requestSlot();
+    await slots.take();
     try {
       const late = stopReason();
       if (late) {
@@ -283,7 +235,7 @@ export async function submitOrders(
         requestsInFlight.delete(request);
       }
     } finally {
-      releaseRequestSlot();
+      slots.release();
     }
   };
 
@@ -338,6 +290,69 @@ export async function submitOrders(
     clearTimeout(abandonTimer);
   }
   return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
+}
+
+/** What a refused claim means for the order, in the words of the report. */
+function refusalResult(
+  item: ValidatedOrder,
+  refusal: ClaimRefusal,
+  hash: string,
+  journalPath: string,
+  kind: ImportKind,
+): OrderResult {
+  const entry = refusal.entry;
+  const ours = entry.journal !== undefined && entry.journal === journalPath;
+  if (refusal.reason === 'claimed') {
+    return resultOf(item, 'skipped', {
+      message: `being sent by another ordercli: ${describeOwner(entry)}; not sent`,
+    });
+  }
+  if (refusal.reason === 'created') {
+    const changed = entry.bodyHash !== undefined && entry.bodyHash !== hash;
+    const earlier =
+      entry.resolved === 'created'
+        ? 'recorded as created with orders resolve'
+        : ours
+          ? 'already created by an earlier run'
+          : `already ${describeEntry(entry)}`;
+    const message = changed
+      ? `${earlier}; the ${kind.one} has changed in the input since, and was not sent again`
+      : earlier;
+    return resultOf(item, 'skipped', {
+      httpStatus: entry.httpStatus,
+      id: entry.id,
+      code: entry.code,
+      message,
+    });
+  }
+  const message = ours
+    ? `outcome unknown since ${entry.sentAt ?? entry.at}: ${entry.reason ?? 'the run that sent it stopped before the answer'}; not sent again: check at the service${kind.settleUnknown.startsWith(',') ? '' : ' '}${kind.settleUnknown}`
+    : `${describeEntry(entry)}; not sent: check at the service, then use --retry-unknown`;
+  return resultOf(item, 'unknown', { message });
+}
+
+/** At most `size` requests out at once; orders waiting for one are served first come, first served. */
+class RequestSlots {
+  private out = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  /** Resolves once this order may send (undefined: at once). */
+  take(): Promise<void> | undefined {
+    if (this.out < this.size) {
+      this.out++;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the slot to the next order waiting, or frees it. */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.out--;
+  }
 }
 
 /**
