@@ -30,6 +30,11 @@ export interface IOStreams {
   outUnredacted(text: string): void;
   /** Writes progress, warnings and errors to stderr. */
   err(text: string): void;
+  /**
+   * Writes to stderr without masking secrets: only for a secret the terminal user must see to use
+   * it (the inspector's address). Everything else goes through `err()`.
+   */
+  errUnredacted(text: string): void;
   /** Whether an interactive prompt can be shown. */
   canPrompt(): boolean;
 }
@@ -64,6 +69,10 @@ export class NodeStreamsIO implements IOStreams {
 
   err(text: string): void {
     this.stderr.write(this.redactor.redact(text));
+  }
+
+  errUnredacted(text: string): void {
+    this.stderr.write(text);
   }
 
   canPrompt(): boolean {

@@ -45,6 +45,13 @@ export interface DamagedLines {
   file: string;
 }
 
+/** What the console and the inspector say of damaged lines: which, where they are kept, what to do. */
+export function damagedLinesWarning(damaged: DamagedLines): string {
+  const one = damaged.lines.length === 1;
+  const lines = damaged.lines.slice(0, 5).join(', ') + (damaged.lines.length > 5 ? ', …' : '');
+  return `${one ? 'a line' : `${damaged.lines.length} lines`} of the queue could not be read (line ${lines}), so ${one ? 'its event was' : 'their events were'} not resumed: kept in ${damaged.file}; repair ${one ? 'it' : 'them'} there and send ${one ? 'it' : 'them'} with ordercli webhooks replay ${damaged.file}.`;
+}
+
 /** A drained file is emptied once it grows past this. */
 const EMPTY_DRAINED_AT_BYTES = 4 * 1024 * 1024;
 

@@ -2,29 +2,31 @@
  * `listen --inspect`: a second HTTP server, on 127.0.0.1 only, serving one page that shows every
  * request `listen` receives as it arrives (server-sent events), with Replay and Copy as command.
  *
- * Safe by construction (the page and its API are for this machine's browser only):
+ * Safe by construction (the page and its API are for the terminal user's browser only):
  * - bound to 127.0.0.1 whatever `--host` says, on its own port (the receiver's answers are unchanged);
  * - any request whose `Host` is not `127.0.0.1:<port>` or `localhost:<port>` is refused (403), so a
- *   page elsewhere cannot reach it through DNS rebinding;
- * - POST /replay needs the per-run token the page holds (`X-Ordercli-Token`), a JSON body, and an
- *   `Origin` (when sent) that is the page's own; no CORS header is ever sent, so other origins can
- *   read neither the page, its token, nor the event stream;
- * - every answer carries a Content-Security-Policy (scripts and styles only with the answer's
- *   nonce), `X-Content-Type-Options: nosniff`, `Referrer-Policy: no-referrer`, `Cache-Control:
- *   no-store` and may not be framed;
+ *   page elsewhere cannot reach it through DNS rebinding; an `Origin` other than the page's is refused;
+ * - nothing is served without the secret printed on the terminal or the session cookie it is
+ *   exchanged for (inspector-access.ts): other local users and processes get 403 for every path;
+ * - POST /replay also needs the per-run token the page holds (`X-Ordercli-Token`) and a JSON body;
+ *   no CORS header is ever sent, so other origins can read neither the page, its token, nor the stream;
+ * - every answer carries a Content-Security-Policy and the security headers of inspector-http.ts;
  * - the webhook key never reaches the page: headers are shown redacted and Replay adds the key back
- *   here, at sending. The token is not in the printed address.
+ *   here, at sending.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { UsageError } from '../core/errors.js';
 import { describeNetworkError } from '../core/network-error.js';
 import type { Redactor } from '../core/redact.js';
 import { parseHttpUrl } from '../core/url.js';
-import { type EventRecord, originalBodyBytes } from './event-record.js';
+import { originalBodyBytes } from './event-record.js';
 import type { ForwardAttempt } from './forward-sender.js';
+import { InspectorAccess, sameText } from './inspector-access.js';
+import { bodyFileName, copyCommand, EXAMPLE_APP_URL } from './inspector-command.js';
 import { InspectorHistory, MAX_REQUESTS, readLogTail } from './inspector-history.js';
+import { readBody, refuse, SECURITY_HEADERS, sendJson, sendPage } from './inspector-http.js';
 import PAGE from './inspector-page.html';
 import type { AcceptedEvent, Rejection } from './receiver.js';
 import { answerLine, isAccepted } from './receiver-answer.js';
@@ -36,7 +38,9 @@ const MAX_CLIENTS = 32;
 const MAX_POST_BYTES = 16 * 1024;
 const REPLAY_TIMEOUT_MS = 10_000;
 const REPLAY_ANSWER_BYTES = 4096;
-const EXAMPLE_APP_URL = 'http://127.0.0.1:3000/webhooks';
+/** Warnings kept for pages opened later (the first ones: they are about the run's start). */
+const MAX_NOTICES = 20;
+const ROUTES = ['/', '/events', '/command', '/body', '/replay'];
 
 export interface InspectorOptions {
   /** 0 picks a free port. */
@@ -56,13 +60,17 @@ export interface InspectorOptions {
 }
 
 export interface Inspector {
-  /** `http://127.0.0.1:<port>/`: carries no secret. */
+  /** `http://127.0.0.1:<port>/`: the page's address, without the secret (it answers 403 alone). */
   readonly url: string;
+  /** The address to print on the terminal: `url` with `?token=<secret>`. */
+  readonly openUrl: string;
   readonly port: number;
   readonly history: InspectorHistory;
   accepted(event: AcceptedEvent): void;
   rejected(rejection: Rejection): void;
   forwardAttempt(attempt: ForwardAttempt): void;
+  /** A warning shown on the page (and to pages opened later), as the console shows it. */
+  warn(text: string): void;
   close(): Promise<void>;
 }
 
@@ -89,59 +97,168 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     );
     for (const line of lines) history.addLogged(line);
   }
-  const token = randomBytes(32).toString('base64url');
-  options.redactor.addSecret(token);
-  const clients = new Set<ServerResponse>();
-  let port = options.port;
+  const site = new InspectorSite(options, history);
+  const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) =>
+    site.handle(req, res),
+  );
+  server.maxConnections = 64;
+  server.on('clientError', (_error, socket: Socket) => socket.destroy());
+  await listenOn(server, options.port);
+  const port = (server.address() as AddressInfo).port;
+  const access = site.open(port);
+  const url = `http://127.0.0.1:${port}/`;
+  const heartbeat = setInterval(() => site.ping(), 15_000);
+  heartbeat.unref();
 
-  const allowedHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`];
-
-  const broadcast = (name: string, data: unknown): void => {
-    if (clients.size === 0) return;
-    const message = `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const client of clients) {
-      if (client.writableLength > MAX_CLIENT_BACKLOG) {
-        clients.delete(client);
-        client.destroy();
-        continue;
-      }
-      client.write(message);
-    }
+  return {
+    url,
+    openUrl: access.openUrl(url),
+    port,
+    history,
+    accepted: (event) => site.broadcastRequest(history.addAccepted(event)),
+    rejected: (rejection) => site.broadcastRequest(history.addRejected(rejection)),
+    forwardAttempt(report) {
+      const added = history.addAttempt(report);
+      if (added) site.broadcast('forward', { seq: added.entry.seq, attempt: added.attempt });
+    },
+    warn: (text) => site.warn(text),
+    async close() {
+      clearInterval(heartbeat);
+      site.endStreams();
+      server.close();
+      server.closeAllConnections();
+    },
   };
+}
 
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+function listenOn(server: Server, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE' || error.code === 'EACCES'
+          ? new UsageError(
+              `Port ${port} on 127.0.0.1 is not free for the inspector (${error.code}): pick another with --inspect <port> (0 picks a free one).`,
+            )
+          : error,
+      );
+    });
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+}
+
+/** The inspector's routes and open event streams: each request passes the gate, then its route. */
+class InspectorSite {
+  private readonly clients = new Set<ServerResponse>();
+  private readonly notices: string[] = [];
+  /** The token the page sends with Replay (`X-Ordercli-Token`): it is only in the page. */
+  private readonly pageToken = randomBytes(32).toString('base64url');
+  private access: InspectorAccess | undefined;
+  private port = 0;
+
+  constructor(
+    private readonly options: InspectorOptions,
+    private readonly history: InspectorHistory,
+  ) {
+    options.redactor.addSecret(this.pageToken);
+  }
+
+  /** Called once the port is known: the gate's secret and cookie are made for it. */
+  open(port: number): InspectorAccess {
+    this.port = port;
+    this.access = new InspectorAccess(port);
+    this.options.redactor.addSecret(this.access.secret);
+    return this.access;
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
     const host = (req.headers.host ?? '').toLowerCase();
-    if (!allowedHosts().includes(host)) {
-      refuse(
+    if (host !== `127.0.0.1:${this.port}` && host !== `localhost:${this.port}`) {
+      this.deny(
+        req,
         res,
-        403,
-        `Host ${JSON.stringify(req.headers.host ?? '')} is not this inspector: open it at http://127.0.0.1:${port}/.`,
+        `Host ${JSON.stringify(req.headers.host ?? '')} is not this inspector: open the address listen printed (http://127.0.0.1:${this.port}/?token=…).`,
       );
       return;
     }
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== `http://${host}`) {
-      refuse(res, 403, 'Requests from other origins are refused.');
+      this.deny(req, res, 'Requests from other origins are refused.');
       return;
     }
-    const path = (req.url ?? '/').split('?')[0];
-    const route = `${req.method} ${path}`;
-    if (route === 'GET /' || route === 'HEAD /') servePage(res, token);
-    else if (route === 'GET /events') serveEvents(res);
-    else if (route === 'GET /command') serveCommand(req, res);
-    else if (route === 'GET /body') serveBody(req, res);
-    else if (route === 'POST /replay') void serveReplay(req, res);
-    else if (['/', '/events', '/command', '/body', '/replay'].includes(path ?? '')) {
+    const target = new URL(req.url ?? '/', 'http://inspector');
+    const route = `${req.method} ${target.pathname}`;
+    const access = this.access!;
+    if ((route === 'GET /' || route === 'HEAD /') && access.showsSecret(target.searchParams)) {
+      sendPage(res, PAGE, this.pageToken, { 'set-cookie': access.sessionCookie() });
+      return;
+    }
+    if (!access.hasSession(req)) {
+      this.deny(
+        req,
+        res,
+        `Open the inspector with the address listen printed on its terminal (http://127.0.0.1:${this.port}/?token=…).`,
+      );
+      return;
+    }
+    this.route(req, res, route, target);
+  }
+
+  private route(req: IncomingMessage, res: ServerResponse, route: string, target: URL): void {
+    if (route === 'GET /' || route === 'HEAD /') sendPage(res, PAGE, this.pageToken);
+    else if (route === 'GET /events') this.serveEvents(res);
+    else if (route === 'GET /command') this.serveCommand(res, target.searchParams);
+    else if (route === 'GET /body') this.serveBody(res, target.searchParams);
+    else if (route === 'POST /replay') void this.serveReplay(req, res);
+    else if (ROUTES.includes(target.pathname)) {
       req.resume();
-      refuse(res, 405, `${req.method} is not allowed here.`, { allow: path === '/replay' ? 'POST' : 'GET' });
+      refuse(res, 405, `${req.method} is not allowed here.`, {
+        allow: target.pathname === '/replay' ? 'POST' : 'GET',
+      });
     } else {
       req.resume();
       refuse(res, 404, 'Not found.');
     }
-  };
+  }
 
-  const serveEvents = (res: ServerResponse): void => {
-    if (clients.size >= MAX_CLIENTS) {
+  private deny(req: IncomingMessage, res: ServerResponse, text: string): void {
+    req.resume();
+    refuse(res, 403, text);
+  }
+
+  broadcast(name: string, data: unknown): void {
+    if (this.clients.size === 0) return;
+    const message = `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const client of this.clients) {
+      if (client.writableLength > MAX_CLIENT_BACKLOG) {
+        this.clients.delete(client);
+        client.destroy();
+        continue;
+      }
+      client.write(message);
+    }
+  }
+
+  broadcastRequest(entry: Parameters<InspectorHistory['view']>[0]): void {
+    if (this.clients.size > 0) this.broadcast('request', this.history.view(entry));
+  }
+
+  warn(text: string): void {
+    const shown = this.options.redactor.redact(text);
+    if (this.notices.length < MAX_NOTICES) this.notices.push(shown);
+    this.broadcast('notice', { level: 'warning', text: shown });
+  }
+
+  ping(): void {
+    for (const client of this.clients) client.write(': ping\n\n');
+  }
+
+  endStreams(): void {
+    for (const client of this.clients) client.end();
+    this.clients.clear();
+  }
+
+  private serveEvents(res: ServerResponse): void {
+    if (this.clients.size >= MAX_CLIENTS) {
       refuse(res, 503, 'Too many inspector pages are open.');
       return;
     }
@@ -151,20 +268,20 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       connection: 'keep-alive',
     });
     let text = `retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({
-      forwardTarget: options.forwardTarget ?? null,
-      logFile: options.logFile ?? null,
-      maxRequests: options.limits?.requests ?? MAX_REQUESTS,
+      forwardTarget: this.options.forwardTarget ?? null,
+      logFile: this.options.logFile ?? null,
+      maxRequests: this.options.limits?.requests ?? MAX_REQUESTS,
+      notices: this.notices.map((notice) => ({ level: 'warning', text: notice })),
     })}\n\n`;
-    for (const entry of history.all())
-      text += `event: request\ndata: ${JSON.stringify(history.view(entry))}\n\n`;
+    for (const entry of this.history.all())
+      text += `event: request\ndata: ${JSON.stringify(this.history.view(entry))}\n\n`;
     res.write(text);
-    clients.add(res);
-    res.on('close', () => clients.delete(res));
-  };
+    this.clients.add(res);
+    res.on('close', () => this.clients.delete(res));
+  }
 
-  const serveCommand = (req: IncomingMessage, res: ServerResponse): void => {
-    const query = new URL(req.url ?? '/', 'http://inspector').searchParams;
-    const entry = history.get(Number(query.get('seq')));
+  private serveCommand(res: ServerResponse, query: URLSearchParams): void {
+    const entry = this.history.get(Number(query.get('seq')));
     if (entry === undefined) {
       sendJson(res, 404, { error: `Request #${query.get('seq')} is no longer in the history.` });
       return;
@@ -172,27 +289,26 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     sendJson(
       res,
       200,
-      copyCommand(history.recordOf(entry), {
-        logFile: options.logFile,
-        url: query.get('url')?.trim() || options.forwardTarget,
+      copyCommand(this.history.recordOf(entry), {
+        logFile: this.options.logFile,
+        url: query.get('url')?.trim() || this.options.forwardTarget,
         seq: entry.seq,
-        program: options.program,
+        program: this.options.program,
       }),
     );
-  };
+  }
 
   /** The body of an accepted request as a file (for `webhooks trigger --data`). */
-  const serveBody = (req: IncomingMessage, res: ServerResponse): void => {
-    const query = new URL(req.url ?? '/', 'http://inspector').searchParams;
-    const entry = history.get(Number(query.get('seq')));
-    const record = entry && history.recordOf(entry);
+  private serveBody(res: ServerResponse, query: URLSearchParams): void {
+    const entry = this.history.get(Number(query.get('seq')));
+    const record = entry && this.history.recordOf(entry);
     if (entry === undefined || record === undefined) {
       refuse(res, 404, `Request #${query.get('seq')} has no recorded body here.`);
       return;
     }
     const bytes = originalBodyBytes(record);
     const text = bytes.toString('utf8');
-    const shown = options.redactor.redact(text);
+    const shown = this.options.redactor.redact(text);
     const out = shown === text ? bytes : Buffer.from(shown);
     res.writeHead(200, {
       ...SECURITY_HEADERS,
@@ -202,12 +318,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       'content-length': out.length,
     });
     res.end(out);
-  };
+  }
 
-  const serveReplay = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!tokenMatches(req.headers['x-ordercli-token'], token)) {
-      req.resume();
-      refuse(res, 403, 'Replay needs the token of the inspector page (X-Ordercli-Token).');
+  private async serveReplay(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const given = req.headers['x-ordercli-token'];
+    if (typeof given !== 'string' || !sameText(given, this.pageToken)) {
+      this.deny(req, res, 'Replay needs the token of the inspector page (X-Ordercli-Token).');
       return;
     }
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
@@ -222,228 +338,48 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       sendJson(res, 400, { ok: false, text: `Not a replay request: ${(error as Error).message}` });
       return;
     }
-    const [status, answer] = await replay(body);
+    const [status, answer] = await this.replay(body);
     sendJson(res, status, answer);
-  };
+  }
 
   /** Replays one request: the HTTP status of the answer (200 once sent, 502 unreachable, 4xx refused) and its JSON. */
-  const replay = async (body: { seq?: unknown; url?: unknown }): Promise<[number, ReplayAnswer]> => {
-    const entry = typeof body.seq === 'number' ? history.get(body.seq) : undefined;
+  private async replay(body: { seq?: unknown; url?: unknown }): Promise<[number, ReplayAnswer]> {
+    const entry = typeof body.seq === 'number' ? this.history.get(body.seq) : undefined;
     if (entry === undefined) return [404, failed(`Request #${String(body.seq)} is not in the history.`)];
-    const record = history.recordOf(entry);
+    const record = this.history.recordOf(entry);
     if (record === undefined)
       return [
         409,
         failed(`Request #${entry.seq} was refused by listen (${entry.status}): there is nothing to replay.`),
       ];
     const typed = typeof body.url === 'string' ? body.url.trim() : '';
-    if (typed === '' && options.forwardTarget === undefined)
+    const forwardTarget = this.options.forwardTarget;
+    if (typed === '' && forwardTarget === undefined)
       return [400, failed('listen has no --forward-to: type the URL to replay to.')];
     let url: URL;
     try {
-      url =
-        typed === ''
-          ? new URL(options.forwardTarget!)
-          : parseHttpUrl(typed, 'The replay URL', EXAMPLE_APP_URL);
+      url = typed === '' ? new URL(forwardTarget!) : parseHttpUrl(typed, 'The replay URL', EXAMPLE_APP_URL);
     } catch (error) {
       return [400, failed((error as Error).message)];
     }
     try {
       const result = await sendRecordedEvent(record, {
         url,
-        key: options.key(),
+        key: this.options.key(),
         timeoutMs: REPLAY_TIMEOUT_MS,
         maxResponseBytes: REPLAY_ANSWER_BYTES,
       });
-      return [
-        200,
-        {
-          ok: isAccepted(result.status),
-          url: url.href,
-          status: result.status,
-          durationMs: result.durationMs,
-          text: answerLine(result.status, result.durationMs),
-          answer: options.redactor.redactBody(result.bodyText),
-        },
-      ];
+      const answer = this.options.redactor.redactBody(result.bodyText);
+      const text = answerLine(result.status, result.durationMs);
+      const ok = isAccepted(result.status);
+      return [200, { ok, url: url.href, status: result.status, durationMs: result.durationMs, text, answer }];
     } catch (error) {
       const why = describeNetworkError(error);
       return [502, { ok: false, url: url.href, text: `failed: ${why}`, error: why }];
     }
-  };
-
-  const server: Server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, handle);
-  server.maxConnections = 64;
-  server.on('clientError', (_error, socket: Socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE' || error.code === 'EACCES'
-          ? new UsageError(
-              `Port ${options.port} on 127.0.0.1 is not free for the inspector (${error.code}): pick another with --inspect <port> (0 picks a free one).`,
-            )
-          : error,
-      );
-    });
-    server.listen(options.port, '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  port = address.port;
-  const heartbeat = setInterval(() => {
-    for (const client of clients) client.write(': ping\n\n');
-  }, 15_000);
-  heartbeat.unref();
-
-  return {
-    url: `http://${address.address}:${port}/`,
-    port,
-    history,
-    accepted(event) {
-      const entry = history.addAccepted(event);
-      if (clients.size > 0) broadcast('request', history.view(entry));
-    },
-    rejected(rejection) {
-      const entry = history.addRejected(rejection);
-      if (clients.size > 0) broadcast('request', history.view(entry));
-    },
-    forwardAttempt(report) {
-      const added = history.addAttempt(report);
-      if (added) broadcast('forward', { seq: added.entry.seq, attempt: added.attempt });
-    },
-    async close() {
-      clearInterval(heartbeat);
-      for (const client of clients) client.end();
-      clients.clear();
-      server.close();
-      server.closeAllConnections();
-    },
-  };
-}
-
-const SECURITY_HEADERS = {
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
-function contentSecurityPolicy(nonce: string): string {
-  return [
-    "default-src 'self'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-function servePage(res: ServerResponse, token: string): void {
-  const nonce = randomBytes(16).toString('base64');
-  const html = PAGE.replaceAll('__NONCE__', nonce).replace('__TOKEN__', token);
-  res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-security-policy': contentSecurityPolicy(nonce),
-    'content-type': 'text/html; charset=utf-8',
-    'content-length': Buffer.byteLength(html),
-  });
-  res.end(res.req.method === 'HEAD' ? undefined : html);
-}
-
-function refuse(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    ...SECURITY_HEADERS,
-    ...extra,
-    'content-security-policy': "default-src 'none'",
-    'content-type': 'text/plain; charset=utf-8',
-    'content-length': Buffer.byteLength(text) + 1,
-    connection: 'close',
-  });
-  res.end(`${text}\n`);
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, {
-    ...SECURITY_HEADERS,
-    'content-security-policy': "default-src 'none'",
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
+  }
 }
 
 function failed(text: string): ReplayAnswer {
   return { ok: false, text, error: text };
-}
-
-function tokenMatches(given: string | string[] | undefined, token: string): boolean {
-  if (typeof given !== 'string') return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new Error(`body over ${limit} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/** The command line that sends the same from a terminal: the key by its variable, never its value. */
-export function copyCommand(
-  record: EventRecord | undefined,
-  where: {
-    logFile: string | undefined;
-    url: string | undefined;
-    seq: number;
-    program?: string;
-  },
-): { command: string; note: string } {
-  const program = where.program ?? 'ordercli';
-  if (record === undefined)
-    return { command: '', note: 'A refused request was not recorded: there is nothing to send again.' };
-  const url = where.url ?? EXAMPLE_APP_URL;
-  const urlNote =
-    where.url === undefined ? ` Replace ${EXAMPLE_APP_URL} with your application's address.` : '';
-  const key = '--key "$ORDERCLI_WEBHOOK_KEY"';
-  const event = record.event ?? '';
-  if (where.logFile !== undefined && record.event !== null) {
-    // --received-at picks this one line of the log (the time is recorded to the millisecond).
-    return {
-      command: `${program} webhooks replay ${shellQuote(where.logFile)} --url ${shellQuote(url)} ${key} --event ${shellQuote(event)} --received-at ${shellQuote(record.receivedAt)}`,
-      note: `The same headers and body bytes as Replay.${urlNote}`,
-    };
-  }
-  const file = bodyFileName(record, where.seq);
-  return {
-    command: `${program} webhooks trigger ${shellQuote(event || 'EVENT')} --url ${shellQuote(url)} ${key} --data ${shellQuote(file)}`,
-    note: `Save the body as ${file} first (Download body). trigger sends the body bytes with the standard headers; with --log, replay would send the recorded headers too.${urlNote}`,
-  };
-}
-
-/** The file name Download body gives and the trigger command reads: `<event>-<seq>.json`. */
-function bodyFileName(record: EventRecord, seq: number): string {
-  return `${(record.event || 'event').replace(/[^A-Za-z0-9_.-]/g, '_')}-${seq}.json`;
-}
-
-/** A word as a POSIX shell reads it: unquoted when safe, else in single quotes. */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }

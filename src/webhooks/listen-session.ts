@@ -14,6 +14,7 @@ import { isLoopbackHost, withoutTrailingSlashes } from '../core/url.js';
 import type { WebhookKeyChoice } from '../core/webhook-key.js';
 import { EventLog } from './event-log.js';
 import { type ForwardAttempt, ForwardQueue } from './forward-queue.js';
+import { damagedLinesWarning } from './forward-queue-file.js';
 import type { Inspector } from './inspector.js';
 import {
   type AcceptedEvent,
@@ -94,7 +95,7 @@ export interface ListenReady {
         damaged?: { lines: number[]; file: string } | undefined;
       }
     | undefined;
-  /** The inspector page's address (`--inspect`): it carries no secret. */
+  /** The inspector page's address to open (`--inspect`), with its secret: for the terminal only. */
   inspectorUrl?: string;
 }
 
@@ -167,6 +168,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         onLockWait: (message) => on.lockWait(message),
         signal: options.signal,
       }).catch(fileError(`the forwarding queue ${queueFile}`, '--queue-dir'));
+      if (queue.damaged) inspector?.warn(damagedLinesWarning(queue.damaged));
     }
     const verifier = (choice: { key: string }) =>
       new WebhookKeyVerifier(choice.key, { apiToken: options.apiToken });
@@ -228,7 +230,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         resumed: queue.resumed,
         damaged: queue.damaged,
       },
-      ...(inspector ? { inspectorUrl: inspector.url } : {}),
+      ...(inspector ? { inspectorUrl: inspector.openUrl } : {}),
     });
     queue?.start();
     ending = await waitForEnd(options.signal, options.until, options.untilMs);

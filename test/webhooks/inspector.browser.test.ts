@@ -75,11 +75,17 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
   let listen: RunningBin;
   let inspectPort: number;
   let pageUrl: string;
+  /** The address listen prints: pageUrl with the secret. */
+  let openUrl: string;
+  const damagedLine = '{"type":"event","seq":1,"body":{"id":1 <- cut';
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
+    // A forwarding queue whose one line was cut: the page warns of it.
+    mkdirSync(join(dir, 'queue'));
+    writeFileSync(join(dir, 'queue', 'forward-queue.ndjson'), `${damagedLine}\n`);
     // What --log already holds from an earlier run: the page shows it first.
     const historyBody = { id: 10_042, code: history.code, externalId: 'EXT-HISTORY' };
     const historyText = JSON.stringify(historyBody);
@@ -116,10 +122,13 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
         app.url,
         '--inspect',
         String(inspectPort),
+        '--queue-dir',
+        join(dir, 'queue'),
       ],
       {},
       dir,
     );
+    openUrl = /Inspector: (\S+)/.exec(listen.stderr())![1]!;
     browser = await launchChromium(chromium.path!, [`--host-resolver-rules=MAP ${REBOUND_HOST} 127.0.0.1`]);
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: pageUrl.slice(0, -1) });
@@ -135,6 +144,11 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
     }
     await app?.close();
   });
+
+  /** The inspector's session cookie as the browser holds it, for requests made outside the page. */
+  async function cookieHeader(): Promise<string> {
+    return (await context.cookies(pageUrl)).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+  }
 
   /** Posts one notification to the receiver with a real HTTP client. */
   async function notify(body: Buffer, headers: Record<string, string>): Promise<number> {
@@ -158,10 +172,49 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
       );
   }
 
-  it("prints the page's address with the ready line, and the page shows the --log history", async () => {
-    expect(listen.stderr()).toContain(`http://127.0.0.1:${inspectPort}`);
-    const answer = await page.goto(pageUrl);
+  it('is nothing to a browser without the printed secret', async () => {
+    const stranger = await browser.newContext();
+    try {
+      const tab = await stranger.newPage();
+      for (const url of [pageUrl, `${pageUrl}?token=not-the-secret`, `${pageUrl}events`]) {
+        const answer = await tab.goto(url);
+        expect(answer?.status(), url).toBe(403);
+        expect(await tab.content()).not.toContain('ordercli-token');
+        expect(await tab.content()).not.toContain(history.code);
+      }
+      expect(await stranger.cookies()).toEqual([]);
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it("prints the page's address with its secret; opening it leaves an HttpOnly, SameSite=Strict cookie and drops the secret from the address bar", async () => {
+    expect(openUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${inspectPort}/\\?token=[A-Za-z0-9_-]{43}$`));
+    const answer = await page.goto(openUrl);
     expect(answer?.status()).toBe(200);
+    await expect.poll(() => page.url()).toBe(pageUrl);
+    const cookies = await context.cookies(pageUrl);
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({
+      name: `ordercli-inspector-${inspectPort}`,
+      httpOnly: true,
+      sameSite: 'Strict',
+    });
+    expect(await page.evaluate('document.cookie')).toBe('');
+    // A reload (the cookie, no secret) shows the page again.
+    expect((await page.reload())?.status()).toBe(200);
+  });
+
+  it('warns of the damaged line of the forwarding queue, as the console does', async () => {
+    const warning = await page
+      .locator(`${id('notices')} li`)
+      .first()
+      .textContent();
+    expect(warning).toMatch(/a line of the queue could not be read \(line 1\)/);
+    expect(listen.stderr()).toContain(`warning: ${warning}`);
+  });
+
+  it('shows the --log history', async () => {
     await expect.poll(() => page.locator(id('status-line')).textContent()).toContain('live');
     const first = page.locator(row(`[data-code="${history.code}"]`));
     await first.waitFor();
@@ -248,13 +301,14 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
   it('never puts the key in the page: HTML, DOM text, the event stream', async () => {
     expect(await page.content()).not.toContain(KEY);
     expect(await page.locator('html').textContent()).not.toContain(KEY);
-    const html = await request(pageUrl);
+    const cookie = await cookieHeader();
+    const html = await request(pageUrl, { headers: { cookie } });
     expect(html.statusCode).toBe(200);
     expect(await html.body.text()).not.toContain(KEY);
 
     // The stream's history holds every request so far; read until the last one, then stop.
     const abort = new AbortController();
-    const stream = await request(`${pageUrl}events`, { signal: abort.signal });
+    const stream = await request(`${pageUrl}events`, { signal: abort.signal, headers: { cookie } });
     expect(stream.statusCode).toBe(200);
     expect(String(stream.headers['content-type'])).toMatch(/^text\/event-stream/);
     let text = '';
@@ -341,10 +395,11 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
     const token = await page.locator('meta[name="ordercli-token"]').getAttribute('content');
     expect(token).toBeTruthy();
     const before = app.received.length;
+    const cookie = await cookieHeader();
     const replay = async (headers: Record<string, string>): Promise<number> => {
       const answer = await request(`${pageUrl}replay`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
+        headers: { 'content-type': 'application/json', cookie, ...headers },
         body: JSON.stringify({ seq }),
       });
       await answer.body.text();

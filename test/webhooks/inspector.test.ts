@@ -4,13 +4,14 @@
  * --log, accepted and refused requests, forwarding attempts), that no key reaches the page, and
  * that Replay sends the recorded bytes and headers again with the key added back.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type ClientRequest, request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/core/redact.js';
 import { formatEventLine } from '../../src/webhooks/event-record.js';
-import { copyCommand, shellQuote } from '../../src/webhooks/inspector.js';
+import { copyCommand, shellQuote } from '../../src/webhooks/inspector-command.js';
 import { type ListenReady, runListenSession } from '../../src/webhooks/listen-session.js';
 import type { Rejection } from '../../src/webhooks/receiver.js';
 import { runCli, tempDir } from '../support/cli.js';
@@ -35,7 +36,7 @@ interface StreamEvent {
 }
 
 /** An event-stream client that keeps every event it reads. */
-function openEvents(url: string, headers: Record<string, string> = {}) {
+function openEvents(url: string, headers: Record<string, string> = { cookie: session }) {
   const events: StreamEvent[] = [];
   let status: number | undefined;
   let buffer = '';
@@ -71,6 +72,13 @@ function openEvents(url: string, headers: Record<string, string> = {}) {
 
 type Stream = ReturnType<typeof openEvents>;
 
+/** What the curl of this machine prints (headers with -D -, then the body). */
+function curl(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile('/usr/bin/curl', args, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  );
+}
+
 let listen: RunningListen | undefined;
 let app: LocalApp | undefined;
 let stream: Stream | undefined;
@@ -83,31 +91,133 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function startInspected(args: string[] = []) {
-  listen = await startListen(['--key', KEY, '--inspect', '0', ...args]);
-  const page = INSPECTOR.exec(listen.io.stderrText())![1]!;
-  return { listen, page, port: new URL(page).port };
+/** The session cookie of the inspector last opened, as a browser would send it back. */
+let session = '';
+
+/** Starts listen --inspect, and opens the printed address as a browser does: `page` is the address without the secret. */
+async function startInspected(args: string[] = [], env: Record<string, string> = {}) {
+  listen = await startListen(['--key', KEY, '--inspect', '0', ...args], { env });
+  const printed = INSPECTOR.exec(listen.io.stderrText())![1]!;
+  const page = `${new URL(printed).origin}/`;
+  const opened = await post(printed, '', {}, 'GET');
+  expect(opened.status).toBe(200);
+  session = String(opened.headers['set-cookie']).split(';')[0]!;
+  return { listen, page, printed, port: new URL(page).port };
+}
+
+/** A request with the session cookie (what the page's own requests carry). */
+function ask(url: string, body: string, headers: Record<string, string>, method?: string) {
+  return post(url, body, { cookie: session, ...headers }, method);
 }
 
 /** The page's token, read as its script reads it. */
 async function tokenOf(page: string): Promise<string> {
-  const html = (await post(page, '', {}, 'GET')).body;
+  const html = (await ask(page, '', {}, 'GET')).body;
   return /<meta name="ordercli-token" content="([^"]+)">/.exec(html)![1]!;
 }
 
 function replay(page: string, body: unknown, headers: Record<string, string>) {
-  return post(`${page}replay`, JSON.stringify(body), { 'content-type': 'application/json', ...headers });
+  return ask(`${page}replay`, JSON.stringify(body), { 'content-type': 'application/json', ...headers });
 }
 
 describe('listen --inspect', () => {
-  it('prints the page address before the ready line; it carries no secret', async () => {
-    const { listen, page } = await startInspected();
+  it("prints the page address with its secret before the ready line; the page's Replay token is not printed", async () => {
+    const { listen, page, printed } = await startInspected();
     const stderr = listen.io.stderrText();
     expect(stderr.indexOf('Inspector: ')).toBeLessThan(stderr.indexOf('Ready: listening on'));
-    expect(page).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(printed).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
     const token = await tokenOf(page);
     expect(stderr).not.toContain(token);
     expect(listen.io.stdoutText()).not.toContain(token);
+  });
+
+  it('serves nothing without the secret or its session cookie: 403 for every path, the same for a wrong one', async () => {
+    app = await startApp();
+    const { page, printed, port } = await startInspected(['--forward-to', app.url]);
+    await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+    await waitFor(() => app!.received.length === 1, 10_000, 'the forwarded event');
+    const token = await tokenOf(page);
+    const secret = new URL(printed).searchParams.get('token')!;
+    const wrongSecret = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    const wrongCookie = `${session.slice(0, -1)}${session.endsWith('A') ? 'B' : 'A'}`;
+    const asks: [string, string, string?, string?][] = [
+      ['GET', page],
+      ['HEAD', page],
+      ['GET', `${page}?token=${wrongSecret}`],
+      ['GET', `${page}?token=`],
+      ['GET', `${page}events`],
+      ['GET', `${page}events?token=${secret}`],
+      ['GET', `${page}command?seq=1`],
+      ['GET', `${page}body?seq=1`],
+      ['POST', `${page}replay`, JSON.stringify({ seq: 1 }), token],
+      ['GET', `${page}no-such-page`],
+      ['GET', page, undefined, undefined],
+    ];
+    for (const cookie of [
+      '',
+      wrongCookie,
+      `ordercli-inspector-${Number(port) + 1}=${session.split('=')[1]}`,
+    ]) {
+      for (const [method, url, body, pageToken] of asks) {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (cookie !== '') headers.cookie = cookie;
+        if (pageToken) headers['x-ordercli-token'] = pageToken;
+        const answer = await post(url, body ?? '', headers, method);
+        expect(answer.status, `${method} ${url} with cookie ${JSON.stringify(cookie)}`).toBe(403);
+        expect(answer.headers['set-cookie']).toBeUndefined();
+        for (const hidden of ['ordercli-token', 'SO-2026-000041', token, 'webhooks replay'])
+          expect(answer.body).not.toContain(hidden);
+      }
+    }
+    expect(app.received).toHaveLength(1);
+    const refused = await post(page, '', {}, 'GET');
+    expect(refused.body).toContain('Open the inspector with the address listen printed on its terminal');
+    expect(refused.body).not.toContain(secret);
+  });
+
+  it('exchanges the secret for an HttpOnly, SameSite=Strict cookie of this port that opens everything else', async () => {
+    const { page, printed, port } = await startInspected();
+    const opened = await post(printed, '', {}, 'GET');
+    const cookie = String(opened.headers['set-cookie']);
+    expect(cookie).toMatch(
+      new RegExp(`^ordercli-inspector-${port}=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Strict$`),
+    );
+    // The cookie is not the printed secret: one does not give the other.
+    expect(cookie).not.toContain(new URL(printed).searchParams.get('token')!);
+    expect(opened.body).toContain('ordercli-token');
+    const withCookie = await post(page, '', { cookie: cookie.split(';')[0]! }, 'GET');
+    expect(withCookie.status).toBe(200);
+    expect(withCookie.headers['set-cookie']).toBeUndefined();
+    expect((await post(`${page}no-such-page`, '', { cookie: cookie.split(';')[0]! }, 'GET')).status).toBe(
+      404,
+    );
+  });
+
+  it('refuses a plain curl: no page, no stream, no command', async (context) => {
+    if (!existsSync('/usr/bin/curl')) context.skip();
+    const { page } = await startInspected();
+    await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+    for (const path of ['', 'events', 'command?seq=1', 'body?seq=1']) {
+      const out = await curl(['-sS', '--max-time', '10', '-D', '-', `${page}${path}`]);
+      expect(out, path).toMatch(/^HTTP\/1\.1 403 /);
+      expect(out).not.toContain('SO-2026-000041');
+      expect(out).not.toContain('ordercli-token');
+    }
+    const replayed = await curl([
+      '-sS',
+      '--max-time',
+      '10',
+      '-D',
+      '-',
+      '-X',
+      'POST',
+      '-H',
+      'content-type: application/json',
+      '--data',
+      '{"seq":1,"url":"http://127.0.0.1:9/"}',
+      `${page}replay`,
+    ]);
+    expect(replayed).toMatch(/^HTTP\/1\.1 403 /);
   });
 
   it('listens on 127.0.0.1 whatever --host says, on its own port', async () => {
@@ -127,19 +237,19 @@ describe('listen --inspect', () => {
       `127.0.0.1:${Number(port) + 1}`,
       '127.0.0.1',
     ]) {
-      const answer = await post(page, '', { host }, 'GET');
+      const answer = await ask(page, '', { host }, 'GET');
       expect(answer.status, host).toBe(403);
       expect(answer.body).not.toContain('ordercli-token');
     }
-    const events = await post(`${page}events`, '', { host: 'rebound.example' }, 'GET');
+    const events = await ask(`${page}events`, '', { host: 'rebound.example' }, 'GET');
     expect(events.status).toBe(403);
-    expect((await post(page, '', { host: `localhost:${port}` }, 'GET')).status).toBe(200);
-    expect((await post(page, '', { host: `127.0.0.1:${port}` }, 'GET')).status).toBe(200);
+    expect((await ask(page, '', { host: `localhost:${port}` }, 'GET')).status).toBe(200);
+    expect((await ask(page, '', { host: `127.0.0.1:${port}` }, 'GET')).status).toBe(200);
   });
 
   it('serves the page with a nonce CSP, nosniff, no-referrer, no-store, and no CORS header', async () => {
     const { page } = await startInspected();
-    const answer = await post(page, '', {}, 'GET');
+    const answer = await ask(page, '', {}, 'GET');
     const csp = String(answer.headers['content-security-policy']);
     const nonce = /script-src 'nonce-([^']+)'/.exec(csp)?.[1];
     expect(nonce).toBeDefined();
@@ -171,7 +281,7 @@ describe('listen --inspect', () => {
       (await replay(page, { seq: 1 }, { 'x-ordercli-token': token, origin: `http://localhost:${port}` }))
         .status,
     ).toBe(403);
-    const form = await post(`${page}replay`, 'seq=1', {
+    const form = await ask(`${page}replay`, 'seq=1', {
       'content-type': 'application/x-www-form-urlencoded',
       'x-ordercli-token': token,
     });
@@ -191,7 +301,7 @@ describe('listen --inspect', () => {
 
   it('refuses event streams asked for by other origins', async () => {
     const { page } = await startInspected();
-    stream = openEvents(`${page}events`, { origin: 'http://evil.example' });
+    stream = openEvents(`${page}events`, { cookie: session, origin: 'http://evil.example' });
     expect(await waitFor(() => stream!.status())).toBe(403);
   });
 
@@ -263,9 +373,9 @@ describe('listen --inspect', () => {
     });
     await post(listen!.url, body, { 'x-webhook-event': EVENT, 'x-webhook-key': `${KEY}x` });
     await waitFor(() => stream!.forwards().length >= 1 && stream!.requests().length === 2, 10_000, 'both');
-    const html = (await post(page, '', {}, 'GET')).body;
-    const command = (await post(`${page}command?seq=1`, '', {}, 'GET')).body;
-    const download = (await post(`${page}body?seq=1`, '', {}, 'GET')).body;
+    const html = (await ask(page, '', {}, 'GET')).body;
+    const command = (await ask(`${page}command?seq=1`, '', {}, 'GET')).body;
+    const download = (await ask(`${page}body?seq=1`, '', {}, 'GET')).body;
     const streamed = stream.events.map((e) => e.data).join('\n');
     for (const text of [html, streamed, command, download]) expect(text).not.toContain(KEY);
     expect(streamed).toContain('[redacted]');
@@ -337,7 +447,7 @@ describe('listen --inspect', () => {
     expect(app.received[0]!.headers['x-webhook-key']).toBe(KEY);
 
     const command = JSON.parse(
-      (await post(`${page}command?seq=1&url=${encodeURIComponent(app.url)}`, '', {}, 'GET')).body,
+      (await ask(`${page}command?seq=1&url=${encodeURIComponent(app.url)}`, '', {}, 'GET')).body,
     );
     const receivedAt = (
       JSON.parse(readFileSync(log, 'utf8').trim().split('\n')[0]!) as { receivedAt: string }
@@ -347,13 +457,26 @@ describe('listen --inspect', () => {
     );
   });
 
+  it('shows a damaged line of the forwarding queue as the console does, to pages opened later too', async () => {
+    app = await startApp();
+    const dir = tempDir();
+    const damaged = '{"type":"event","seq":1,"body":{"id":1 <- cut';
+    writeFileSync(join(dir, 'forward-queue.ndjson'), `${damaged}\n`);
+    const { listen } = await startInspected(['--forward-to', app.url, '--queue-dir', dir]);
+    const page = `${new URL(INSPECTOR.exec(listen.io.stderrText())![1]!).origin}/`;
+    stream = openEvents(`${page}events`);
+    await waitFor(() => stream!.events.length > 0, 10_000, 'the hello event');
+    const notices = JSON.parse(stream.events[0]!.data).notices as { level: string; text: string }[];
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.level).toBe('warning');
+    expect(notices[0]!.text).toMatch(/^a line of the queue could not be read \(line 1\)/);
+    expect(listen.io.stderrText()).toContain(`warning: ${notices[0]!.text}\n`);
+  });
+
   it('writes its commands as the user started ordercli (npx ordercli under npx)', async () => {
-    listen = await startListen(['--key', KEY, '--inspect', '0', '--log', join(tempDir(), 'e.ndjson')], {
-      env: { npm_command: 'exec' },
-    });
-    const page = INSPECTOR.exec(listen.io.stderrText())![1]!;
-    await post(listen.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
-    const command = JSON.parse((await post(`${page}command?seq=1`, '', {}, 'GET')).body).command;
+    const { page } = await startInspected(['--log', join(tempDir(), 'e.ndjson')], { npm_command: 'exec' });
+    await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+    const command = JSON.parse((await ask(`${page}command?seq=1`, '', {}, 'GET')).body).command;
     expect(command).toMatch(/^npx ordercli webhooks replay /);
   });
 

@@ -12,6 +12,7 @@ import { formatDuration } from '../../config/duration.js';
 import type { IOStreams } from '../../io/streams.js';
 import { codeOf, summarizeBody } from '../../webhooks/event-record.js';
 import type { ForwardAttempt } from '../../webhooks/forward-queue.js';
+import { damagedLinesWarning } from '../../webhooks/forward-queue-file.js';
 import type { ListenReady, ListenSubscription } from '../../webhooks/listen-session.js';
 import type { AcceptedEvent, Rejection } from '../../webhooks/receiver.js';
 import { answerLine, previewLines as preview } from '../../webhooks/receiver-answer.js';
@@ -179,19 +180,15 @@ export class ListenConsole {
           ? `; resuming ${forwarding.resumed} undelivered event${forwarding.resumed === 1 ? '' : 's'}`
           : '';
       io.err(`Forwarding to ${forwarding.target} (queue ${forwarding.queueFile}${resumed})\n`);
-      const damaged = forwarding.damaged;
-      if (damaged) {
-        const lines = damaged.lines.slice(0, 5).join(', ') + (damaged.lines.length > 5 ? ', …' : '');
-        io.err(
-          `warning: ${damaged.lines.length === 1 ? 'a line' : `${damaged.lines.length} lines`} of the queue could not be read (line ${lines}), so ${damaged.lines.length === 1 ? 'its event was' : 'their events were'} not resumed: kept in ${damaged.file}; repair ${damaged.lines.length === 1 ? 'it' : 'them'} there and send ${damaged.lines.length === 1 ? 'it' : 'them'} with ordercli webhooks replay ${damaged.file}.\n`,
-        );
-      }
+      if (forwarding.damaged) io.err(`warning: ${damagedLinesWarning(forwarding.damaged)}\n`);
     }
     if (once) {
       const until = once.waitMs === undefined ? '' : ` (up to ${formatDuration(once.waitMs)})`;
       io.err(`Waiting for one ${once.event ?? 'notification'}${until}.\n`);
     }
-    if (ready.inspectorUrl) io.err(`Inspector: ${ready.inspectorUrl} (this machine only)\n`);
+    // The address holds the inspector's secret: the one place it is shown (it is masked elsewhere).
+    if (ready.inspectorUrl)
+      io.errUnredacted(`Inspector: ${ready.inspectorUrl} (open it in a browser on this machine)\n`);
     const checked = ready.checkedKey
       ? `X-WEBHOOK-KEY checked (key from ${ready.checkedKey.source}, ${ready.checkedKey.fingerprint})`
       : 'X-WEBHOOK-KEY NOT checked (--no-verify)';

@@ -89,7 +89,8 @@ retried; re-send with ordercli webhooks replay). A restart resumes what was not 
 --fetch derives the entity from the event name: sales_order_validated -> orders/{id}.
 --exec runs with ORDERCLI_WEBHOOK_EVENT set; it is stopped after 60 s.
 
---inspect serves a page at http://127.0.0.1:4781/ (on 127.0.0.1 only, whatever --host says):
+--inspect serves a page on http://127.0.0.1:4781/ (on 127.0.0.1 only, whatever --host says),
+opened with the address it prints (…/?token=<secret of this run>; anything else gets 403):
 every request as it arrives (headers with the key redacted, the JSON body, forwarding attempts),
 Replay (to --forward-to or a URL typed in the page; the key is added back by listen, never shown)
 and Copy as command. It keeps the last 1000 requests in memory, starting with the end of --log.`,
