@@ -7,7 +7,11 @@ import type { EventRecord } from './event-record.js';
 
 export const EXAMPLE_APP_URL = 'http://127.0.0.1:3000/webhooks';
 
-/** The command line that sends the same from a terminal: the key by its variable, never its value. */
+/**
+ * The command line that sends the same from a terminal: the key by its variable, never its value.
+ * `parts` are its words, an option with its value as one part: the page wraps the line between
+ * parts, never inside one; `command` is them joined by spaces.
+ */
 export function copyCommand(
   record: EventRecord | undefined,
   where: {
@@ -16,27 +20,46 @@ export function copyCommand(
     seq: number;
     program?: string;
   },
-): { command: string; note: string } {
-  const program = where.program ?? 'ordercli';
+): { command: string; parts: string[]; note: string } {
   if (record === undefined)
-    return { command: '', note: 'A refused request was not recorded: there is nothing to send again.' };
+    return {
+      command: '',
+      parts: [],
+      note: 'A refused request was not recorded: there is nothing to send again.',
+    };
+  const program = (where.program ?? 'ordercli').split(' ');
   const url = where.url ?? EXAMPLE_APP_URL;
   const urlNote =
     where.url === undefined ? ` Replace ${EXAMPLE_APP_URL} with your application's address.` : '';
-  const key = '--key "$ORDERCLI_WEBHOOK_KEY"';
+  const target = [`--url ${shellQuote(url)}`, '--key "$ORDERCLI_WEBHOOK_KEY"'];
   const event = record.event ?? '';
+  let parts: string[];
+  let note: string;
   if (where.logFile !== undefined && record.event !== null) {
     // --received-at picks this one line of the log (the time is recorded to the millisecond).
-    return {
-      command: `${program} webhooks replay ${shellQuote(where.logFile)} --url ${shellQuote(url)} ${key} --event ${shellQuote(event)} --received-at ${shellQuote(record.receivedAt)}`,
-      note: `The same headers and body bytes as Replay.${urlNote}`,
-    };
+    parts = [
+      ...program,
+      'webhooks',
+      'replay',
+      shellQuote(where.logFile),
+      ...target,
+      `--event ${shellQuote(event)}`,
+      `--received-at ${shellQuote(record.receivedAt)}`,
+    ];
+    note = `The same headers and body bytes as Replay.${urlNote}`;
+  } else {
+    const file = bodyFileName(record, where.seq);
+    parts = [
+      ...program,
+      'webhooks',
+      'trigger',
+      shellQuote(event || 'EVENT'),
+      ...target,
+      `--data ${shellQuote(file)}`,
+    ];
+    note = `Save the body as ${file} first (Download body). trigger sends the body bytes with the standard headers; with --log, replay would send the recorded headers too.${urlNote}`;
   }
-  const file = bodyFileName(record, where.seq);
-  return {
-    command: `${program} webhooks trigger ${shellQuote(event || 'EVENT')} --url ${shellQuote(url)} ${key} --data ${shellQuote(file)}`,
-    note: `Save the body as ${file} first (Download body). trigger sends the body bytes with the standard headers; with --log, replay would send the recorded headers too.${urlNote}`,
-  };
+  return { command: parts.join(' '), parts, note };
 }
 
 /** The file name Download body gives and the trigger command reads: `<event>-<seq>.json`. */

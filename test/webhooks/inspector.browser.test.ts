@@ -363,12 +363,53 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
 
   it('shows the command line that does the same, with the key as a variable', async () => {
     await page.locator(row(`[data-code="${live.code}"]`)).click();
+    // Copy is enabled once the command has arrived (a click before copied nothing); the page says
+    // "Copied." once the clipboard holds it: both are waited for, never a time.
     await page.locator(id('copy-command')).click();
+    await expect.poll(() => page.locator('#command-note').textContent()).toMatch(/^Copied\. /);
     const command = (await page.locator(id('command-text')).textContent()) ?? '';
     expect(command).toMatch(/ordercli webhooks (replay|trigger) /);
     expect(command).toContain('"$ORDERCLI_WEBHOOK_KEY"');
     expect(command).not.toContain(KEY);
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(command.trim());
+  });
+
+  it('shows no command box for a refused request (nothing was recorded)', async () => {
+    await page.locator(row('[data-status="401"]')).click();
+    await expect.poll(() => page.locator('#command-note').textContent()).toContain('was not recorded');
+    expect(await page.locator(id('command-text')).isHidden()).toBe(true);
+    expect(await page.locator(id('copy-command')).isDisabled()).toBe(true);
+  });
+
+  it('lists the newest request first', async () => {
+    const seqs = await page
+      .locator(row(''))
+      .evaluateAll((rows) => rows.map((element) => Number(element.getAttribute('data-seq'))));
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+  });
+
+  it('is usable 600 px wide: nothing wider than the window, the command wrapped between its parts only', async () => {
+    await page.setViewportSize({ width: 600, height: 800 });
+    try {
+      await page.locator(row(`[data-code="${live.code}"]`)).click();
+      const parts = page.locator(`${id('command-text')} .part`);
+      await expect.poll(() => parts.count()).toBeGreaterThan(5);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(600);
+      for (const testId of ['event-list', 'replay', 'copy-command', 'filter-status', 'command-text']) {
+        const box = await page.locator(id(testId)).boundingBox();
+        expect(box, testId).not.toBeNull();
+        expect(box!.x + box!.width, testId).toBeLessThanOrEqual(600);
+      }
+      // The line does wrap here, and each part (an option with its value) stays on one line.
+      const lines = await parts.evaluateAll((spans) => spans.map((span) => span.getClientRects().length));
+      expect(lines.every((count) => count === 1)).toBe(true);
+      const tops = await parts.evaluateAll(
+        (spans) => new Set(spans.map((span) => span.getBoundingClientRect().top)).size,
+      );
+      expect(tops).toBeGreaterThan(1);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 
   it('refuses a foreign Host (DNS rebinding), and sending without the token or from another origin', async () => {
@@ -437,6 +478,14 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
     await expect.poll(visibleRows).toEqual([`200 ${history.code}`]);
     await page.locator(id('filter-code')).fill('');
     await expect.poll(visibleRows).toEqual(all);
+
+    // The selected request, once a filter hides it, leaves the detail pane.
+    await page.locator(row(`[data-code="${live.code}"]`)).click();
+    await expect.poll(() => page.locator('#selected').isVisible()).toBe(true);
+    await page.locator(id('filter-status')).selectOption('refused');
+    await expect.poll(() => page.locator('#selected').isVisible()).toBe(false);
+    expect(await page.locator('#no-selection').textContent()).toContain('hidden by the filters');
+    await page.locator(id('filter-status')).selectOption('all');
   });
 
   it('leaves a screenshot for review', async () => {

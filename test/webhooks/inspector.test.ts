@@ -506,6 +506,17 @@ describe('copyCommand', () => {
       }),
     ).toEqual({
       command: `ordercli webhooks replay '/tmp/it'\\''s.ndjson' --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT} --received-at t`,
+      // An option and its value are one part: the page wraps between parts only.
+      parts: [
+        'ordercli',
+        'webhooks',
+        'replay',
+        "'/tmp/it'\\''s.ndjson'",
+        '--url http://127.0.0.1:3000/h',
+        '--key "$ORDERCLI_WEBHOOK_KEY"',
+        `--event ${EVENT}`,
+        '--received-at t',
+      ],
       note: 'The same headers and body bytes as Replay.',
     });
     expect(copyCommand(record, { logFile: undefined, url: 'http://127.0.0.1:3000/h', seq: 7 }).command).toBe(
