@@ -32,7 +32,9 @@ export const DEFAULT_FAULTS: FaultOptions = {
  * - `reset-after` (alias `reset-after-response-computed`): the request is processed (the order
  *   IS created), then the socket is destroyed unanswered, so the client cannot know the outcome.
  * - `status`: answered with `status` (default 503) without being processed.
- * - `delay`: answered normally after `delayMs` more (to exercise client time-outs).
+ * - `delay`: answered normally after `delayMs` more (to exercise client time-outs), or, given
+ *   `until` (programmatic rules only), once that promise settles: a test holds answers until
+ *   something has happened (requests of two clients in flight at once), never for a guessed time.
  */
 export type FaultKind =
   | 'reset-before-read'
@@ -51,6 +53,8 @@ export interface FaultRule {
   /** Seconds for `Retry-After`; 429 answers always carry one (default `retryAfterSeconds`). */
   retryAfter?: number;
   delayMs?: number;
+  /** `delay` only: the answer waits for this promise instead of `delayMs`. */
+  until?: PromiseLike<unknown>;
   /** How many matching requests the rule hits; default 1. */
   times?: number;
 }
@@ -60,7 +64,7 @@ export type FaultDecision =
   | { kind: 'reset-before-read' }
   | { kind: 'reset-after' }
   | { kind: 'status'; status: number; retryAfter?: number }
-  | { kind: 'delay'; delayMs: number };
+  | { kind: 'delay'; delayMs: number; until?: PromiseLike<unknown> };
 
 interface ActiveRule {
   rule: FaultRule;
@@ -140,7 +144,9 @@ function decisionFor(rule: FaultRule, options: FaultOptions): FaultDecision {
     case 'reset-after-response-computed':
       return { kind: 'reset-after' };
     case 'delay':
-      return { kind: 'delay', delayMs: rule.delayMs ?? 1000 };
+      return rule.until === undefined
+        ? { kind: 'delay', delayMs: rule.delayMs ?? 1000 }
+        : { kind: 'delay', delayMs: 0, until: rule.until };
     case 'status': {
       const status = rule.status ?? 503;
       const retryAfter = rule.retryAfter ?? (status === 429 ? options.retryAfterSeconds : undefined);

@@ -253,6 +253,7 @@ async function serveRequest(context: RequestContext): Promise<void> {
   if (response === undefined) return;
   const remainingMs = delayMs - (performance.now() - arrived);
   if (remainingMs > 0 && !(await wait(remainingMs, signal))) return;
+  if (fault?.kind === 'delay' && fault.until !== undefined && !(await settled(fault.until, signal))) return;
   if (fault?.kind === 'reset-after') {
     entry.computedStatus = response.status;
     resetConnection(req);
@@ -442,6 +443,25 @@ async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Waits for `promise` to settle; false when `signal` aborts first (the sandbox closes). */
+async function settled(promise: PromiseLike<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<false>((resolve) => {
+    onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const done = Promise.resolve(promise).then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([done, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }
 

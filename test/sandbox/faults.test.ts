@@ -95,6 +95,27 @@ describe('scripted faults', () => {
     expect(sandbox.requests[0]).toMatchObject({ fault: 'delay', status: 200 });
   });
 
+  it('delay until a promise: the answer waits for it, whatever the time', async () => {
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'delay', until: gate }]);
+    let answered = false;
+    const held = postOrder('H-1').then((response) => {
+      answered = true;
+      return response;
+    });
+    // A second request, not held, is answered while the first still waits.
+    await eventually(() => orderPosts().length === 1);
+    expect((await postOrder('H-2')).status).toBe(201);
+    expect(answered).toBe(false);
+    // Processed on arrival, answered once released.
+    expect(sandbox.orders().map((order) => order.externalId)).toContain('H-1');
+    release();
+    expect((await held).status).toBe(201);
+  });
+
   it('refuses a rule with a nonsensical count', () => {
     expect(() => sandbox.scriptFaults([{ kind: 'status', times: 0 }])).toThrow(RangeError);
   });

@@ -250,6 +250,16 @@ describe('two imports at once, each with its own journal', () => {
     const list = orders(300, 'OVL');
     writeNdjson(m.cwd, 'a.ndjson', list);
     writeNdjson(m.cwd, 'b.ndjson', list);
+    // They overlap whatever the machine's load: the first 9 order POSTs are answered only once all 9
+    // have arrived; one run has at most 8 in flight, so both runs are sending then.
+    let release = (): void => undefined;
+    const bothSending = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    sandbox.scriptFaults([
+      { method: 'POST', path: ORDERS_PATH, kind: 'delay', until: bothSending, times: 9 },
+    ]);
+    onOrderPost(9, release);
     const [a, b] = await Promise.all([
       run(importArgs('a.ndjson', '--concurrency', '8'), m),
       run(importArgs('b.ndjson', '--concurrency', '8'), m),
@@ -260,7 +270,7 @@ describe('two imports at once, each with its own journal', () => {
     expect([0, 4], b.stderr).toContain(b.code);
     const [ra, rb] = [reportOf(a), reportOf(b)];
     expect(ra.counts.created + rb.counts.created).toBe(300);
-    // They did overlap: each sent some of them.
+    // Each sent some of them (the 9 held POSTs came from both).
     expect(ra.counts.created, 'run a created none: the runs did not overlap').toBeGreaterThan(0);
     expect(rb.counts.created, 'run b created none: the runs did not overlap').toBeGreaterThan(0);
     const [sa, sb] = [statusesOf(ra), statusesOf(rb)];
