@@ -4,6 +4,7 @@
  * unchanged (a shipping mode, say); the seed's identification rules are checked exactly.
  */
 import { z } from 'zod';
+import { postalCodeProblem } from './postal-code.js';
 import { nonEmptyString, problemsFrom, type ValidationProblem, validationErrorMap } from './problems.js';
 
 export type { ValidationProblem } from './problems.js';
@@ -16,17 +17,25 @@ export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const positiveInteger = z.int().positive();
 
 // The descriptions are the interface document's wording: `ordercli schema` prints them.
-export const addressSchema = z.looseObject({
-  recipient: nonEmptyString.optional().describe('Recipient of the address.'),
-  street: nonEmptyString.optional().describe('Street.'),
-  zipCode: nonEmptyString.optional().describe('Zip code, as text: leading zeros count (01000).'),
-  city: nonEmptyString.optional().describe('City.'),
-  country: z
-    .string()
-    .regex(COUNTRY_CODE, { error: 'must be a two-letter upper-case country code such as FR' })
-    .optional()
-    .describe('A two-letter country code in the shown form: FR, DE.'),
-});
+export const addressSchema = z
+  .looseObject({
+    recipient: nonEmptyString.optional().describe('Recipient of the address.'),
+    street: nonEmptyString.optional().describe('Street.'),
+    zipCode: nonEmptyString.optional().describe('Zip code, as text: leading zeros count (01000).'),
+    city: nonEmptyString.optional().describe('City.'),
+    country: z
+      .string()
+      .regex(COUNTRY_CODE, { error: 'must be a two-letter upper-case country code such as FR' })
+      .optional()
+      .describe('A two-letter country code in the shown form: FR, DE.'),
+  })
+  .superRefine((address, ctx) => {
+    const { zipCode, country } = address;
+    if (typeof zipCode !== 'string' || typeof country !== 'string' || !COUNTRY_CODE.test(country)) return;
+    const problem = postalCodeProblem(zipCode, country);
+    if (problem !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['zipCode'], message: problem, input: zipCode });
+  });
 
 export const customerSchema = z.looseObject({
   name: nonEmptyString
