@@ -1,24 +1,37 @@
 /**
  * IOStreams that are not the process's: in memory for tests (`createTestIO`), and line-prefixed
- * into a parent's stdout for a command run inside another one (`prefixedIO`, the demo).
+ * and wrapped into a parent's for a command run inside another one (`prefixedIO`, the demo).
  */
 import { PassThrough, type Readable, Writable } from 'node:stream';
+import stringWidth from 'string-width';
 import { type IOStreams, NodeStreamsIO } from './streams.js';
+import { wrapText } from './wrap.js';
 
 /**
- * IO for a command run inside another one (the demo's receiver): each line it writes goes to the
- * parent's stdout, after `prefix`; it never prompts and reads no input.
+ * IO for a command run inside another one (the demo's steps and receiver): each line it writes goes
+ * to the parent, after `prefix` — stdout and stderr both to the parent's stdout, or each to its own
+ * with `keepStderr`. On a terminal, a line wider than the parent's width (less the prefix) is
+ * wrapped at word boundaries (wrap.ts), each piece after the prefix: the terminal never cuts a
+ * word. It never prompts and reads no input; `onLine` sees each line whole, before wrapping.
  */
-export function prefixedIO(parent: IOStreams, prefix: string, onLine?: (line: string) => void): IOStreams {
-  const lines = (write: (text: string) => void) => {
+export function prefixedIO(
+  parent: IOStreams,
+  prefix: string,
+  onLine?: (line: string) => void,
+  options: { keepStderr?: boolean } = {},
+): IOStreams {
+  const room = () => Math.max(40, parent.columns - stringWidth(prefix));
+  const lines = (write: (text: string) => void, tty: boolean) => {
     let pending = '';
     return new Writable({
       write(chunk: Buffer | string, _encoding, callback) {
         pending += chunk.toString();
         let end = pending.indexOf('\n');
         while (end >= 0) {
-          onLine?.(pending.slice(0, end));
-          write(`${prefix}${pending.slice(0, end + 1)}`);
+          const line = pending.slice(0, end);
+          onLine?.(line);
+          const pieces = tty ? wrapText(line, room()).split('\n') : [line];
+          write(pieces.map((piece) => `${prefix}${piece}\n`).join(''));
           pending = pending.slice(end + 1);
           end = pending.indexOf('\n');
         }
@@ -30,12 +43,15 @@ export function prefixedIO(parent: IOStreams, prefix: string, onLine?: (line: st
   stdin.end();
   const io = new NodeStreamsIO(
     stdin,
-    lines((text) => parent.out(text)),
-    lines((text) => parent.out(text)),
+    lines((text) => parent.out(text), parent.stdoutIsTTY),
+    options.keepStderr
+      ? lines((text) => parent.err(text), parent.stderrIsTTY)
+      : lines((text) => parent.out(text), parent.stdoutIsTTY),
     false,
     parent.stdoutIsTTY,
-    parent.stdoutIsTTY,
-    () => Math.max(40, parent.columns - prefix.length),
+    options.keepStderr ? parent.stderrIsTTY : parent.stdoutIsTTY,
+    room,
+    parent.redactor,
   );
   return io;
 }

@@ -41,7 +41,6 @@ export interface IOStreams {
 
 /** IOStreams over any three Node streams: the process's (processIO()), or those of src/io/memory.ts. */
 export class NodeStreamsIO implements IOStreams {
-  readonly redactor = new Redactor();
   colorEnabled = false;
   neverPrompt = false;
 
@@ -53,6 +52,8 @@ export class NodeStreamsIO implements IOStreams {
     readonly stdoutIsTTY: boolean,
     readonly stderrIsTTY: boolean,
     private readonly width: () => number,
+    /** Shared with the IO this one writes into (prefixedIO): a secret masked in one is in both. */
+    readonly redactor: Redactor = new Redactor(),
   ) {}
 
   get columns(): number {

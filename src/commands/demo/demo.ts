@@ -10,12 +10,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import stringWidth from 'string-width';
 import type { Context } from '../../cli/context.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { sleep } from '../../core/retry.js';
 import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
+import { wrapForStdout } from '../../io/wrap.js';
 import type { IOStreams } from '../../io/streams.js';
 import { SALES_ORDER_VALIDATED } from '../../schemas/webhook.js';
 import type { DemoFlags } from './index.js';
@@ -57,9 +59,10 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   };
   delete env.ORDERCLI_PROFILE;
   delete env.ORDERCLI_AUTH_HEADER;
+  // The steps' output is wrapped at word boundaries on a terminal, as the demo's own prose is.
   const step: Step = {
     ctx,
-    io,
+    io: prefixedIO(io, '', undefined, { keepStderr: true }),
     env,
     signal: ctx.signal,
     cwd: ctx.cwd,
@@ -71,15 +74,27 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
     return rel.startsWith('..') || rel === '' ? path : rel;
   };
   const heading = (n: number, title: string) => io.out(`\n${paint.bold(`${n}. ${title}`)}\n`);
+  /** Prose, wrapped at word boundaries on a terminal. */
+  const say = (text: string) => io.out(wrapForStdout(io, text));
 
-  io.out(
+  say(
     `${paint.bold('ordercli demo')} — a first run on a sandbox embedded in this process; nothing leaves this machine.\n`,
   );
 
   heading(1, 'A local service to talk to');
-  io.out(`Sandbox listening on ${sandbox.url}, seeded with contacts, packagings and reference lists.\n`);
-  io.out('Every command below reads the service address and the token from the environment:\n');
-  io.out(paint.dim(`  $ export ORDERCLI_BASE_URL=${sandbox.url} ORDERCLI_TOKEN=${sandbox.tokens.partner}\n`));
+  say(`Sandbox listening on ${sandbox.url}, seeded with contacts, packagings and reference lists.\n`);
+  say('Every command below reads the service address and the token from the environment:\n');
+  io.out(
+    paint.dim(
+      wrapForStdout(
+        io,
+        `  $ export ORDERCLI_BASE_URL=${sandbox.url} ORDERCLI_TOKEN=${sandbox.tokens.partner}\n`,
+        {
+          continuation: ' \\',
+        },
+      ),
+    ),
+  );
 
   heading(2, 'A receiver for webhook notifications');
   const port = await freePort();
@@ -95,9 +110,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const listenIO = prefixedIO(io, paint.cyan('  [listen] '), (line) => {
     if (line.startsWith('Ready: listening on')) ready();
   });
-  io.out(
-    `${command(`ordercli listen --port ${port} --log events.ndjson`)}   ${paint.dim('# key from ORDERCLI_WEBHOOK_KEY')}\n`,
-  );
+  showCommand(`ordercli listen --port ${port} --log events.ndjson`, 'key from ORDERCLI_WEBHOOK_KEY');
   const listening = ctx.runCommand(['listen', '--port', String(port), '--log', logFile], {
     io: listenIO,
     env,
@@ -121,7 +134,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   heading(3, 'The reference lists orders are built from');
   await runStep(step, ['refs', 'contacts', 'list']);
   await runStep(step, ['refs', 'packagings', 'list', '--active', '--search', 'crème']);
-  io.out(paint.dim(`  (${step.cli} refs browse lets you search and pick them interactively.)\n`));
+  say(paint.dim(`  (${step.cli} refs browse lets you search and pick them interactively.)\n`));
 
   heading(4, 'Import orders from a spreadsheet export');
   const journal = join(workDir, 'import.journal.ndjson');
@@ -140,13 +153,13 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   }
 
   heading(5, `Notifications arriving (${SALES_ORDER_VALIDATED})`);
-  io.out(
-    `The sandbox validates each order after a moment and notifies the receiver, which checks X-WEBHOOK-KEY:\n`,
+  say(
+    'The sandbox validates each order after a moment and notifies the receiver, which checks X-WEBHOOK-KEY:\n',
   );
   const received = await waitForEvents(logFile, created, ctx.signal);
   stopListen();
   await listening;
-  io.out(
+  say(
     received >= created
       ? `${paint.green('✓')} ${received} of ${created} orders validated; every notification carried the right key.\n`
       : `${paint.red('✗')} only ${received} of ${created} notifications arrived within ${NOTIFICATION_WAIT_MS / 1000} s.\n`,
@@ -166,17 +179,29 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
     ],
     ['ordercli sandbox', 'this sandbox, standing, for your own tests'],
   ];
-  for (const [line, why] of next) io.out(`${command(line ?? '')}   ${paint.dim(`# ${why}`)}\n`);
+  for (const [line, why] of next) showCommand(line ?? '', why ?? '');
   if (received < created) ctx.exitCode = ExitCode.Failure;
 
-  function command(line: string): string {
-    return `  ${paint.dim('$')} ${line.replace(/^ordercli\b/, step.cli)}`;
+  /**
+   * A command to type, with why after it; on a terminal too narrow for both, why goes on the line
+   * above (a comment cannot continue onto the next line), and a long command continues with \.
+   */
+  function showCommand(line: string, why: string): void {
+    const typed = line.replace(/^ordercli\b/, step.cli);
+    const oneLine = `  $ ${typed}   # ${why}`;
+    if (!io.stdoutIsTTY || stringWidth(oneLine) <= io.columns) {
+      io.out(`  ${paint.dim('$')} ${typed}   ${paint.dim(`# ${why}`)}\n`);
+      return;
+    }
+    io.out(`${paint.dim(wrapForStdout(io, `  # ${why}`))}\n`);
+    io.out(`${wrapForStdout(io, `  $ ${typed}`, { continuation: ' \\' })}\n`);
   }
 }
 
 /** Runs one real command in-process, after printing it as the user would type it. */
 async function runStep(step: Step, args: string[], display?: string): Promise<number> {
-  step.io.out(`  $ ${display ?? `${step.cli} ${args.map(quote).join(' ')}`}\n`);
+  const typed = `  $ ${display ?? `${step.cli} ${args.map(quote).join(' ')}`}`;
+  step.io.out(`${wrapForStdout(step.io, typed, { continuation: ' \\' })}\n`);
   const code = await step.ctx.runCommand(step.color ? args : ['--no-color', ...args], {
     io: step.io,
     env: step.env,

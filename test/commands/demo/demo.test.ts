@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { runBin, runCli } from '../../support/cli.js';
 
@@ -28,6 +29,27 @@ describe('ordercli demo', () => {
     expect(await refused(`${listenUrl}/`)).toBe(true);
     // The webhook key is never shown, not even a sandbox one.
     expect(result.stdout + result.stderr).not.toMatch(/whk_demo_[0-9a-f]{32}/);
+  });
+
+  it('on an 80-column terminal, wraps every line at word boundaries: no line wider, no word cut', async () => {
+    const result = await runCli(['demo'], { tty: true, columns: 80 });
+    expect(result.code, result.stderr).toBe(0);
+    const lines = `${result.stdout}${result.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+    const wide = lines.filter((line) => stringWidth(line) > 80);
+    expect(wide).toEqual([]);
+    // Phrases that used to be cut inside a word by the terminal, read back whole once the
+    // wrapping (a line end, then the indentation of the continuation line) is undone.
+    const text = lines.join('\n').replace(/( \\)?\n(  \[listen\])? +/g, ' ');
+    for (const phrase of [
+      'nothing leaves this machine',
+      'seeded with contacts, packagings and reference lists',
+      'notifies the receiver, which checks X-WEBHOOK-KEY',
+      'ORDERCLI_TOKEN=sandbox-partner-token',
+      'http://localhost:3000/webhooks',
+    ])
+      expect(text).toContain(phrase);
+    // A command too long for one line continues with \, so that it still runs when pasted.
+    expect(result.stdout).toMatch(/\$ ordercli listen --key "\$ORDERCLI_WEBHOOK_KEY" --forward-to \\\n +http:/);
   });
 
   it('works as the installed binary in a pipe and exits by itself', async () => {
