@@ -7,7 +7,7 @@ import { ExitCode } from '../core/exit-codes.js';
 import { escapeControl, escapeControlKeepingLines } from '../io/quote.js';
 import { type IOStreams, processIO } from '../io/streams.js';
 import { Context } from './context.js';
-import { buildProgram } from './program.js';
+import { buildProgram, expandHelpCommand } from './program.js';
 
 export interface MainOptions {
   io?: IOStreams;
@@ -27,7 +27,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   let code: number;
   try {
     const program = buildProgram(ctx);
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(expandHelpCommand(program, argv), { from: 'user' });
     code = ctx.exitCode;
   } catch (error) {
     code = await renderError(error, ctx);

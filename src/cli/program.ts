@@ -68,7 +68,7 @@ export function buildProgram(ctx: Context): Command {
     .addOption(
       new Option(
         '--timeout <duration>',
-        'per-request timeout: 30s, 500ms; a bare number is ms (env ORDERCLI_TIMEOUT, default 30000)',
+        'per-request timeout: 30s, 500ms; a bare number is ms (env ORDERCLI_TIMEOUT, default 30s)',
       ),
     )
     .addOption(new Option('--retries <n>', 'retries of a failed request (env ORDERCLI_RETRIES, default 3)'))
@@ -106,7 +106,10 @@ Examples:
   $ ordercli get packaging_references 401 --json | jq .label
 
 Exit codes: 0 success, 1 service or network failure, 2 bad usage or invalid input (nothing sent),
-3 authentication or authorization refused, 4 import finished with orders not created, 130 interrupted.`,
+3 authentication or authorization refused, 4 import finished with orders not created, 130 interrupted.
+
+Durations take a unit: 500ms, 30s, 2m, 1h. A bare number is read only where the option's help says
+its unit (ms for --timeout, seconds for listen --wait), and refused elsewhere.`,
   );
 
   program.hook('preAction', (_root, actionCommand) => {
@@ -124,11 +127,66 @@ Exit codes: 0 success, 1 service or network failure, 2 bad usage or invalid inpu
       configure(sub);
     }
     if (command.commands.length > 0) {
+      const example = command.parent
+        ? `${commandPath(command)} help ${command.commands[0]!.name()}`
+        : 'ordercli help orders import';
+      command.helpCommand('help [command...]', `show the help of a command, as --help does (${example})`);
       command.on('command:*', (operands: string[]) => unknownCommand(command, operands[0] ?? ''));
     }
   };
   configure(program);
   return program;
+}
+
+/**
+ * `ordercli help orders import` (or `ordercli orders help import`) as `ordercli orders import
+ * --help`: commander's own help command reads one word only, and so showed the group's help for
+ * any verb. Words that name no command are a usage error naming the group's commands; options
+ * before `help` (global ones) are kept, those after it dropped. Other argv is returned as is.
+ */
+export function expandHelpCommand(program: Command, argv: readonly string[]): string[] {
+  let command = program;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') return [...argv];
+    if (word.startsWith('-')) {
+      if (takesValue(command, word) || takesValue(program, word)) i++;
+      continue;
+    }
+    const sub = findCommand(command, word);
+    if (sub) {
+      command = sub;
+      continue;
+    }
+    if (word !== 'help' || command.commands.length === 0) return [...argv];
+    let target = command;
+    for (const name of argv.slice(i + 1).filter((rest) => !rest.startsWith('-'))) {
+      const next = findCommand(target, name);
+      if (!next) {
+        if (target.commands.length > 0) unknownCommand(target, name);
+        throw new UsageError(
+          `${commandPath(target)} has no commands, so there is no help for '${name}' under it (see ${commandPath(target)} --help).`,
+        );
+      }
+      target = next;
+    }
+    const path: string[] = [];
+    for (let c: Command | null = target; c && c !== command; c = c.parent) path.unshift(c.name());
+    return [...argv.slice(0, i), ...path, '--help'];
+  }
+  return [...argv];
+}
+
+/** The subcommand of `command` that `word` names (its name or an alias). */
+function findCommand(command: Command, word: string): Command | undefined {
+  return command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
+}
+
+/** Whether `flag` is an option of `command` that takes the next word as its value. */
+function takesValue(command: Command, flag: string): boolean {
+  if (flag.includes('=')) return false;
+  const option = command.options.find((o) => o.long === flag || o.short === flag);
+  return option?.required === true;
 }
 
 const GLOBAL_OPTIONS_LINE = 'Global options (--json, --profile, --verbose, ...): see ordercli --help.';

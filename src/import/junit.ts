@@ -14,7 +14,7 @@ import { formatInputProblem, type InputProblem, UsageError } from '../core/error
 import { OutputWriteError } from './output-error.js';
 
 /** The outcome of one record, as the reports and the CI annotations show it. */
-export type KeyedStatus = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown' | 'not-sent';
+export type KeyedStatus = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown' | 'exists' | 'not-sent';
 
 /** One record of an import (an order, a contact reference) and what became of it. */
 export interface KeyedResult {
@@ -116,7 +116,7 @@ export class JUnitWriter {
     const suite = this.suiteOf(result.file);
     suite.counts.tests++;
     if (isFailure(result.status)) suite.counts.failures++;
-    else if (result.status !== 'created') suite.counts.skipped++;
+    else if (result.status !== 'created' && result.status !== 'exists') suite.counts.skipped++;
     this.put(testcase(result, this.options.keyName));
   }
 
@@ -210,13 +210,22 @@ export function testcase(result: KeyedResult, keyName: string): string {
     case 'created':
       body = `<system-out>${xmlText(`${where}: created${result.output ? `: ${result.output}` : ''}`)}</system-out>`;
       break;
+    case 'exists': {
+      // The service already has it: what the run is for holds, so the testcase passes.
+      const ids = result.output && !message.includes(result.output) ? ` (${result.output})` : '';
+      body = `<system-out>${xmlText(`${where}: ${message}${ids}`)}</system-out>`;
+      break;
+    }
     case 'skipped': {
-      const skipped = result.output ? `${message} (${result.output})` : message;
+      // What the ledger says of an order created elsewhere names its id and code already.
+      const skipped =
+        result.output && !message.includes(result.output) ? `${message} (${result.output})` : message;
       body = `<skipped message="${xmlAttribute(skipped)}">${xmlText(`${where}: ${skipped}`)}</skipped>`;
       break;
     }
     case 'not-sent': {
-      const notSent = `${message}; the next run sends it`;
+      // A run that stopped early leaves the rest to the next one; an invalid input says its own condition.
+      const notSent = message.includes('the next run') ? message : `${message}; the next run sends it`;
       body = `<skipped message="${xmlAttribute(notSent)}">${xmlText(`${where}: ${notSent}`)}</skipped>`;
       break;
     }

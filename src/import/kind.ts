@@ -6,6 +6,7 @@
 import { validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { validateContactReference } from '../schemas/references.js';
+import { type ExistingRecord, existingContactReference } from './already-exists.js';
 import { CONTACT_REFERENCE_COLUMNS, CSV_COLUMNS } from './columns.js';
 import type { LedgerKind } from './ledger/store.js';
 
@@ -31,10 +32,17 @@ export interface ImportKind {
   validate(body: unknown, options: { requireKey: boolean }): ValidationProblem[];
   /** The report's columns, the key first (named by `keyField`). */
   reportColumns: readonly string[];
-  /** What a person does about a record whose outcome is unknown, after `check at the service`. */
+  /** What a person does about a record whose outcome is unknown: a clause, from `check at the service`. */
   settleUnknown: string;
   /** What a 403 on `path` most likely means, first in the hint of the error (exit 3). */
   forbidden?: string;
+  /**
+   * Whether an error answer says the service already has this record (reported `exists`, which
+   * is not a failure), and its id; absent: every error answer is a failure.
+   */
+  existing?(status: number, body: unknown): ExistingRecord | undefined;
+  /** Where to find the id of an existing record the answer did not name. */
+  findExisting?: string;
 }
 
 function nonEmptyText(value: unknown): string | undefined {
@@ -53,7 +61,8 @@ export const ORDER_IMPORT: ImportKind = {
   keyOf: (body) => nonEmptyText(body.externalId),
   validate: (body, { requireKey }) => validateOrder(body, { requireExternalId: requireKey }),
   reportColumns: ['externalId', 'status', 'httpStatus', 'id', 'code', 'message', 'line'],
-  settleUnknown: ', then record it with ordercli orders resolve (or send it again with --retry-unknown)',
+  settleUnknown:
+    'check at the service, then record what you found with ordercli orders resolve --created or --not-created (or send it again with --retry-unknown)',
 };
 
 /**
@@ -84,7 +93,10 @@ export const CONTACT_REFERENCE_IMPORT: ImportKind = {
     ),
   reportColumns: ['contact.externalReference', 'status', 'httpStatus', 'id', 'message', 'line'],
   settleUnknown:
-    '(ordercli refs contacts list), then record it with ordercli orders resolve if it is there, or send it again with --retry-unknown if it is not',
+    'check at the service (ordercli refs contacts list), then record it with ordercli orders resolve if it is there, or send it again with --retry-unknown if it is not',
   forbidden:
     'This token may not create contact references: the instance decides whether a partner application registers its own contacts (ask its administrator for that right), or it names them itself (then send the contact data with each order instead).',
+  // The service keeps one contact reference per external reference (docs/assumptions.md).
+  existing: existingContactReference,
+  findExisting: 'ordercli refs contacts list',
 };

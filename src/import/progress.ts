@@ -83,7 +83,7 @@ export class ImportProgress {
     const done = doneCount(counts);
     const parts = [
       `import: ${formatCount(done)}/${formatCount(counts.total)} ${this.noun} (${percent(done, counts.total)})`,
-      `created ${formatCount(counts.created)}, skipped ${formatCount(counts.skipped)}, failed ${formatCount(counts.failed)}, unknown ${formatCount(counts.unknown)}, invalid ${formatCount(counts.invalid)}`,
+      `created ${formatCount(counts.created)}, skipped ${formatCount(counts.skipped)}, ${counts.exists > 0 ? `exists ${formatCount(counts.exists)}, ` : ''}failed ${formatCount(counts.failed)}, unknown ${formatCount(counts.unknown)}, invalid ${formatCount(counts.invalid)}`,
       `${formatCount(Math.round(this.rate()))}/s, ${timeLeft(counts.total - done, this.rate())} left`,
     ];
     return parts.join(' · ');
@@ -139,10 +139,14 @@ export function renderSummary(info: SummaryInfo): string {
   const rows: [string, number, string][] = [
     ['created', counts.created, ''],
     ['skipped', counts.skipped, 'already created, or being sent by another ordercli'],
+  ];
+  if (counts.exists > 0)
+    rows.push(['exists', counts.exists, 'already at the service: not sent again, no failure']);
+  rows.push(
     ['failed', counts.failed, counts.failed > 0 ? 'refused by the service: fix, then run again' : ''],
     ['unknown', counts.unknown, counts.unknown > 0 ? 'may have been created: see below' : ''],
     ['invalid', counts.invalid, ''],
-  ];
+  );
   if (counts.notSent > 0)
     rows.push(['not sent', counts.notSent, 'the import stopped first: run it again to send them']);
   rows.push(['total', counts.total, '']);

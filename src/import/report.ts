@@ -25,7 +25,7 @@ export interface OrderResult {
   externalId: string | undefined;
   status: ReportStatus;
   httpStatus?: number;
-  /** The service's id and code of the created order (also for `skipped`, from the journal). */
+  /** The service's id and code of the created order (also for `skipped`, from the journal, and `exists`). */
   id?: string | number;
   code?: string;
   message?: string;
@@ -41,16 +41,31 @@ export interface ImportCounts {
   skipped: number;
   invalid: number;
   unknown: number;
+  /** Records the service already had (a contact reference answered 409): not failures. */
+  exists: number;
   /** Orders this run stopped before sending (interrupt, refused credentials, unreachable). */
   notSent: number;
 }
 
 export function emptyCounts(total: number): ImportCounts {
-  return { total, created: 0, failed: 0, skipped: 0, invalid: 0, unknown: 0, notSent: 0 };
+  return { total, created: 0, failed: 0, skipped: 0, invalid: 0, unknown: 0, exists: 0, notSent: 0 };
 }
 
 export function doneCount(counts: ImportCounts): number {
-  return counts.created + counts.failed + counts.skipped + counts.invalid + counts.unknown + counts.notSent;
+  return (
+    counts.created +
+    counts.failed +
+    counts.skipped +
+    counts.invalid +
+    counts.unknown +
+    counts.exists +
+    counts.notSent
+  );
+}
+
+/** Records that are where they should be: created, created before, or already at the service. */
+export function settledCount(counts: ImportCounts): number {
+  return counts.created + counts.skipped + counts.exists;
 }
 
 /** Adds one result to the counts. */

@@ -184,11 +184,30 @@ export interface PlannedResolution {
   note?: string;
 }
 
-/** Where a request stands; throws (exit 2, nothing written) for ids the journal does not hold. */
+/** Where the resolutions are recorded, in the words of the refusal of an id it does not hold. */
+export interface ResolutionPlace {
+  /** `The journal orders.csv.journal.ndjson`, `The order ledger`. */
+  what: string;
+  /** Where the ids it holds can be seen. */
+  seeIds: string;
+}
+
+/** An import's journal (and the ledger behind it). */
+export function journalPlace(shown: string): ResolutionPlace {
+  return { what: `The journal ${shown}`, seeIds: `ordercli orders journal ${shown} lists the unknown ones` };
+}
+
+/** The order ledger alone: what `orders create` and `orders new` sent, which no journal holds. */
+export const LEDGER_PLACE: ResolutionPlace = {
+  what: 'The order ledger',
+  seeIds: 'as the error of orders create or orders new named it, with the same --base-url',
+};
+
+/** Where a request stands; throws (exit 2, nothing written) for ids the journal (or ledger) does not hold. */
 export function planResolutions(
   requests: readonly ResolutionRequest[],
   states: ReadonlyMap<string, JournalState>,
-  shown: string,
+  place: ResolutionPlace,
   baseUrl: string,
 ): PlannedResolution[] {
   const missing = requests.filter((request) => !states.has(request.externalId)).map((r) => r.externalId);
@@ -196,7 +215,7 @@ export function planResolutions(
     const list =
       missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
     throw new UsageError(
-      `The journal ${shown} holds no order ${list} for ${baseUrl}, so nothing was recorded: check the externalId${missing.length > 1 ? 's' : ''} (ordercli orders journal ${shown} lists the unknown ones).`,
+      `${place.what} holds no order ${list} for ${baseUrl}, so nothing was recorded: check the externalId${missing.length > 1 ? 's' : ''} (${place.seeIds}).`,
     );
   }
   const contradicted: string[] = [];

@@ -31,9 +31,11 @@ import {
   type OrderResult,
   ReportWriter,
   ResultSequencer,
+  settledCount,
 } from './report.js';
 import {
   checkRejectsPath,
+  type InvalidRecord,
   invalidInputError,
   openOrderSource,
   prepareOrder,
@@ -41,7 +43,7 @@ import {
   validateImport,
   writeRejects,
 } from './source.js';
-import { type SubmitStop, submitOrders } from './submit.js';
+import { problemsMessage, type SubmitStop, submitOrders } from './submit.js';
 import type { ImportValidation, InputFormat, OrderSource, SourceOrder, ValidatedOrder } from './types.js';
 
 /** What to import and how: the command's flags, checked and parsed. */
@@ -56,6 +58,8 @@ export interface ImportRequest {
   delimiter?: string;
   /** A `--map` JSON file, relative to the cwd. */
   mapFile?: string;
+  /** `--ignore-columns`: headers whose columns are left out on purpose (CSV, workbooks). */
+  ignoreColumns?: readonly string[] | undefined;
   limits: InputLimits;
   /** Requests in flight at most. */
   concurrency: number;
@@ -107,6 +111,8 @@ export interface DryRunResult {
   input: string;
   baseUrl: string | undefined;
   counts: { total: number; valid: number; invalid: number };
+  /** The invalid records with their problems, in input order (for the CI annotations). */
+  invalid: readonly InvalidRecord[];
   /** What the journal already holds for this service (absent when it holds nothing). */
   journal: { path: string; created: number; unknown: number } | undefined;
   /** Orders of this input that the order ledger records (absent without a base URL). */
@@ -158,6 +164,7 @@ export async function runImport(
       sheet: request.sheet,
       delimiter: request.delimiter,
       mapFile: request.mapFile,
+      ignoreColumns: request.ignoreColumns,
       limits: request.limits,
       kind,
     },
@@ -178,6 +185,16 @@ export async function runImport(
     });
     if (validation.invalidIndexes.size > 0 && !request.skipInvalid) {
       const invalid = invalidInputError(source, validation, kind);
+      if (request.report !== undefined) {
+        // CI shows the report's failures: the invalid orders must be there (and no earlier run's).
+        const unwritten = await writeInvalidInputReport(request.report, request, environment, source, {
+          validation,
+          references,
+          readAtFirst,
+        });
+        if (unwritten !== undefined) invalid.details.push(unwritten);
+        else invalid.report = request.report;
+      }
       if (request.rejects !== undefined) {
         // The problems stay the error (exit 2, nothing sent); a rejects file that could not be
         // written is said below them.
@@ -263,6 +280,7 @@ async function dryRun(
     input: source.file,
     baseUrl,
     counts: { total: validation.total, valid: validation.total - invalid, invalid },
+    invalid: validation.invalid,
     journal,
     ledger,
     problems: validation.problems,
@@ -331,7 +349,7 @@ async function sendOrders(
     retries,
     throttledRetries,
     failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : outputFailure,
-    exitCode: counts.created + counts.skipped < counts.total ? ExitCode.Partial : ExitCode.Ok,
+    exitCode: settledCount(counts) < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
 }
 
@@ -454,6 +472,72 @@ async function writeOutputs(
   );
 }
 
+/**
+ * The report of an input refused for its invalid orders (exit 2): every order in input order,
+ * `invalid` with its problems, or `not-sent` (nothing of an invalid input is sent). The input is
+ * checked again as it is written, so that memory stays flat whatever its size (the validation
+ * kept the first thousand invalid orders only). Returns what to say below the problems when the
+ * report could not be written; the problems stay the error.
+ */
+async function writeInvalidInputReport(
+  path: string,
+  request: ImportRequest,
+  environment: ImportEnvironment,
+  source: OrderSource,
+  {
+    validation,
+    references,
+    readAtFirst,
+  }: { validation: ImportValidation; references: ReferenceCatalog; readAtFirst: string },
+): Promise<string | undefined> {
+  const kind = request.kind ?? ORDER_IMPORT;
+  if ((await fileVersion(source.path)) !== readAtFirst) {
+    return `The report ${path} was not written: the input changed while it was being read.`;
+  }
+  let report: ReportWriter;
+  try {
+    report = await ReportWriter.open(resolve(environment.cwd, path), kind);
+  } catch (error) {
+    // Cannot be created (a missing folder), or a JUnit report that is not a regular file.
+    if (!(error instanceof UsageError)) throw error;
+    return error.message;
+  }
+  const invalid = validation.invalidIndexes.size;
+  const notSent = `not sent: ${formatCount(invalid)} ${invalid === 1 ? `${kind.one} of the input is` : `${kind.many} of the input are`} invalid, so none was sent; the next run sends it once they are fixed (or with --skip-invalid)`;
+  let unwritten: string | undefined;
+  try {
+    await validateImport(source, {
+      kind,
+      references,
+      checkRefs: request.checkRefs,
+      maxInvalid: 0,
+      onOrder: (order, problems) => report.write(refusedInputResult(order, problems, notSent)),
+    });
+  } finally {
+    await report.close().catch((error: unknown) => {
+      if (!(error instanceof OutputWriteError)) throw error;
+      unwritten = `The report ${path} could not be written: ${error.reason}.`;
+    });
+  }
+  return unwritten;
+}
+
+/** An order of an input refused at exit 2, as its report line: built whole, as `resultOf` does. */
+function refusedInputResult(order: SourceOrder, problems: InputProblem[], notSent: string): OrderResult {
+  const invalid = problems.length > 0;
+  return {
+    index: order.index,
+    externalId: order.externalId,
+    location: order.location,
+    status: invalid ? 'invalid' : 'not-sent',
+    httpStatus: undefined,
+    id: undefined,
+    code: undefined,
+    message: invalid ? problemsMessage(problems, order.location.line) : notSent,
+    problems: invalid ? problems : undefined,
+  };
+}
+
 /** `--report` and `--rejects` are never the input, its map, the journal, the ledger or the config file. */
 async function refuseOverwritingWhatIsKept(
   request: ImportRequest,
@@ -511,7 +595,12 @@ async function adoptJournal(ledger: LedgerStore, journal: OrderJournal, kind: Im
 }
 
 function isNotCreated(result: OrderResult): boolean {
-  return result.status !== 'created' && result.status !== 'skipped' && result.status !== 'not-sent';
+  return (
+    result.status !== 'created' &&
+    result.status !== 'skipped' &&
+    result.status !== 'exists' &&
+    result.status !== 'not-sent'
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import type { ApiClient, ApiResponse } from '../api/client.js';
 import { ApiError, ConnectionError, TimeoutError } from '../api/errors.js';
 import { UsageError } from '../core/errors.js';
 import { statusLine } from '../core/http-status.js';
+import { shellWord } from '../io/quote.js';
 import { type LedgerPlace, openLedger } from './ledger/open.js';
 import { bodyHash, describeEntry, describeOwner, type RecordSource } from './ledger/record.js';
 import type { Claim, ClaimRefusal, LedgerStore } from './ledger/store.js';
@@ -161,8 +162,15 @@ function alreadyKnownError(
       ],
     );
   }
+  const resolve = `ordercli --base-url ${shellWord(baseUrl)} orders resolve`;
+  const key = shellWord(externalId);
   return new UsageError(
     `The order ${id} may already exist at ${baseUrl}: ${describeEntry(known)}; nothing was sent.`,
-    [`Check at the service whether it was created; if it was not, ${forceAdvice}.`],
+    [
+      'Check at the service whether it was created, then record what you found in the order ledger:',
+      `  ${resolve} --created ${key}[=<id>]   if it was: no command sends it again;`,
+      `  ${resolve} --not-created ${key}   if it was not: the next send goes through.`,
+      `Or, if it was not created, ${forceAdvice} (which records nothing).`,
+    ],
   );
 }

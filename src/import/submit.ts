@@ -15,9 +15,10 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, AuthError, ConnectionError, TimeoutError } from '../api/errors.js';
 import type { InputProblem } from '../core/errors.js';
 import { statusLine } from '../core/http-status.js';
+import type { ExistingRecord } from './already-exists.js';
 import type { OrderJournal } from './journal.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
-import { bodyHash, describeEntry, describeOwner } from './ledger/record.js';
+import { answeredAlreadyThere, bodyHash, describeEntry, describeOwner } from './ledger/record.js';
 import type { Claim, ClaimRefusal, LedgerStore } from './ledger/store.js';
 import type { OrderResult, ReportStatus } from './report.js';
 import type { ValidatedOrder } from './types.js';
@@ -148,6 +149,20 @@ export async function submitOrders(
 
   const settleError = (item: ValidatedOrder, claim: Claim, error: unknown): void => {
     if (error instanceof ApiError) {
+      const existing = kind.existing?.(error.status, error.body);
+      if (existing) {
+        // Already at the service (a contact reference answered 409): recorded as there, so that
+        // no run sends it again, and reported `exists` with the id the answer names.
+        const result = existsResult(item, error, existing, kind);
+        const outcome = {
+          httpStatus: error.status,
+          ...(existing.id !== undefined ? { id: existing.id } : {}),
+        };
+        journal.created(claim, outcome);
+        ledger.created(claim, outcome);
+        onResult(result, item);
+        return;
+      }
       // The service answered with an error: it did not create the order, so re-sending is safe.
       const message = failureMessage(error);
       journal.failed(claim, { httpStatus: error.status, message });
@@ -307,6 +322,13 @@ function refusalResult(
       message: `being sent by another ordercli: ${describeOwner(entry)}; not sent`,
     });
   }
+  if (refusal.reason === 'created' && answeredAlreadyThere(entry)) {
+    return resultOf(item, 'exists', {
+      httpStatus: entry.httpStatus,
+      id: entry.id,
+      message: `${describeEntry(entry)}; not sent again`,
+    });
+  }
   if (refusal.reason === 'created') {
     const changed = entry.bodyHash !== undefined && entry.bodyHash !== hash;
     const earlier =
@@ -326,9 +348,27 @@ function refusalResult(
     });
   }
   const message = ours
-    ? `outcome unknown since ${entry.sentAt ?? entry.at}: ${entry.reason ?? 'the run that sent it stopped before the answer'}; not sent again: check at the service${kind.settleUnknown.startsWith(',') ? '' : ' '}${kind.settleUnknown}`
-    : `${describeEntry(entry)}; not sent: check at the service, then use --retry-unknown`;
+    ? `outcome unknown since ${entry.sentAt ?? entry.at}: ${entry.reason ?? 'the run that sent it stopped before the answer'}; not sent again: ${kind.settleUnknown}`
+    : `${describeEntry(entry)}; not sent: ${kind.settleUnknown}`;
   return resultOf(item, 'unknown', { message });
+}
+
+/** A record the service answered "already there" for, in the words of the report. */
+function existsResult(
+  item: ValidatedOrder,
+  error: ApiError,
+  existing: ExistingRecord,
+  kind: ImportKind,
+): OrderResult {
+  const find =
+    existing.id === undefined && kind.findExisting
+      ? `; its id is not in the answer: find it with ${kind.findExisting}`
+      : '';
+  return resultOf(item, 'exists', {
+    httpStatus: error.status,
+    id: existing.id,
+    message: `already at the service: ${failureMessage(error)}${find}`,
+  });
 }
 
 /** At most `size` requests out at once; orders waiting for one are served first come, first served. */
@@ -410,7 +450,7 @@ export function failureMessage(error: ApiError): string {
 }
 
 /** `item.orderedQuantity: must be ...; line 7: item.internalReferenceId: ...` (the order's own line is in the report). */
-function problemsMessage(problems: InputProblem[], line: number): string {
+export function problemsMessage(problems: InputProblem[], line: number): string {
   if (problems.length === 0) return 'invalid';
   return problems
     .map((problem) => {

@@ -49,8 +49,11 @@ export interface ReadOptions {
   limits?: import('./limits.js').InputLimits;
 }
 
-/** The outcome of one order, as journaled and reported. */
-export type OrderOutcome = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown';
+/**
+ * The outcome of one order, as journaled and reported: the contract's five, and `exists` for a
+ * record the service already had (a contact reference it answered 409 for), which is no failure.
+ */
+export type OrderOutcome = 'created' | 'failed' | 'skipped' | 'invalid' | 'unknown' | 'exists';
 
 // ---------------------------------------------------------------------------------------------
 // Input side: what the submit side calls (signatures fixed; see src/import/source.ts).
@@ -107,6 +110,8 @@ export interface SourceLayout {
 export interface SourceOptions extends ReadOptions {
   /** A `--map` JSON file (`{"their header": "contact.email"}`), read relative to the cwd. */
   mapFile?: string;
+  /** `--ignore-columns`: headers (as written, in any case) whose columns are left out on purpose. */
+  ignoreColumns?: readonly string[] | undefined;
   /** What the input holds (its columns and key); default orders. */
   kind?: import('./kind.js').ImportKind;
   /** `--sheet`: the sheet of a workbook to read (default: the first with known columns). */
@@ -160,6 +165,8 @@ export interface ValidateImportOptions {
   maxInvalid?: number;
   /** Size limits (default: the source's own, else 1 MiB per order and 64 KiB per value). */
   limits?: import('./limits.js').InputLimits;
+  /** Each order as it is checked, in input order, with its problems (none for a valid one). */
+  onOrder?(order: SourceOrder, problems: InputProblem[]): void;
 }
 
 /** One order of the input as the sending pass takes it: the body to POST, or why it cannot be sent. */

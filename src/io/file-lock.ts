@@ -28,6 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { link, mkdir, open, readdir, rmdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { parseDuration } from '../config/duration.js';
 import { CancelledError, UsageError } from '../core/errors.js';
 import {
   judgeProcess,
@@ -139,17 +140,14 @@ export class FileLock {
 /** Locks held by this process: its own records cannot tell two holders in it apart. */
 const held = new Set<string>();
 
-/** ORDERCLI_LOCK_WAIT (seconds) as milliseconds, or the default. */
+/**
+ * ORDERCLI_LOCK_WAIT as milliseconds, or the default: a duration like every other (`90s`, `2m`),
+ * a bare number being seconds as the contract always said; `0` does not wait.
+ */
 export function lockWaitFromEnv(env: NodeJS.ProcessEnv): number {
   const value = env.ORDERCLI_LOCK_WAIT;
   if (value === undefined || value === '') return DEFAULT_LOCK_WAIT_MS;
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new UsageError(
-      `ORDERCLI_LOCK_WAIT must be a number of seconds (0 or more), not ${JSON.stringify(value)}.`,
-    );
-  }
-  return Math.round(seconds * 1000);
+  return parseDuration(value, { name: 'ORDERCLI_LOCK_WAIT', bare: 's', maxMs: 7 * 86_400_000 });
 }
 
 const OWNER_FILE = /^owner-(\d+)\.json$/;

@@ -63,3 +63,8 @@ export function quoteAny(value: unknown, max = EXCERPT_CHARS): string {
   }
   return excerpt(text ?? String(value), max);
 }
+
+/** A word as a POSIX shell reads it, for a command a message offers: unquoted when safe, else in single quotes. */
+export function shellWord(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { Context } from '../../src/cli/context.js';
-import { buildProgram } from '../../src/cli/program.js';
+import { buildProgram, expandHelpCommand } from '../../src/cli/program.js';
 import { createTestIO } from '../../src/io/memory.js';
 import { runBin, runCli } from '../support/cli.js';
 
@@ -149,5 +149,62 @@ describe('unknown commands', () => {
     expect(result.stderr).toContain("Unknown command 'ordrs' for ordercli: did you mean orders?");
     expect(result.stderr).toContain('orders, refs, contacts');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('the help command', () => {
+  const { commands } = allCommands();
+
+  it('ordercli help <group> <verb> prints the verb’s help, for every command at any depth (built binary)', async () => {
+    const result = await runBin(['help', 'orders', 'import']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: ordercli orders import \[options\] <path\|->\n/);
+    expect(result.stdout).toContain('--journal <file>');
+    const nested = await runBin(['help', 'refs', 'contacts', 'import']);
+    expect(nested.stdout).toMatch(/^Usage: ordercli refs contacts import /);
+  });
+
+  it('prints exactly what --help prints, from the top (help a b) and from a group (a help b)', async () => {
+    for (const { path } of commands) {
+      const expected = await runCli([...path, '--help']);
+      const fromTop = await runCli(['help', ...path]);
+      expect(fromTop.code, path.join(' ')).toBe(0);
+      expect(fromTop.stdout, `help ${path.join(' ')}`).toBe(expected.stdout);
+      if (path.length > 1) {
+        const group = path.slice(0, -1);
+        const fromGroup = await runCli([...group, 'help', path.at(-1)!]);
+        expect(fromGroup.stdout, `${group.join(' ')} help ${path.at(-1)}`).toBe(expected.stdout);
+      }
+    }
+  });
+
+  it('keeps global options before help, and names the commands of a group for a word that is none (exit 2)', async () => {
+    const withGlobals = await runCli(['--base-url', 'http://127.0.0.1:1', '--json', 'help', 'orders', 'get']);
+    expect(withGlobals.code).toBe(0);
+    expect(withGlobals.stdout).toMatch(/^Usage: ordercli orders get /);
+    const unknown = await runCli(['help', 'orders', 'improt']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain(
+      "error: Unknown command 'improt' for ordercli orders: did you mean import? The commands of ordercli orders are create, new, import, journal, resolve, get",
+    );
+    const beyond = await runCli(['help', 'orders', 'get', 'more']);
+    expect(beyond.code).toBe(2);
+    expect(beyond.stderr).toContain('ordercli orders get has no commands');
+    // Where a verb takes arguments, a word named help is one of them, not the help command.
+    expect(expandHelpCommand(program(), ['orders', 'import', 'help', '--dry-run'])).toEqual([
+      'orders',
+      'import',
+      'help',
+      '--dry-run',
+    ]);
+    expect(expandHelpCommand(program(), ['--profile', 'help', 'orders'])).toEqual([
+      '--profile',
+      'help',
+      'orders',
+    ]);
+    const root = await runCli(['help']);
+    expect(root.stdout).toMatch(/^Usage: ordercli \[options\] \[command\]/);
+    expect(root.stdout).toContain('help [command...]');
   });
 });

@@ -1,13 +1,22 @@
 /**
  * One meaning per flag: `--timeout` is the per-request timeout everywhere; `listen --once` is
  * bounded by its own `--wait <duration>`. One duration syntax (`500ms`, `30s`, `2m`) wherever a
- * duration is asked for, a bare number keeping the unit each option always had.
+ * duration is asked for, and one rule for bare numbers: refused with a hint to add a unit, except
+ * where the contract fixed their unit (ms for timeouts, latency and validation delay; seconds for
+ * --wait and ORDERCLI_LOCK_WAIT), which each --help states.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { Context } from '../../src/cli/context.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { sandboxOptions } from '../../src/commands/sandbox/sandbox.js';
 import { formatDuration, parseDuration } from '../../src/config/duration.js';
-import { runCli } from '../support/cli.js';
+import { createTestIO } from '../../src/io/memory.js';
+import { runCli, tempDir } from '../support/cli.js';
 import { startListen } from '../support/listen.js';
+import { orders } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
 
 const KEY = 'whk_duration_test_0123456789';
@@ -35,6 +44,73 @@ describe('parseDuration', () => {
     expect(() => parseDuration('-1s', { name: '--wait', bare: 's' })).toThrow(/--wait must be a duration/);
     expect(() => parseDuration('0', { name: '--timeout', bare: 'ms', minMs: 1 })).toThrow(
       '--timeout must be from 1ms to 24h, not "0".',
+    );
+  });
+});
+
+describe('one rule for bare numbers', () => {
+  it('a duration without a contract-fixed unit refuses a bare number, with a hint to add a unit', () => {
+    expect(() => parseDuration('30', { name: '--new-delay' })).toThrow(
+      '--new-delay needs a unit: "30" could be 30ms or 30s.',
+    );
+    try {
+      parseDuration('30', { name: '--new-delay' });
+    } catch (error) {
+      expect((error as { hint?: string }).hint).toBe(
+        'write it with its unit, such as 30s or 30ms (units: ms, s, m, h).',
+      );
+    }
+    expect(parseDuration('30s', { name: '--new-delay' })).toBe(30_000);
+    expect(() => parseDuration('soon', { name: '--new-delay' })).toThrow(
+      '--new-delay must be a duration such as 500ms, 30s, 2m or 1h (a unit is needed), not "soon".',
+    );
+  });
+
+  it('every duration option says in its --help what a bare number is', async () => {
+    const program = buildProgram(
+      new Context({ io: createTestIO(), env: {}, signal: new AbortController().signal }),
+    );
+    const durations: string[] = [];
+    const walk = (command: Command, path: string[]) => {
+      for (const option of command.options) {
+        if (!option.flags.includes('<duration>')) continue;
+        durations.push([...path, option.long].join(' '));
+        expect(option.description, option.flags).toMatch(/a bare number is (ms|seconds)/);
+      }
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(program, []);
+    expect(durations).toEqual(
+      expect.arrayContaining([
+        '--timeout',
+        'listen --wait',
+        'sandbox --latency',
+        'sandbox --validation-delay',
+      ]),
+    );
+    // The profile's timeout is a duration too: config set says so.
+    const set = await runCli(['config', 'set', '--help']);
+    expect(set.stdout).toContain(
+      'timeout is a duration, as --timeout: 60s, 500ms, 2m; a bare number is milliseconds.',
+    );
+    const root = await runCli(['--help']);
+    expect(root.stdout).toContain('Durations take a unit: 500ms, 30s, 2m, 1h.');
+  });
+
+  it('ORDERCLI_LOCK_WAIT takes the same syntax (a bare number stays seconds)', async () => {
+    const input = join(tempDir(), 'orders.ndjson');
+    writeFileSync(input, `${JSON.stringify(orders(1)[0])}\n`);
+    const result = await runCli(
+      ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', input],
+      { env: { ORDERCLI_LOCK_WAIT: '2m' } },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const bad = await runCli(['--base-url', sandbox.url, 'orders', 'import', input], {
+      env: { ORDERCLI_LOCK_WAIT: 'soon' },
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      'ORDERCLI_LOCK_WAIT must be a duration such as 500ms, 30s, 2m or 1h (a bare number is seconds), not "soon".',
     );
   });
 });

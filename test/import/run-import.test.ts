@@ -109,6 +109,7 @@ describe('runImport', () => {
       skipped: 0,
       invalid: 1,
       unknown: 0,
+      exists: 0,
       notSent: 0,
     });
     expect(result.orders.map((o) => [o.externalId, o.status, o.location.line])).toEqual([

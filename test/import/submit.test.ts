@@ -392,7 +392,7 @@ describe('submitOrders', () => {
       expect(statusOf(run, externalId(1))?.message).toContain(`pid ${process.pid}`);
       expect(statusOf(run, externalId(2))?.status).toBe('unknown');
       expect(statusOf(run, externalId(2))?.message).toMatch(
-        /sent with an unknown outcome \(connection reset\) .*; not sent: check at the service, then use --retry-unknown$/,
+        /sent with an unknown outcome \(connection reset\) .*; not sent: check at the service, then record what you found with ordercli orders resolve --created or --not-created \(or send it again with --retry-unknown\)$/,
       );
       expect(statusOf(run, externalId(3))?.status).toBe('created');
       expect(postsTo(sandbox)).toBe(1);

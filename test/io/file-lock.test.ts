@@ -82,12 +82,14 @@ describe('acquireFileLock', () => {
     await lock.release();
   });
 
-  it('reads ORDERCLI_LOCK_WAIT in seconds', () => {
+  it('reads ORDERCLI_LOCK_WAIT as a duration, a bare number in seconds as it always was', () => {
     expect(lockWaitFromEnv({})).toBe(60_000);
     expect(lockWaitFromEnv({ ORDERCLI_LOCK_WAIT: '2.5' })).toBe(2500);
     expect(lockWaitFromEnv({ ORDERCLI_LOCK_WAIT: '0' })).toBe(0);
+    expect(lockWaitFromEnv({ ORDERCLI_LOCK_WAIT: '2m' })).toBe(120_000);
+    expect(lockWaitFromEnv({ ORDERCLI_LOCK_WAIT: '500ms' })).toBe(500);
     expect(() => lockWaitFromEnv({ ORDERCLI_LOCK_WAIT: '-1' })).toThrow(
-      'ORDERCLI_LOCK_WAIT must be a number',
+      'ORDERCLI_LOCK_WAIT must be a duration such as 500ms, 30s, 2m or 1h (a bare number is seconds), not "-1".',
     );
   });
 });

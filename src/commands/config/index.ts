@@ -49,11 +49,13 @@ export function registerConfig(program: Command, ctx: Context): void {
 Secrets (token, webhook-key): a value typed on the command line stays in your shell history and
 is visible to other users in the process list. Give it on stdin (config set token -) or leave it
 out to be asked for it without echo. A value on the command line still works, for scripts, with a
-warning. The config file is kept with mode 0600.`,
+warning. The config file is kept with mode 0600.
+
+timeout is a duration, as --timeout: 60s, 500ms, 2m; a bare number is milliseconds.`,
       ),
     [
       'ordercli config set base-url https://orders.example.com',
-      'ordercli --profile staging config set timeout 60000',
+      'ordercli --profile staging config set timeout 60s',
       'ordercli config set token            # asks for it, not echoed',
       'printenv ORDER_TOKEN | ordercli config set token -',
       'ordercli config set webhook-key - < .webhook-key',

@@ -4,24 +4,28 @@
  * `$GITHUB_STEP_SUMMARY` when it is set. Shared by the import commands (orders, and any keyed record).
  */
 import type { Context } from '../../cli/context.js';
-import { InputError } from '../../core/errors.js';
+import { InputError, type InputProblem } from '../../core/errors.js';
 import {
+  ANNOTATIONS_PER_KIND,
   Annotator,
   appendJobSummary,
   inGitHubActions,
   type JobSummary,
+  type ProblemRank,
   renderJobSummary,
 } from '../../import/github-actions.js';
 import { formatCount } from '../../import/progress.js';
 import { type ImportCounts, keyedResult, type OrderResult } from '../../import/report.js';
 import type { DryRunResult, ImportResult } from '../../import/run-import.js';
+import { InvalidInputError } from '../../import/validate.js';
 
 /** How the command and its records are named in annotations and the summary. */
 export interface CiNaming {
   /** `ordercli orders import`. */
   command: string;
-  /** What the key is called (`externalId`) and the records (`orders`). */
+  /** What the key is called (`externalId`) and a record and the records (`order`, `orders`). */
   keyName: string;
+  recordName: string;
   recordsName: string;
 }
 
@@ -39,6 +43,7 @@ const SUMMARY_ROWS = 10;
 export const ORDER_CI_NAMING: CiNaming = {
   command: 'ordercli orders import',
   keyName: 'externalId',
+  recordName: 'order',
   recordsName: 'orders',
 };
 
@@ -70,22 +75,37 @@ export class ImportCiOutput {
     }
   }
 
-  /** The import refused its input (exit 2): every problem annotated, and a summary of them. */
+  /**
+   * The import refused its input (exit 2): its problems annotated, the first problem of each
+   * invalid record first (GitHub shows ten), and a summary of them that says where the rest are.
+   */
   async failed(error: unknown): Promise<void> {
     if (!(error instanceof InputError)) return;
-    for (const problem of error.problems) this.annotator?.problem(problem);
-    this.flushAnnotations('every problem is listed in the log');
+    const problems = mostUsefulFirst(error);
+    for (const { problem, rank } of problems) this.annotator?.problem(problem, rank);
+    const report = error instanceof InvalidInputError ? error.report : undefined;
+    const { recordName } = this.naming;
+    const where = `every problem is listed in the log${report !== undefined ? `, and every ${recordName} with its problems in the report ${report}` : ''}`;
+    const left = this.annotator?.counts().left.errors ?? 0;
+    this.flushAnnotations(where);
+    const notAnnotated =
+      left > 0
+        ? `${formatCount(left)} more ${left === 1 ? 'problem is' : 'problems are'} not annotated (GitHub shows ${ANNOTATIONS_PER_KIND} annotations of each kind per step; the first problem of each invalid ${recordName} comes first). `
+        : '';
+    const more = left > 0 || problems.length > SUMMARY_ROWS;
     await this.appendSummary({
       ...this.summaryBase(),
       outcome: error.message,
-      problems: error.problems.slice(0, SUMMARY_ROWS),
+      problems: problems.slice(0, SUMMARY_ROWS).map(({ problem }) => problem),
       problemsTotal: error.problems.length,
+      note: more ? `${notAnnotated}${where.charAt(0).toUpperCase()}${where.slice(1)}.` : undefined,
+      report,
     });
   }
 
   /** A dry run's problems (with --skip-invalid), annotated; call before its own lines. */
   dryRunAnnotations(result: DryRunResult): void {
-    for (const problem of result.problems) this.annotator?.problem(problem);
+    for (const record of result.invalid) this.annotator?.record(record.problems);
     this.flushAnnotations('every problem is listed in the log');
   }
 
@@ -125,6 +145,7 @@ export class ImportCiOutput {
       ['unknown', counts.unknown],
       ['invalid', counts.invalid],
     ];
+    if (counts.exists > 0) rows.splice(2, 0, ['already at the service', counts.exists]);
     if (counts.notSent > 0) rows.push(['not sent', counts.notSent]);
     rows.push(['total', counts.total]);
     const seconds = (result.durationMs / 1000).toFixed(1);
@@ -144,7 +165,7 @@ export class ImportCiOutput {
     for (const line of this.annotations.splice(0)) this.ctx.io.err(line);
   }
 
-  /** No report nor rejects: only an import that sent names them. */
+  /** No report nor rejects: an import that sent names them, an invalid input its report. */
   private summaryBase(): JobSummary {
     const { input, dryRun } = this.options;
     return {
@@ -166,6 +187,30 @@ export class ImportCiOutput {
     const warning = await appendJobSummary(path, markdown);
     if (warning) this.ctx.io.err(warning);
   }
+}
+
+/**
+ * An invalid input's problems in the order that says most in ten lines: the first problem of each
+ * invalid record, in input order, then the others (a problem of no record, such as the count of
+ * those not listed, last). Problems of a header or a syntax error keep their order.
+ */
+export function mostUsefulFirst(error: InputError): { problem: InputProblem; rank: ProblemRank }[] {
+  if (!(error instanceof InvalidInputError))
+    return error.problems.map((problem) => ({ problem, rank: 'first' }));
+  const first: InputProblem[] = [];
+  const other: InputProblem[] = [];
+  const ofRecords = new Set<InputProblem>();
+  for (const record of error.invalid) {
+    for (const [index, problem] of record.problems.entries()) {
+      (index === 0 ? first : other).push(problem);
+      ofRecords.add(problem);
+    }
+  }
+  other.push(...error.problems.filter((problem) => !ofRecords.has(problem)));
+  return [
+    ...first.map((problem) => ({ problem, rank: 'first' as const })),
+    ...other.map((problem) => ({ problem, rank: 'other' as const })),
+  ];
 }
 
 function notCreatedCount(counts: ImportCounts): number {

@@ -23,6 +23,8 @@ export interface ImportOptions {
   sheet?: string;
   delimiter?: string;
   map?: string;
+  /** `--ignore-columns`, each time it was given: headers, comma-separated. */
+  ignoreColumns?: string[];
   concurrency?: string;
   dryRun?: boolean;
   skipInvalid?: boolean;
@@ -61,15 +63,12 @@ export async function runImportCommand(
   const concurrency = parseConcurrency(options.concurrency);
   const limits = inputLimits(options);
   if (options.report !== undefined) reportFormatFor(options.report);
-  if (options.input === '-' && !options.dryRun && options.journal === undefined) {
-    throw new UsageError(
-      `Importing standard input needs --journal <file>: the journal is what makes a re-run skip the ${kind.many} already created.`,
-    );
-  }
+  checkStdinOptions(options, kind);
   const { io } = ctx;
   const ci = new ImportCiOutput(ctx, options, {
     command: `ordercli ${kind.command}`,
     keyName: kind.keyField,
+    recordName: kind.one,
     recordsName: kind.many,
   });
   const result = await runImport(
@@ -80,6 +79,7 @@ export async function runImportCommand(
       sheet: options.sheet,
       delimiter: options.delimiter,
       mapFile: options.map,
+      ignoreColumns: parseIgnoreColumns(options.ignoreColumns),
       limits,
       concurrency,
       dryRun: Boolean(options.dryRun),
@@ -117,6 +117,46 @@ export async function runImportCommand(
   await ci.importSummary(result, stopLabel(result.stopped));
   if (result.failure) throw result.failure;
   ctx.exitCode = result.exitCode;
+}
+
+/**
+ * Standard input has no name to tell its format or to put a journal beside: every option it
+ * needs that is missing is named in one message, so that one fix is enough.
+ */
+function checkStdinOptions(options: ImportOptions, kind: ImportKind): void {
+  if (options.input !== '-') return;
+  const missing: string[] = [];
+  if (options.format === undefined) {
+    missing.push('--format csv, json, ndjson or xlsx (standard input has no file name to tell its format)');
+  }
+  if (!options.dryRun && options.journal === undefined) {
+    missing.push(
+      `--journal <file> (the journal is what makes a re-run skip the ${kind.many} already created)`,
+    );
+  }
+  if (missing.length === 0) return;
+  const flags = [
+    options.format === undefined ? '--format ndjson' : '',
+    !options.dryRun && options.journal === undefined ? `--journal ${kind.ledger}.journal.ndjson` : '',
+  ].filter((flag) => flag !== '');
+  const error = new UsageError(`Importing standard input needs ${missing.join(' and ')}.`);
+  error.hint = `for example: cat <file> | ordercli ${kind.command} - ${flags.join(' ')}`;
+  throw error;
+}
+
+/** `--ignore-columns Date,Colis --ignore-columns Commentaire`: the headers named, in one list. */
+function parseIgnoreColumns(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const names = values
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) {
+    throw new UsageError(
+      `--ignore-columns takes the headers of the columns to leave out, as the file writes them, separated by commas (--ignore-columns Date,Colis), not ${JSON.stringify(values.join(','))}.`,
+    );
+  }
+  return names;
 }
 
 function parseConcurrency(value: string | undefined): number {
@@ -194,7 +234,13 @@ function renderImport(
         : '';
     writeNote(io, `  retried  ${formatCount(result.retries)} requests${throttled}\n`);
   }
-  writeNotCreated(ctx, result, resolveTarget(options, result.journal), kind, advice);
+  writeNotCreated(
+    ctx,
+    result,
+    { target: resolveTarget(options, result.journal), report: options.report },
+    kind,
+    advice,
+  );
   const note = ctx.json ? undefined : advice?.afterSummary?.(result, options);
   if (note !== undefined) writeNote(io, note);
   if (ctx.json) {
@@ -242,7 +288,7 @@ function resolveTarget(options: ImportOptions, journalShown: string): string {
 function writeNotCreated(
   ctx: Context,
   result: ImportResult,
-  target: string,
+  { target, report }: { target: string; report: string | undefined },
   kind: ImportKind,
   advice: ImportAdvice | undefined,
 ): void {
@@ -254,7 +300,9 @@ function writeNotCreated(
   );
   const total = notCreatedCount(counts);
   if (total > notCreated.length) {
-    lines.push(`  … and ${formatCount(total - notCreated.length)} more (see --report)`);
+    lines.push(
+      `  … and ${formatCount(total - notCreated.length)} more${whereTheRestAre(counts, target, report)}`,
+    );
   }
   const heading = `${kind.many[0]!.toUpperCase()}${kind.many.slice(1)} not created`;
   ctx.io.err(wrapForStderr(ctx.io, `${heading}:\n${lines.join('\n')}\n`));
@@ -272,6 +320,19 @@ function writeNotCreated(
         `  (--retry-unknown sends every unknown order again without asking: only when you know none exists.)\n`,
     );
   }
+}
+
+/**
+ * Where the records left out of the list are: the report when there is one; else the journal
+ * lists those in doubt, and a report of the next run lists every one (the created are skipped).
+ */
+function whereTheRestAre(counts: ImportCounts, target: string, report: string | undefined): string {
+  if (report !== undefined) return ` (see the report ${escapeControl(report)})`;
+  const unknown =
+    counts.unknown > 0
+      ? `ordercli orders journal ${escapeControl(target)} lists those whose outcome is unknown; `
+      : '';
+  return `: ${unknown}for a line each, run the same import again with --report report.csv (it skips those created and sends the failed ones again)`;
 }
 
 function notCreatedCount(counts: ImportCounts): number {

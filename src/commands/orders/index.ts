@@ -141,7 +141,10 @@ export function registerOrders(program: Command, ctx: Context): void {
       .description(
         'record in the journal what you checked at the service for orders whose outcome is unknown',
       )
-      .argument('<input|journal>', 'the input file that was imported (its journal is used), or a journal')
+      .argument(
+        '[input|journal]',
+        'the input file that was imported (its journal is used), or a journal; left out: the order ledger alone (orders create, orders new)',
+      )
       .option(
         '--created <externalId...>',
         'these orders exist at the service (externalId=id adds its id): no run sends them again',
@@ -156,15 +159,18 @@ export function registerOrders(program: Command, ctx: Context): void {
       )
       .addHelpText(
         'after',
-        '\nAn externalId the journal does not hold refuses the whole command (exit 2, nothing written), as does\na running import of the same journal. Then run the same import again.',
+        '\nAn externalId the journal does not hold refuses the whole command (exit 2, nothing written), as does\na running import of the same journal. Then run the same import again. Without <input|journal>,\n--created and --not-created are recorded in the order ledger of --base-url alone: for an order that\norders create or orders new left in doubt.',
       )
-      .action(async (target: string, opts: Omit<import('./resolve.js').ResolveOptions, 'target'>) => {
-        const { run } = await import('./resolve.js');
-        await run({ ...opts, target }, ctx);
-      }),
+      .action(
+        async (target: string | undefined, opts: Omit<import('./resolve.js').ResolveOptions, 'target'>) => {
+          const { run } = await import('./resolve.js');
+          await run({ ...opts, target }, ctx);
+        },
+      ),
     [
       'ordercli orders resolve orders.csv --created ACME-00000010=10042 --not-created ACME-00000054',
       'ordercli orders resolve orders.csv --from-events events.ndjson',
+      'ordercli orders resolve --created WEB-2001=10042   # an order orders create left in doubt',
       'ordercli listen --key "$KEY" --log events.ndjson   # earlier: records the notifications --from-events reads',
     ],
   );

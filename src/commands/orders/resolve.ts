@@ -4,6 +4,9 @@
  * that the next run of the same import skips the orders that exist and sends those that do not.
  * Written under the journal's lock (never beside a running import) and synced; an id the journal
  * does not hold refuses the whole command before anything is written.
+ *
+ * Without `<input|journal>`, `--created` and `--not-created` are recorded in the order ledger of
+ * the configured service alone: what `orders create` and `orders new` sent, which no journal holds.
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../cli/context.js';
@@ -14,6 +17,8 @@ import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/j
 import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
 import { formatCount } from '../../import/progress.js';
 import {
+  journalPlace,
+  LEDGER_PLACE,
   type PlannedResolution,
   planResolutions,
   type ResolutionRequest,
@@ -25,7 +30,8 @@ import {
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 
 export interface ResolveOptions {
-  target: string;
+  /** The input or journal; absent: the order ledger of the configured service alone. */
+  target?: string;
   created?: string[];
   notCreated?: string[];
   fromEvents?: string;
@@ -33,7 +39,8 @@ export interface ResolveOptions {
 
 /** The `--json` shape of `orders resolve`. */
 export interface ResolveReport {
-  journal: string;
+  /** Null when only the order ledger was written (no `<input|journal>`). */
+  journal: string | null;
   baseUrl: string;
   changed: {
     externalId: string;
@@ -44,8 +51,8 @@ export interface ResolveReport {
     evidence: string;
   }[];
   unchanged: { externalId: string; state: string; note: string }[];
-  /** Orders of this base URL whose outcome is still unknown. */
-  stillUnknown: number;
+  /** Orders of this base URL whose outcome is still unknown (in the journal; null without one). */
+  stillUnknown: number | null;
   events: { file: string; lines: number; validated: number; skipped: number; matched: number } | null;
 }
 
@@ -56,7 +63,12 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       'Say what you found at the service: --created <externalId>[=<id>], --not-created <externalId>, or --from-events <listen log>.',
     );
   }
-  const location = await locateJournal(options.target, ctx.cwd);
+  if (options.target === undefined) {
+    await resolveInLedger(explicit, options, ctx);
+    return;
+  }
+  const target = options.target;
+  const location = await locateJournal(target, ctx.cwd);
   const baseUrl = await baseUrlOf(location, ctx);
   const validated: ValidatedOrders | undefined =
     options.fromEvents === undefined
@@ -75,8 +87,58 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
     );
   }
   // Named by its journal, the import's input is not known here.
-  const input = location.path === resolvePath(ctx.cwd, options.target) ? undefined : options.target;
-  ctx.io.out(renderReport(report, options.target, input));
+  const input = location.path === resolvePath(ctx.cwd, target) ? undefined : target;
+  ctx.io.out(renderReport(report, target, input));
+}
+
+/**
+ * `orders resolve --created … --not-created …` without an input: the user's word recorded in the
+ * order ledger of the configured service, where `orders create` and `orders new` record what they
+ * sent; the next `orders create` of the same order then sends it (not created) or refuses it.
+ */
+async function resolveInLedger(
+  requests: ResolutionRequest[],
+  options: ResolveOptions,
+  ctx: Context,
+): Promise<void> {
+  if (options.fromEvents !== undefined) {
+    throw new UsageError(
+      '--from-events settles the orders of an import: name its input or journal (ordercli orders resolve <input> --from-events <file>).',
+    );
+  }
+  const { baseUrl } = await ctx.settings();
+  if (baseUrl === undefined) {
+    throw new UsageError(
+      'Without an input or a journal, orders resolve records in the order ledger of the service: give its --base-url (or ORDERCLI_BASE_URL, or a profile).',
+    );
+  }
+  const ledger = await openLedger(await ledgerPlaceOf(ctx), {
+    baseUrl,
+    kind: 'orders',
+    source: { by: 'orders resolve' },
+    signal: ctx.signal,
+  });
+  let plan: PlannedResolution[];
+  try {
+    const states = new Map<string, JournalState>();
+    for (const request of requests) {
+      const entry = await ledger.lookup(request.externalId);
+      if (entry !== undefined) states.set(request.externalId, entry);
+    }
+    plan = planResolutions(requests, states, LEDGER_PLACE, baseUrl);
+    for (const { request, change } of plan) {
+      if (!change) continue;
+      const details: { id?: string | number; code?: string; evidence: string } = {
+        evidence: request.evidence,
+      };
+      if (request.id !== undefined) details.id = request.id;
+      await ledger.resolved(request.externalId, request.resolution, details);
+    }
+  } finally {
+    await ledger.close();
+  }
+  const report = buildReport(null, baseUrl, { plan, matched: 0, stillUnknown: null }, undefined, undefined);
+  ctx.io.out(ctx.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, undefined, undefined));
 }
 
 /** The base URL whose orders are resolved; a journal emptied or lost leaves the configured one. */
@@ -96,7 +158,7 @@ interface Recorded {
   plan: PlannedResolution[];
   /** Orders named by the notifications of --from-events. */
   matched: number;
-  stillUnknown: number;
+  stillUnknown: number | null;
 }
 
 /**
@@ -148,7 +210,7 @@ async function recordResolutions(
       const entry = await ledger.lookup(request.externalId);
       if (entry !== undefined) current.set(request.externalId, entry);
     }
-    const plan = planResolutions(requests, current, location.shown, baseUrl);
+    const plan = planResolutions(requests, current, journalPlace(location.shown), baseUrl);
     for (const { request, change } of plan) {
       if (!change) continue;
       const details: { id?: string | number; code?: string; evidence: string } = {
@@ -174,7 +236,7 @@ async function recordResolutions(
 }
 
 function buildReport(
-  shown: string,
+  shown: string | null,
   baseUrl: string,
   { plan, matched, stillUnknown }: Recorded,
   validated: ValidatedOrders | undefined,
@@ -210,12 +272,17 @@ function buildReport(
   };
 }
 
-function renderReport(report: ResolveReport, target: string, input: string | undefined): string {
+/** What `orders resolve` prints; `target` is undefined when only the order ledger was written. */
+function renderReport(report: ResolveReport, target: string | undefined, input: string | undefined): string {
+  const where =
+    report.journal === null
+      ? `the order ledger of ${report.baseUrl}`
+      : `the journal ${report.journal} (${report.baseUrl})`;
   const lines: string[] = [];
   if (report.changed.length === 0) {
-    lines.push(`Nothing changed in the journal ${report.journal} (${report.baseUrl}).`);
+    lines.push(`Nothing changed in ${where}.`);
   } else {
-    lines.push(`Recorded in the journal ${report.journal} (${report.baseUrl}):`);
+    lines.push(`Recorded in ${where}:`);
     const width = Math.max(...report.changed.map((c) => c.externalId.length));
     for (const change of report.changed) {
       const ids = [
@@ -227,7 +294,7 @@ function renderReport(report: ResolveReport, target: string, input: string | und
       const to =
         change.to === 'created'
           ? `created${ids ? ` (${ids})` : ''}: never sent again`
-          : 'not created: the next run sends it';
+          : `not created: the next ${target === undefined ? 'orders create' : 'run'} sends it`;
       lines.push(`  ${change.externalId.padEnd(width)}  ${change.from} → ${to}   [${change.evidence}]`);
     }
   }
@@ -236,19 +303,24 @@ function renderReport(report: ResolveReport, target: string, input: string | und
     const width = Math.max(...report.unchanged.map((c) => c.externalId.length));
     for (const same of report.unchanged) lines.push(`  ${same.externalId.padEnd(width)}  ${same.note}`);
   }
-  if (report.stillUnknown > 0) {
+  if (report.stillUnknown !== null && report.stillUnknown > 0) {
     lines.push(
       `${report.stillUnknown === 1 ? '1 order still has' : `${formatCount(report.stillUnknown)} orders still have`} an unknown outcome: ordercli orders journal ${target} lists ${report.stillUnknown === 1 ? 'it' : 'them'}.`,
     );
   }
   if (report.changed.length > 0) {
-    const rerun =
-      input === undefined
-        ? 'run the same import again'
-        : `run the same import again (ordercli orders import ${input} …)`;
-    lines.push(
-      `Next: ${rerun}: it skips the orders recorded as created and sends those recorded as not created.`,
-    );
+    lines.push(`Next: ${nextStep(target, input)}`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+function nextStep(target: string | undefined, input: string | undefined): string {
+  if (target === undefined) {
+    return 'run the same ordercli orders create again: it refuses an order recorded as created and sends one recorded as not created.';
+  }
+  const rerun =
+    input === undefined
+      ? 'run the same import again'
+      : `run the same import again (ordercli orders import ${input} …)`;
+  return `${rerun}: it skips the orders recorded as created and sends those recorded as not created.`;
 }

@@ -16,6 +16,7 @@ export type ContactsImportOptions = Pick<
   | 'sheet'
   | 'delimiter'
   | 'map'
+  | 'ignoreColumns'
   | 'concurrency'
   | 'dryRun'
   | 'skipInvalid'
@@ -33,8 +34,11 @@ const ADVICE: ImportAdvice = {
     '  2. record the ones you found with ordercli orders resolve <input> --created <contact.externalReference>=<id>;\n' +
     '  3. once you know the others are not there, run the same import again with --retry-unknown.\n',
   afterSummary: (result, options) => {
-    if (options.report !== undefined || result.counts.created === 0) return undefined;
-    return `note: the ids of the contact references created are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again). An id goes in an order as "contact": {"internalReferenceId": <id>}.\n`;
+    const { created, exists } = result.counts;
+    if (options.report !== undefined || created + exists === 0) return undefined;
+    const which =
+      exists === 0 ? 'created' : created === 0 ? 'already at the service' : 'created or already there';
+    return `note: the ids of the contact references ${which} are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again). An id goes in an order as "contact": {"internalReferenceId": <id>}.\n`;
   },
 };
 

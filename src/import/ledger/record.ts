@@ -286,13 +286,24 @@ export function describeEntry(entry: LedgerEntry): string {
     entry.event === 'resolved'
       ? `resolved as ${entry.status === 'created' ? 'created' : 'not created'}`
       : entry.status === 'created'
-        ? 'created'
+        ? answeredAlreadyThere(entry)
+          ? `found already there (the service answered ${entry.httpStatus})`
+          : 'created'
         : entry.status === 'claimed'
           ? 'sent with no outcome recorded'
           : entry.status === 'in-doubt'
             ? `sent with an unknown outcome (${entry.reason ?? 'no answer'})`
             : 'refused';
   return `${what} at ${entry.at} by ${who}${ids.length > 0 ? ` (${ids.join(', ')})` : ''}`;
+}
+
+/**
+ * A key recorded as created on an error answer: the service said it already had it (a contact
+ * reference answered 409), so it exists, though this send did not create it.
+ */
+export function answeredAlreadyThere(entry: LedgerEntry): boolean {
+  const status = entry.httpStatus;
+  return entry.event === 'created' && status !== undefined && (status < 200 || status >= 300);
 }
 
 /** `pid 4242 on build-7 since 2026-11-26T10:00:00.000Z` */

@@ -210,6 +210,32 @@ describe('orders import: invalid input', () => {
     expect(sandbox.requests).toHaveLength(0);
   });
 
+  it('standard input without --format and --journal names both in one message (exit 2), before reading it', async () => {
+    const text = JSON.stringify(orders(1)[0]);
+    const both = await runCli(cli('-'), { stdin: text, cwd: tempDir() });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe(
+      'error: Importing standard input needs --format csv, json, ndjson or xlsx (standard input has no file name to tell its format) and --journal <file> (the journal is what makes a re-run skip the orders already created).\n' +
+        'hint: for example: cat <file> | ordercli orders import - --format ndjson --journal orders.journal.ndjson\n',
+    );
+    // A dry run keeps no journal: only the format is missing.
+    const dry = await runCli(cli('-', '--dry-run'), { stdin: text, cwd: tempDir() });
+    expect(dry.code).toBe(2);
+    expect(dry.stderr).toContain('error: Importing standard input needs --format csv, json, ndjson or xlsx');
+    expect(dry.stderr).not.toContain('--journal');
+    // refs contacts import reads its input the same way.
+    const contacts = await runCli(
+      ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'refs', 'contacts', 'import', '-'],
+      { stdin: '', cwd: tempDir() },
+    );
+    expect(contacts.code).toBe(2);
+    expect(contacts.stderr).toContain('needs --format csv, json, ndjson or xlsx');
+    expect(contacts.stderr).toContain(
+      'and --journal <file> (the journal is what makes a re-run skip the contact references already created)',
+    );
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
   it('standard input needs --journal, and then imports', async () => {
     const dir = tempDir();
     const text = orders(4)
@@ -343,6 +369,31 @@ describe('orders import: the service refuses or fails', () => {
       message: expect.stringContaining('check at the service'),
     });
     expect(createdCounts(sandbox).get(unknown.externalId)).toBe(1);
+  });
+
+  it('names the first ten orders not created and says where the rest are: the report given, else orders journal and --report', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(14));
+    sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-after', times: 12 }]);
+    const first = await runCli(cli(input, '--concurrency', '1'));
+    expect(first.code).toBe(4);
+    expect(first.stderr).toContain(
+      `  … and 2 more: ordercli orders journal ${input} lists those whose outcome is unknown; for a line each, run the same import again with --report report.csv (it skips those created and sends the failed ones again)\n`,
+    );
+    expect(first.stderr).not.toContain('(see --report)');
+
+    const posts = postsTo(sandbox);
+    const report = join(dir, 'report.csv');
+    const again = await runCli(cli(input, '--report', report));
+    expect(again.code).toBe(4);
+    expect(postsTo(sandbox)).toBe(posts);
+    expect(again.stderr).toContain(`  … and 2 more (see the report ${report})\n`);
+    // Each order in doubt says what to do, first of all orders resolve; no stray space before a comma.
+    expect(again.stderr).toContain(`${externalId(1)} unknown: outcome unknown since `);
+    expect(again.stderr).toContain(
+      '; not sent again: check at the service, then record what you found with ordercli orders resolve --created or --not-created (or send it again with --retry-unknown)\n',
+    );
+    expect(again.stderr).not.toMatch(/ ,/);
   });
 
   it('--retry-unknown sends an unknown order again (here: reset before the service read it)', async () => {

@@ -136,6 +136,59 @@ describe('orders create and the ledger', () => {
     expect(second.stderr).toContain('unknown outcome');
     expect(received).toBe(1);
   });
+
+  it('an order in doubt: the refusal offers orders resolve --created/--not-created first, which settle it without an import', async () => {
+    const { env, cwd } = machine();
+    writeFileSync(join(cwd, 'order.json'), JSON.stringify(ORDER));
+    let received = 0;
+    const broken = await localServer((request, response) => {
+      received++;
+      request.resume();
+      request.on('end', () => response.socket?.destroy());
+    });
+    expect((await runBin(create(broken, '--file', 'order.json'), { env, cwd })).code).toBe(1);
+    const refused = await runBin(create(broken, '--file', 'order.json'), { env, cwd });
+    expect(refused.code, refused.stderr).toBe(2);
+    const lines = refused.stderr.split('\n');
+    expect(lines.slice(1, 5)).toEqual([
+      '  Check at the service whether it was created, then record what you found in the order ledger:',
+      `    ordercli --base-url ${broken} orders resolve --created WEB-2001[=<id>]   if it was: no command sends it again;`,
+      `    ordercli --base-url ${broken} orders resolve --not-created WEB-2001   if it was not: the next send goes through.`,
+      '  Or, if it was not created, run the same command with --force (which records nothing).',
+    ]);
+
+    // The commands offered work as written: no input, no journal, only the order ledger.
+    const resolve = (...args: string[]) =>
+      runBin(['--base-url', broken, 'orders', 'resolve', ...args], { env, cwd });
+    const notCreated = await resolve('--not-created', 'WEB-2001');
+    expect(notCreated.code, notCreated.stderr).toBe(0);
+    expect(notCreated.stdout).toContain(`Recorded in the order ledger of ${broken}:`);
+    expect(notCreated.stdout).toMatch(/WEB-2001 {2}unknown → not created: the next orders create sends it/);
+    expect((await runBin(create(broken, '--file', 'order.json'), { env, cwd })).code).toBe(1);
+    expect(received).toBe(2);
+
+    const created = await resolve('--created', 'WEB-2001=10042', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      journal: null,
+      baseUrl: broken,
+      changed: [{ externalId: 'WEB-2001', from: 'unknown', to: 'created', id: 10042 }],
+      stillUnknown: null,
+    });
+    const after = await runBin(create(broken, '--file', 'order.json'), { env, cwd });
+    expect(after.code).toBe(2);
+    expect(after.stderr).toMatch(/"WEB-2001" already exists at .*: resolved as created at .* \(id 10042\)/);
+    expect(received).toBe(2);
+
+    const unknown = await resolve('--created', 'WEB-9999');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      `error: The order ledger holds no order WEB-9999 for ${broken}, so nothing was recorded`,
+    );
+    const events = await resolve('--from-events', 'events.ndjson');
+    expect(events.code).toBe(2);
+    expect(events.stderr).toContain('--from-events settles the orders of an import');
+  });
 });
 
 describe('orders import and the ledger', () => {

@@ -1,7 +1,8 @@
 // `refs contacts import` against a real sandbox: validation first, the journal keyed by
-// contact.externalReference, the service's 409 for an existing one, in-doubt records, report, rejects.
+// contact.externalReference, the service's 409 for an existing one (`exists`, with its id: no
+// failure), in-doubt records, report, rejects.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { runBin, runCli, tempDir } from '../../support/cli.js';
@@ -141,7 +142,7 @@ describe('refs contacts import: validation first', () => {
 });
 
 describe('refs contacts import: sending', () => {
-  it('sends the valid rows once each, with exactly the body of refs contacts add; the existing one gets 409 (exit 4)', async () => {
+  it('sends the valid rows once each, with exactly the body of refs contacts add; the existing one (409) is `exists` with its id, and only the invalid ones make exit 4', async () => {
     const { dir, path } = write('contacts.csv', MIXED);
     const report = join(dir, 'report.csv');
     const rejects = join(dir, 'rejects.csv');
@@ -149,10 +150,10 @@ describe('refs contacts import: sending', () => {
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/finished in [\d.]+ s, 3 contact references sent/);
     expect(result.stderr).toMatch(/created\s+2\n/);
+    expect(result.stderr).toMatch(/exists\s+1\s+already at the service: not sent again, no failure\n/);
+    expect(result.stderr).toMatch(/failed\s+0\n/);
     expect(result.stderr).toContain('Contact references not created:');
-    expect(result.stderr).toContain(
-      `${path}:5 PART-C-0001 failed: 409 Conflict: contact.externalReference "PART-C-0001" is already the contact reference 301`,
-    );
+    expect(result.stderr).not.toContain('PART-C-0001 failed');
 
     const bodies = sandbox.requests
       .filter((request) => request.method === 'POST')
@@ -202,10 +203,11 @@ describe('refs contacts import: sending', () => {
       },
       {
         'contact.externalReference': 'PART-C-0001',
-        status: 'failed',
+        status: 'exists',
         httpStatus: '409',
-        id: '',
-        message: '409 Conflict: contact.externalReference "PART-C-0001" is already the contact reference 301',
+        id: '301',
+        message:
+          'already at the service: 409 Conflict: contact.externalReference "PART-C-0001" is already the contact reference 301',
         line: '5',
       },
       {
@@ -217,21 +219,26 @@ describe('refs contacts import: sending', () => {
         line: '6',
       },
     ]);
-    // The rejected rows go back as they were, with the file's header, delimiter and line ending.
-    expect(readFileSync(rejects, 'utf8')).toBe(`${[HEADER, INES, CAMILLE, LEA].join('\r\n')}\r\n`);
+    // The rejected rows go back as they were, with the file's header, delimiter and line ending;
+    // the existing one is not a reject.
+    expect(readFileSync(rejects, 'utf8')).toBe(`${[HEADER, INES, LEA].join('\r\n')}\r\n`);
   });
 
-  it('a re-run skips the ones created, with their ids, and sends only the others', async () => {
+  it('a re-run skips the ones created, with their ids, and sends nothing again: the existing one stays `exists` with its id', async () => {
     const { dir, path } = write('contacts.csv', MIXED);
     expect((await runCli(cli(path, '--skip-invalid'))).code).toBe(4);
     const before = posts();
     const report = join(dir, 'again.ndjson');
     const again = await runCli(cli(path, '--skip-invalid', '--report', report));
     expect(again.code).toBe(4);
-    // Only the one the service refused (409) is sent again; the created ones are skipped.
-    expect(posts()).toBe(before + 1);
+    // The created ones are skipped; the one the service already had (409) is not sent again.
+    expect(posts()).toBe(before);
     const lines = readLines(report);
-    expect(lines.map((line) => line.status)).toEqual(['skipped', 'skipped', 'invalid', 'failed', 'invalid']);
+    expect(lines.map((line) => line.status)).toEqual(['skipped', 'skipped', 'invalid', 'exists', 'invalid']);
+    expect(lines[3]).toMatchObject({ 'contact.externalReference': 'PART-C-0001', httpStatus: 409, id: 301 });
+    expect(lines[3]!.message).toMatch(
+      /^found already there \(the service answered 409\) at .* by refs contacts import.* \(id 301\); not sent again$/,
+    );
     expect(lines[0]).toMatchObject({
       'contact.externalReference': 'PART-C-0101',
       id: (await heldWith('PART-C-0101'))[0]!.id,
@@ -300,6 +307,65 @@ describe('refs contacts import: sending', () => {
   });
 });
 
+describe('refs contacts import: contact references the service already has', () => {
+  it('a 409 "already the contact reference 301" is `exists` with id 301, not a failure: exit 0 on every run (binary)', async () => {
+    const { dir } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${CAMILLE}\n`);
+    const env = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
+    const args = (report: string) => ['refs', 'contacts', 'import', 'contacts.csv', '--report', report];
+
+    const first = await runBin(args('first.csv'), { cwd: dir, env });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('not created');
+    expect(first.stderr).toMatch(/created\s+1\n/);
+    expect(first.stderr).toMatch(/exists\s+1\s+already at the service/);
+    expect(csvReport(join(dir, 'first.csv'))[1]).toEqual({
+      'contact.externalReference': 'PART-C-0001',
+      status: 'exists',
+      httpStatus: '409',
+      id: '301',
+      message:
+        'already at the service: 409 Conflict: contact.externalReference "PART-C-0001" is already the contact reference 301',
+      line: '3',
+    });
+
+    const posted = posts();
+    const again = await runBin(args('again.csv'), { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(posts()).toBe(posted);
+    expect(csvReport(join(dir, 'again.csv'))[1]).toMatchObject({
+      'contact.externalReference': 'PART-C-0001',
+      status: 'exists',
+      id: '301',
+    });
+    expect(await heldWith('PART-C-0001')).toHaveLength(1);
+  });
+
+  it('a 409 that names no id is `exists` too, and says where to find the id; --json counts it', async () => {
+    const { path } = write('contacts.csv', `${HEADER}\n${HUGO}\n`);
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/contact_references', kind: 'status', status: 409, times: 1 },
+    ]);
+    const result = await runCli(cli(path, '--json'));
+    expect(result.code, result.stderr).toBe(0);
+    const out = JSON.parse(result.stdout);
+    expect(out.counts).toMatchObject({ total: 1, created: 0, exists: 1, failed: 0 });
+    expect(out.records[0]).toMatchObject({ status: 'exists', httpStatus: 409, id: null });
+    expect(out.records[0].message).toMatch(
+      /^already at the service: 409 Conflict: .*; its id is not in the answer: find it with ordercli refs contacts list$/,
+    );
+  });
+
+  it('another refusal (422, 500) stays a failure (exit 4)', async () => {
+    const { path } = write('contacts.csv', `${HEADER}\n${HUGO}\n`);
+    sandbox.scriptFaults([
+      { method: 'POST', path: '/api/v1/contact_references', kind: 'status', status: 422, times: 1 },
+    ]);
+    const result = await runCli(cli(path));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toContain('PART-C-0102 failed: 422 Unprocessable Entity');
+  });
+});
+
 describe('refs contacts import from an Excel workbook', () => {
   it('reads the sheet through --map, names sheet and cell in problems, and writes rejects as a workbook', async () => {
     const dir = tempDir();
@@ -365,7 +431,6 @@ describe('refs contacts import from an Excel workbook', () => {
     expect((await readSheet(rejects)).rows).toEqual([
       ['Référence', 'Prénom', 'Nom', 'Courriel', 'Client'],
       ['PART-C-0502', 'Mathis', 'Leroy', 'mathis.leroy-chez-leroy.fr', 'Leroy & Fils'],
-      ['PART-C-0001', 'Camille', 'Rousseau', 'camille.rousseau@maison-rousseau.fr', 'Maison Rousseau'],
     ]);
   });
 });
@@ -387,7 +452,8 @@ describe('refs contacts import in CI', () => {
     expect(root.attributes).toMatchObject({
       name: 'ordercli refs contacts import',
       tests: '5',
-      failures: '3',
+      failures: '2',
+      skipped: '0',
     });
     const cases = root.children.flatMap((suite) => suite.children);
     expect(cases.map((testcase) => [testcase.attributes.name, testcase.attributes.line])).toEqual([
@@ -397,23 +463,22 @@ describe('refs contacts import in CI', () => {
       ['PART-C-0001', '5'],
       ['PART-C-0104', '6'],
     ]);
-    expect(cases[3]!.children[0]).toMatchObject({ name: 'failure', attributes: { type: 'failed' } });
+    // The one the service already had passes, with what the service said.
+    expect(cases[3]!.children[0]).toMatchObject({ name: 'system-out' });
+    expect(cases[3]!.children[0]!.text).toContain('contacts.csv:5: already at the service: 409 Conflict:');
+    expect(cases[3]!.children[0]!.text).toContain('(id 301)');
     const commands = result.stderr.split('\n').filter((line) => line.startsWith('::'));
     expect(commands).toContain(
       '::error file=contacts.csv,line=4,title=contact.email::contact.email: must be an e-mail address such as name@example.com',
     );
-    expect(
-      commands.some((line) =>
-        line.startsWith('::warning file=contacts.csv,line=5,title=PART-C-0001 failed::'),
-      ),
-    ).toBe(true);
+    expect(commands.some((line) => line.includes('PART-C-0001'))).toBe(false);
     const summary = readFileSync(join(dir, 'step-summary.md'), 'utf8');
     expect(summary).toContain('ordercli refs contacts import contacts.csv');
   });
 });
 
 describe('refs contacts import: failures', () => {
-  it('a dropped connection leaves the record in doubt (binary): not sent again until --retry-unknown, which the 409 makes safe', async () => {
+  it('a dropped connection leaves the record in doubt (binary): not sent again until --retry-unknown, whose 409 gives the id (exit 0)', async () => {
     const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n`);
     // The sandbox creates Jeanne's reference, then drops the connection without answering.
     sandbox.scriptFaults([
@@ -435,13 +500,20 @@ describe('refs contacts import: failures', () => {
       'check at the service (ordercli refs contacts list), then record it with ordercli orders resolve if it is there, or send it again with --retry-unknown if it is not',
     );
 
-    const retried = await runBin(cli(path, '--retry-unknown'));
-    expect(retried.code).toBe(4);
+    const report = join(dirname(path), 'retried.csv');
+    const retried = await runBin(cli(path, '--retry-unknown', '--report', report));
+    expect(retried.code, retried.stderr).toBe(0);
     expect(posts()).toBe(before + 1);
-    expect(retried.stderr).toMatch(
-      /PART-C-0101 failed: 409 Conflict: .* is already the contact reference \d+/,
-    );
-    expect(await heldWith('PART-C-0101')).toHaveLength(1);
+    expect(retried.stderr).toMatch(/exists\s+1/);
+    const held = await heldWith('PART-C-0101');
+    expect(held).toHaveLength(1);
+    // The 409 named the reference the lost answer would have: its id is in the report.
+    expect(csvReport(report)[0]).toMatchObject({
+      'contact.externalReference': 'PART-C-0101',
+      status: 'exists',
+      httpStatus: '409',
+      id: String(held[0]!.id),
+    });
   });
 
   it('orders resolve settles a record in doubt in the contact references ledger, and leaves the order ledger alone', async () => {
@@ -520,7 +592,8 @@ describe('refs contacts import through the binary', () => {
     });
     expect(again.code).toBe(4);
     expect(again.stderr).toMatch(/skipped\s+2\s+already created, or being sent by another ordercli/);
-    expect(posts()).toBe(posted + 1);
+    expect(again.stderr).toMatch(/exists\s+1\s+already at the service/);
+    expect(posts()).toBe(posted);
     expect(readFileSync(path, 'utf8')).toBe(MIXED);
   });
 });
