@@ -41,11 +41,11 @@ export interface Prompter {
     choices: ChoiceItem<T>[],
     options?: { default?: T; pageSize?: number },
   ): Promise<T>;
-  /** One choice from a list filtered as the user types. */
+  /** One choice from a list filtered as the user types; `initial` is typed in first (the last search, kept). */
   search<T>(
     message: string,
     source: (term: string) => ChoiceItem<T>[],
-    options?: { pageSize?: number },
+    options?: { pageSize?: number; initial?: string },
   ): Promise<T>;
   /** A line of text. */
   input(message: string, options?: { default?: string; validate?: Validate }): Promise<string>;
@@ -116,18 +116,23 @@ export function createPrompter(io: IOStreams, signal: AbortSignal, options: Prom
     const prompts = await loaded;
     if (signal.aborted) throw asCancelled(signal.reason);
     const escaped = new AbortController();
+    // Inquirer reads clearPromptOnDone when the prompt ends: a prompt left with Escape is erased
+    // (the question it asked is no longer being asked), an answered one stays unless told otherwise.
+    const context = {
+      input: io.stdin,
+      output: new PromptOutput(io),
+      signal: AbortSignal.any([signal, escaped.signal]),
+      clearPromptOnDone: Boolean(options.clearPromptOnDone),
+    };
     // readline turns the input into keypress events for the prompt; a lone Escape is ours.
     const onKeypress = (_text: unknown, key: Keypress | undefined) => {
-      if (key?.name === 'escape') escaped.abort();
+      if (key?.name !== 'escape') return;
+      context.clearPromptOnDone = true;
+      escaped.abort();
     };
     io.stdin.on('keypress', onKeypress);
     try {
-      return await run(prompts, {
-        input: io.stdin,
-        output: new PromptOutput(io),
-        signal: AbortSignal.any([signal, escaped.signal]),
-        clearPromptOnDone: Boolean(options.clearPromptOnDone),
-      });
+      return await run(prompts, context);
     } catch (error) {
       if (signal.aborted) throw asCancelled(signal.reason);
       if (escaped.signal.aborted) throw new PromptEscape();
@@ -158,8 +163,10 @@ export function createPrompter(io: IOStreams, signal: AbortSignal, options: Prom
         ),
       ),
     search: (message, source, options = {}) =>
-      ask((prompts, context) =>
-        prompts.search(
+      ask((prompts, context) => {
+        // Inquirer's search has no starting term: it is put back on the input, read as if typed.
+        if (options.initial) io.stdin.unshift(Buffer.from(options.initial.replace(/[\x00-\x1f\x7f]/g, '')));
+        return prompts.search(
           {
             message,
             source: (term) => toInquirer(prompts, source(term ?? '')),
@@ -167,8 +174,8 @@ export function createPrompter(io: IOStreams, signal: AbortSignal, options: Prom
             theme: theme(),
           },
           context,
-        ),
-      ),
+        );
+      }),
     input: (message, options = {}) =>
       ask((prompts, context) =>
         prompts.input(

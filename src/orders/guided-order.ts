@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { type Address, sameAddress } from '../config/recent-addresses.js';
 import { cleanCell, displayWidth, truncate } from '../io/cells.js';
 import { isPlainObject } from '../io/loose-record.js';
+import { formatCount } from '../io/numbers.js';
 import { type ChoiceItem, PromptEscape, type Prompter } from '../io/prompter.js';
 import type { IOStreams } from '../io/streams.js';
 import { contactReferenceChoice, packagingReferenceChoice, type ReferenceChoice } from '../refs/choices.js';
@@ -188,7 +189,7 @@ export async function runGuidedOrder(environment: GuidedOrderEnvironment): Promi
         description: cleanCell(entry.description),
         disabled: entry.inactive ? '(inactive)' : entry.id === undefined ? '(no whole id)' : false,
       }));
-      if (more > 0) items.push({ separator: `… ${more} more: type more to narrow` });
+      if (more > 0) items.push({ separator: `… ${formatCount(more)} more: type more to narrow` });
       return items;
     };
     return prompter.search(message, source, { pageSize: PAGE_SIZE });
@@ -241,7 +242,10 @@ export async function runGuidedOrder(environment: GuidedOrderEnvironment): Promi
 
   const contactReference: Step = async (draft) => {
     const list = await loadList('contacts', 'contact references', 'ordercli refs contacts list');
-    const entry = await pick(`Contact reference (${list.length}; type to filter, Esc to go back):`, list);
+    const entry = await pick(
+      `Contact reference (${formatCount(list.length)}; type to filter, Esc to go back):`,
+      list,
+    );
     draft.contact = { internalReferenceId: entry.id! };
     return itemPackaging;
   };
@@ -279,7 +283,7 @@ export async function runGuidedOrder(environment: GuidedOrderEnvironment): Promi
   const itemPackaging: Step = async (draft) => {
     const list = await loadList('packagings', 'packaging references', 'ordercli refs packagings list');
     const entry = await pick(
-      `Item ${draft.items.length + 1}, packaging reference (${list.length}; type to filter, Esc to go back):`,
+      `Item ${draft.items.length + 1}, packaging reference (${formatCount(list.length)}; type to filter, Esc to go back):`,
       list,
     );
     draft.picking = { id: entry.id!, label: entry.line };

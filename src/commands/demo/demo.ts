@@ -17,8 +17,8 @@ import { ExitCode } from '../../core/exit-codes.js';
 import { sleep } from '../../core/retry.js';
 import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
-import { wrapForStdout } from '../../io/wrap.js';
 import type { IOStreams } from '../../io/streams.js';
+import { wrapForStdout } from '../../io/wrap.js';
 import { SALES_ORDER_VALIDATED } from '../../schemas/webhook.js';
 import type { DemoFlags } from './index.js';
 

@@ -134,36 +134,56 @@ async function fromPrompts(
     );
   }
   const prompter = createPrompter(ctx.io, ctx.signal);
-  try {
-    const url = await prompter.input('Base URL of the service', {
-      default: baseUrl,
-      validate: (value) => {
-        try {
-          checkBaseUrl(value.trim(), allowInsecureHttp);
-          return true;
-        } catch (error) {
-          return (error as Error).message;
-        }
-      },
-    });
-    const token = await prompter.password('API token (not shown)', {
-      validate: (value) =>
-        value.trim() === ''
-          ? 'The token must not be empty.'
-          : /\s/.test(value.trim())
-            ? 'The token must not hold spaces.'
-            : true,
-    });
-    const header = await prompter.input('Header to send the token in (empty: Authorization: Bearer)', {
-      default: authHeader,
-      validate: (value) =>
-        value.trim() === '' || HEADER_NAME.test(value.trim())
-          ? true
-          : 'Give an HTTP header name such as X-Api-Key, or nothing.',
-    });
-    return { baseUrl: url.trim(), token: token.trim(), authHeader: header.trim() };
-  } catch (error) {
-    if (error instanceof PromptEscape) throw new CancelledError('Login abandoned; nothing was saved.');
-    throw error;
+  // The three questions in turn; Escape goes back one (offering what was answered there), and
+  // leaves from the first, as in `orders new`.
+  const answers = { url: baseUrl ?? '', token: '', header: authHeader ?? '' };
+  const questions: (() => Promise<void>)[] = [
+    async () => {
+      answers.url = (
+        await prompter.input('Base URL of the service', {
+          default: answers.url || undefined,
+          validate: (value) => baseUrlProblem(value, allowInsecureHttp),
+        })
+      ).trim();
+    },
+    async () => {
+      answers.token = (await prompter.password('API token (not shown)', { validate: tokenProblem })).trim();
+    },
+    async () => {
+      answers.header = (
+        await prompter.input('Header to send the token in (empty: Authorization: Bearer)', {
+          default: answers.header || undefined,
+          validate: (value) =>
+            value.trim() === '' || HEADER_NAME.test(value.trim())
+              ? true
+              : 'Give an HTTP header name such as X-Api-Key, or nothing.',
+        })
+      ).trim();
+    },
+  ];
+  for (let index = 0; index < questions.length; ) {
+    try {
+      await questions[index]!();
+      index++;
+    } catch (error) {
+      if (!(error instanceof PromptEscape)) throw error;
+      if (index === 0) throw new CancelledError('Login abandoned; nothing was saved.');
+      index--;
+    }
   }
+  return { baseUrl: answers.url, token: answers.token, authHeader: answers.header };
+}
+
+function baseUrlProblem(value: string, allowInsecureHttp: boolean): true | string {
+  try {
+    checkBaseUrl(value.trim(), allowInsecureHttp);
+    return true;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+function tokenProblem(value: string): true | string {
+  if (value.trim() === '') return 'The token must not be empty.';
+  return /\s/.test(value.trim()) ? 'The token must not hold spaces.' : true;
 }

@@ -8,6 +8,7 @@ import type { Context } from '../../cli/context.js';
 import { cleanCell, displayWidth, truncate } from '../../io/cells.js';
 import { writeRecord } from '../../io/list-output.js';
 import { asRecord, isPlainObject } from '../../io/loose-record.js';
+import { formatCount } from '../../io/numbers.js';
 import {
   type ChoiceItem,
   createPrompter,
@@ -180,17 +181,23 @@ async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx:
       } else more++;
     }
     const items: ChoiceItem<Entry>[] = matches.map(choice);
-    if (more > 0) items.push({ separator: `… ${more} more: type more to narrow` });
+    if (more > 0) items.push({ separator: `… ${formatCount(more)} more: type more to narrow` });
     return items;
   };
 
+  // What was typed in the search, typed in again when the user comes back to the list.
+  let term = '';
+  const remembered = (typed: string): ChoiceItem<Entry>[] => {
+    term = typed;
+    return source(typed);
+  };
   for (;;) {
     let entry: Entry;
     try {
       entry = await prompter.search<Entry>(
-        `${spec.title}: type to filter (${entries.length}), Enter to pick, Esc to go back`,
-        source,
-        { pageSize: PAGE_SIZE },
+        `${spec.title}: type to filter (${formatCount(entries.length)}), Enter to pick, Esc to go back`,
+        remembered,
+        { pageSize: PAGE_SIZE, initial: term },
       );
     } catch (error) {
       if (error instanceof PromptEscape) return 'lists';

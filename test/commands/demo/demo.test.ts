@@ -39,7 +39,7 @@ describe('ordercli demo', () => {
     expect(wide).toEqual([]);
     // Phrases that used to be cut inside a word by the terminal, read back whole once the
     // wrapping (a line end, then the indentation of the continuation line) is undone.
-    const text = lines.join('\n').replace(/( \\)?\n(  \[listen\])? +/g, ' ');
+    const text = lines.join('\n').replace(/( \\)?\n( {2}\[listen\])? +/g, ' ');
     for (const phrase of [
       'nothing leaves this machine',
       'seeded with contacts, packagings and reference lists',
@@ -49,7 +49,9 @@ describe('ordercli demo', () => {
     ])
       expect(text).toContain(phrase);
     // A command too long for one line continues with \, so that it still runs when pasted.
-    expect(result.stdout).toMatch(/\$ ordercli listen --key "\$ORDERCLI_WEBHOOK_KEY" --forward-to \\\n +http:/);
+    expect(result.stdout).toMatch(
+      /\$ ordercli listen --key "\$ORDERCLI_WEBHOOK_KEY" --forward-to \\\n +http:/,
+    );
   });
 
   it('works as the installed binary in a pipe and exits by itself', async () => {

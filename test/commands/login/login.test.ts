@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { KEY, startSession, stripAnsi } from '../../support/session.js';
+import { screenLines } from '../../support/terminal.js';
 
 // Tokens that appear nowhere else, so that finding one in an output means it leaked.
 const sandbox = useSandbox({
@@ -180,6 +181,46 @@ describe('login on a terminal', () => {
     expect(stripAnsi(session.io.stderrText())).toContain(`Logged in to ${sandbox.url}`);
     expect(readConfig(dir).profiles.default).toEqual({ 'base-url': sandbox.url, token });
     expect(modeOf(dir)).toBe(0o600);
+  });
+
+  it('Escape goes back one question, offering the answer given there, and erases the question it leaves', async () => {
+    const dir = tempDir();
+    const token = sandbox.tokens.partner;
+    const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir });
+    await session.waitFor('Base URL of the service');
+    session.type(sandbox.url);
+    session.type(KEY.enter);
+    await session.waitFor('API token (not shown)');
+    session.type(KEY.escape);
+    // Back at the base URL, offered again; the token question is no longer on the screen.
+    await session.waitFor(`Base URL of the service (${sandbox.url})`);
+    expect(screenLines(session.io.stdoutText()).filter((line) => line.includes('API token'))).toEqual([]);
+    session.type(KEY.enter);
+    await session.waitFor('API token (not shown)');
+    session.type(token);
+    session.type(KEY.enter);
+    await session.waitFor('Header to send the token in');
+    session.type(KEY.escape);
+    await session.waitFor('API token (not shown)');
+    session.type(token);
+    session.type(KEY.enter);
+    await session.waitFor('Header to send the token in');
+    session.type(KEY.enter);
+    expect(await session.done).toBe(0);
+    expect(readConfig(dir).profiles.default).toEqual({ 'base-url': sandbox.url, token });
+    const screen = screenLines(session.io.stdoutText()).filter((line) => line !== '');
+    expect(screen.filter((line) => line.includes('Header to send the token in'))).toHaveLength(1);
+  });
+
+  it('Escape at the first question leaves, erasing it, and saves nothing (exit 130)', async () => {
+    const dir = tempDir();
+    const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir });
+    await session.waitFor('Base URL of the service');
+    session.type(KEY.escape);
+    expect(await session.done).toBe(130);
+    expect(session.io.stderrText()).toContain('Login abandoned; nothing was saved.');
+    expect(screenLines(session.io.stdoutText()).filter((line) => line !== '')).toEqual([]);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 
   it('leaves nothing saved when the user presses Ctrl-C (exit 130)', async () => {

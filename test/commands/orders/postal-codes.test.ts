@@ -53,7 +53,9 @@ describe('postal codes checked against the country', () => {
     const result = await runBin(importArgs(input));
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(`export.csv:2: deliveryAddress.zipCode: ${LOST_ZERO}\n`);
-    expect(result.stderr).toContain('export.csv:3: deliveryAddress.zipCode: "ABCDE" is not a FR postal code\n');
+    expect(result.stderr).toContain(
+      'export.csv:3: deliveryAddress.zipCode: "ABCDE" is not a FR postal code\n',
+    );
     expect(result.stderr).toContain('2 of 5 orders in');
     expect(result.stderr).not.toMatch(/export\.csv:[456]:/);
     expect(orderPosts()).toHaveLength(0);
@@ -72,13 +74,15 @@ describe('postal codes checked against the country', () => {
 
     const result = await runBin(importArgs(input));
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toMatch(new RegExp(`Commandes!F2: deliveryAddress\\.zipCode: ${escape(LOST_ZERO)}`));
+    expect(result.stderr).toMatch(
+      new RegExp(`Commandes!F2: deliveryAddress\\.zipCode: ${escapeRegExp(LOST_ZERO)}`),
+    );
     expect(result.stderr).not.toContain('F3');
     expect(result.stderr).toContain('1 of 2 orders in');
     expect(orderPosts()).toHaveLength(0);
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
