@@ -3,6 +3,8 @@
  * failures), a plain summary line every few seconds otherwise (CI logs), and the final summary.
  * It reads the live counts on a timer, so the per-order path costs nothing here.
  */
+
+import { formatCount } from '../io/numbers.js';
 import { escapeControl } from '../io/quote.js';
 import type { IOStreams } from '../io/streams.js';
 import { doneCount, type ImportCounts } from './report.js';
@@ -168,11 +170,6 @@ export function renderSummary(info: SummaryInfo): string {
   if (info.report) lines.push(`  report   ${escapeControl(info.report)}`);
   if (info.rejects) lines.push(`  rejects  ${escapeControl(info.rejects)}`);
   return `${lines.join('\n')}\n`;
-}
-
-/** `12,345`: thousands separated (toLocaleString would load ICU data for this alone). */
-export function formatCount(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 function percent(done: number, total: number): string {

@@ -14,6 +14,7 @@ import { configPath } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
+import { formatCount } from '../io/numbers.js';
 import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './journal.js';
 import { journalOfInput } from './journal-location.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
@@ -23,7 +24,6 @@ import type { LedgerStore } from './ledger/store.js';
 import type { InputLimits } from './limits.js';
 import { OutputWriteError } from './output-error.js';
 import { type NamedPath, refuseOverwrites } from './output-paths.js';
-import { formatCount } from './progress.js';
 import {
   countResult,
   emptyCounts,

@@ -16,7 +16,7 @@ import {
 } from '../../import/journal-summary.js';
 import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
 import type { LedgerEntry } from '../../import/ledger/record.js';
-import { formatCount } from '../../import/progress.js';
+import { formatCount } from '../../io/numbers.js';
 
 export interface JournalOptions {
   target: string;

@@ -15,7 +15,6 @@ import { type JournalState, OrderJournal } from '../../import/journal.js';
 import { locateJournal } from '../../import/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
 import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
-import { formatCount } from '../../import/progress.js';
 import {
   journalPlace,
   LEDGER_PLACE,
@@ -28,6 +27,7 @@ import {
   type ValidatedOrders,
 } from '../../import/resolutions.js';
 import { lockWaitFromEnv } from '../../io/file-lock.js';
+import { formatCount } from '../../io/numbers.js';
 
 export interface ResolveOptions {
   /** The input or journal; absent: the order ledger of the configured service alone. */

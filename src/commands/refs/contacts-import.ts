@@ -6,7 +6,7 @@
  */
 import type { Context } from '../../cli/context.js';
 import { CONTACT_REFERENCE_IMPORT } from '../../import/kind.js';
-import { formatCount } from '../../import/progress.js';
+import { formatCount } from '../../io/numbers.js';
 import { type ImportAdvice, type ImportOptions, runImportCommand } from '../orders/import.js';
 
 export type ContactsImportOptions = Pick<
