@@ -266,7 +266,7 @@ export class ApiClient {
   private classify(error: unknown, info: RequestInfo, signal: AbortSignal | undefined): Error {
     if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new AbortedError();
     const what = `${info.method} ${info.path}`;
-    const code = errorCode(error);
+    const code = decisiveCode(error);
     const outcome: Outcome = code !== undefined && NOT_SENT_CODES.has(code) ? 'not-sent' : 'unknown';
     const unknownNote =
       info.method === 'POST' && outcome === 'unknown'
@@ -392,7 +392,7 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
 }
 
 /** The code that decides the outcome: one saying nothing was sent wherever it is, else the outermost. */
-function errorCode(error: unknown): string | undefined {
+function decisiveCode(error: unknown): string | undefined {
   const codes = networkErrorCodes(error);
   return codes.find((code) => NOT_SENT_CODES.has(code)) ?? codes[0];
 }

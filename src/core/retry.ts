@@ -4,6 +4,8 @@
  * sandbox's webhook deliveries.
  */
 
+import { setTimeout as wait } from 'node:timers/promises';
+
 /** A wait (or a request) ended because its signal aborted without a reason of its own. */
 export class AbortedError extends Error {
   constructor() {
@@ -12,20 +14,14 @@ export class AbortedError extends Error {
   }
 }
 
-/** Waits `ms`; rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason ?? new AbortedError());
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason ?? new AbortedError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms`; rejects with the signal's reason (else an AbortedError) as soon as it aborts. */
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await wait(ms, undefined, { signal });
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason ?? new AbortedError();
+    throw error;
+  }
 }
 
 export interface BackOff {

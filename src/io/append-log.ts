@@ -36,6 +36,7 @@ import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.
 import { ExitCode } from '../core/exit-codes.js';
 import { fileKind } from './file-kind.js';
 import { acquireFileLock, describeCode, type FileLock, type FileLockOptions } from './file-lock.js';
+import { capitalize } from './quote.js';
 
 const openAsync = promisify(open);
 const readAsync = promisify(read);
@@ -514,8 +515,4 @@ async function requireRegularFile(path: string, what: string): Promise<void> {
   }
   if (info.isFile()) return;
   throw new NotRegularFileError(path, what, fileKind(info));
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

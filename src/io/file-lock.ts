@@ -28,6 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { link, mkdir, open, readdir, rmdir, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { setTimeout as wait } from 'node:timers/promises';
 import { parseDuration } from '../config/duration.js';
 import { CancelledError, UsageError } from '../core/errors.js';
 import {
@@ -38,6 +39,7 @@ import {
   thisProcess,
 } from '../core/liveness.js';
 import { fileKind } from './file-kind.js';
+import { capitalize } from './quote.js';
 
 /** How long the record of an owner that cannot be checked may stay unchanged before it is stale. */
 export const DEFAULT_STALE_MS = 30_000;
@@ -590,24 +592,12 @@ function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((done, fail) => {
-    if (signal?.aborted) {
-      fail(new CancelledError());
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      done();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      fail(new CancelledError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+/** Waits `ms`; a CancelledError (exit 130) once `signal` aborts: the user gave up waiting. */
+async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await wait(ms, undefined, { signal });
+  } catch (error) {
+    if (signal?.aborted) throw new CancelledError();
+    throw error;
+  }
 }

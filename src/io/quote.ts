@@ -64,6 +64,11 @@ export function quoteAny(value: unknown, max = EXCERPT_CHARS): string {
   return excerpt(text ?? String(value), max);
 }
 
+/** `text` with its first letter upper-case: a noun phrase (`the journal x`) starting a sentence. */
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /** A word as a POSIX shell reads it, for a command a message offers: unquoted when safe, else in single quotes. */
 export function shellWord(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;

@@ -3,6 +3,7 @@
  * terminal (`webhooks replay` of the --log line, else `webhooks trigger` with the downloaded body),
  * the key by its variable, never its value.
  */
+import { shellWord } from '../io/quote.js';
 import type { EventRecord } from './event-record.js';
 
 export const EXAMPLE_APP_URL = 'http://127.0.0.1:3000/webhooks';
@@ -31,7 +32,7 @@ export function copyCommand(
   const url = where.url ?? EXAMPLE_APP_URL;
   const urlNote =
     where.url === undefined ? ` Replace ${EXAMPLE_APP_URL} with your application's address.` : '';
-  const target = [`--url ${shellQuote(url)}`, '--key "$ORDERCLI_WEBHOOK_KEY"'];
+  const target = [`--url ${shellWord(url)}`, '--key "$ORDERCLI_WEBHOOK_KEY"'];
   const event = record.event ?? '';
   let parts: string[];
   let note: string;
@@ -41,10 +42,10 @@ export function copyCommand(
       ...program,
       'webhooks',
       'replay',
-      shellQuote(where.logFile),
+      shellWord(where.logFile),
       ...target,
-      `--event ${shellQuote(event)}`,
-      `--received-at ${shellQuote(record.receivedAt)}`,
+      `--event ${shellWord(event)}`,
+      `--received-at ${shellWord(record.receivedAt)}`,
     ];
     note = `The same headers and body bytes as Replay.${urlNote}`;
   } else {
@@ -53,9 +54,9 @@ export function copyCommand(
       ...program,
       'webhooks',
       'trigger',
-      shellQuote(event || 'EVENT'),
+      shellWord(event || 'EVENT'),
       ...target,
-      `--data ${shellQuote(file)}`,
+      `--data ${shellWord(file)}`,
     ];
     note = `Save the body as ${file} first (Download body). trigger sends the body bytes with the standard headers; with --log, replay would send the recorded headers too.${urlNote}`;
   }
@@ -65,9 +66,4 @@ export function copyCommand(
 /** The file name Download body gives and the trigger command reads: `<event>-<seq>.json`. */
 export function bodyFileName(record: EventRecord, seq: number): string {
   return `${(record.event || 'event').replace(/[^A-Za-z0-9_.-]/g, '_')}-${seq}.json`;
-}
-
-/** A word as a POSIX shell reads it: unquoted when safe, else in single quotes. */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
