@@ -15,36 +15,15 @@
  * - A round that fails is cut off the file again and its appends are rejected; later appends go on
  *   (a caller that must stop after a failure, like the import journal, stops itself).
  */
-import {
-  close,
-  closeSync,
-  constants,
-  fdatasync,
-  fstat,
-  ftruncate,
-  ftruncateSync,
-  open,
-  read,
-  type Stats,
-  write,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants, ftruncateSync, type Stats, writeSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { promisify } from 'node:util';
 import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { closeFd, fdatasyncFd, fstatFd, ftruncateFd, openFd, readFd, writeFd } from './fd.js';
 import { fileKind } from './file-kind.js';
 import { acquireFileLock, describeCode, type FileLock, type FileLockOptions } from './file-lock.js';
 import { capitalize } from './quote.js';
-
-const openAsync = promisify(open);
-const readAsync = promisify(read);
-const writeAsync = promisify(write);
-const fstatAsync = promisify(fstat);
-const fdatasyncAsync = promisify(fdatasync);
-const ftruncateAsync = promisify(ftruncate);
-const closeAsync = promisify(close);
 
 /** With O_DSYNC each write() returns once its bytes (and the file's new size) are on disk. */
 const HAS_DSYNC = typeof constants.O_DSYNC === 'number';
@@ -173,13 +152,13 @@ export class AppendLog {
         constants.O_CREAT |
         constants.O_APPEND |
         (synced && HAS_DSYNC ? constants.O_DSYNC : 0);
-      const fd = await openAsync(path, flags, options.mode ?? 0o600).catch((error: unknown) => {
+      const fd = await openFd(path, flags, options.mode ?? 0o600).catch((error: unknown) => {
         throw new AppendLogError(path, options.what, 'open', error);
       });
-      const info = await fstatAsync(fd);
+      const info = await fstatFd(fd);
       if (!info.isFile()) {
         // Replaced by a pipe or a device while the lock was waited for: reading it would never end.
-        await closeAsync(fd).catch(noop);
+        await closeFd(fd).catch(noop);
         throw new NotRegularFileError(path, options.what, fileKind(info));
       }
       const { size } = info;
@@ -203,7 +182,7 @@ export class AppendLog {
     const fd = this.openFd();
     const { lines, complete, total } = await readLines(fd, this, visit, signal);
     if (complete === total) return { lines };
-    await ftruncateAsync(fd, complete).catch((error: unknown) => {
+    await ftruncateFd(fd, complete).catch((error: unknown) => {
       throw new AppendLogError(this.path, this.what, 'write', error);
     });
     this.bytes = complete;
@@ -255,8 +234,8 @@ export class AppendLog {
     await this.exclusive(async () => {
       const fd = this.openFd();
       try {
-        await ftruncateAsync(fd, length);
-        if (this.synced) await fdatasyncAsync(fd);
+        await ftruncateFd(fd, length);
+        if (this.synced) await fdatasyncFd(fd);
       } catch (error) {
         throw new AppendLogError(this.path, this.what, 'write', error);
       }
@@ -280,7 +259,7 @@ export class AppendLog {
     const buffer = Buffer.alloc(length);
     let done = 0;
     while (done < length) {
-      const { bytesRead } = await readAsync(this.openFd(), buffer, done, length - done, offset + done).catch(
+      const { bytesRead } = await readFd(this.openFd(), buffer, done, length - done, offset + done).catch(
         (error: unknown) => {
           throw new AppendLogError(this.path, this.what, 'read', error);
         },
@@ -303,7 +282,7 @@ export class AppendLog {
       const fd = this.fd;
       this.fd = undefined;
       for (const queued of this.queue.splice(0)) queued.reject(this.closedError());
-      if (fd !== undefined) await closeAsync(fd).catch(() => undefined);
+      if (fd !== undefined) await closeFd(fd).catch(() => undefined);
       await this.lock?.release();
     }
   }
@@ -386,14 +365,14 @@ export class AppendLog {
     const fd = this.openFd();
     try {
       for (let written = 0; written < buffer.length; ) {
-        const { bytesWritten } = await writeAsync(fd, buffer, written, buffer.length - written, null);
+        const { bytesWritten } = await writeFd(fd, buffer, written, buffer.length - written, null);
         written += bytesWritten;
       }
-      if (!HAS_DSYNC && buffer.length > 0) await fdatasyncAsync(fd);
+      if (!HAS_DSYNC && buffer.length > 0) await fdatasyncFd(fd);
     } catch (error) {
       const failed = new AppendLogError(this.path, this.what, 'write', error);
       // Cut off what part of the round reached the file, so that the next round starts a line.
-      await ftruncateAsync(fd, start).catch(() => {
+      await ftruncateFd(fd, start).catch(() => {
         this.failure ??= failed;
       });
       this.bytes = start;
@@ -457,7 +436,7 @@ export async function readLog(
   await requireRegularFile(path, what);
   let fd: number;
   try {
-    fd = await openAsync(path, 'r');
+    fd = await openFd(path, 'r');
   } catch (error) {
     if (errorCode(error) === 'ENOENT') return { lines: 0 };
     throw new AppendLogError(path, what, 'read', error);
@@ -466,7 +445,7 @@ export async function readLog(
     const { lines, complete, total } = await readLines(fd, { path, what }, visit, signal);
     return complete === total ? { lines } : { lines, tornTail: { bytes: total - complete, line: lines + 1 } };
   } finally {
-    await closeAsync(fd).catch(noop);
+    await closeFd(fd).catch(noop);
   }
 }
 
@@ -484,7 +463,7 @@ async function readLines(
   let lines = 0;
   for (;;) {
     if (signal?.aborted) throw new CancelledError(`Interrupted while reading ${file.what}.`);
-    const { bytesRead } = await readAsync(fd, chunk, 0, READ_CHUNK, total).catch((error: unknown) => {
+    const { bytesRead } = await readFd(fd, chunk, 0, READ_CHUNK, total).catch((error: unknown) => {
       throw new AppendLogError(file.path, file.what, 'read', error);
     });
     if (bytesRead === 0) break;

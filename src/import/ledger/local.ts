@@ -35,7 +35,6 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import {
   closeSync,
   constants,
-  fdatasync,
   fstatSync,
   openSync,
   readSync,
@@ -46,13 +45,13 @@ import {
 } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { CliError, errorCode, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { hashBytes, KeyTable } from '../../core/key-table.js';
 import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../../core/liveness.js';
 import { normalizeBaseUrl, serviceKey } from '../../core/url.js';
 import { AppendLog } from '../../io/append-log.js';
+import { fdatasyncFd } from '../../io/fd.js';
 import { fileKind } from '../../io/file-kind.js';
 import { isoNow } from '../../io/iso-time.js';
 import { ClaimedNowError, LedgerDamagedError, LedgerWriteError } from './errors.js';
@@ -1176,8 +1175,6 @@ async function walOwner(path: string): Promise<ClaimOwner | undefined> {
     return undefined;
   }
 }
-
-const fdatasyncFd = promisify(fdatasync);
 
 /**
  * The shard files kept open, at most `limit`: the least recently used is closed to make room.
