@@ -1,12 +1,12 @@
 /**
  * The columns of an import CSV (orders, contact references): the contract's dotted paths, the
- * `--map` file that renames a file's own headers to them, and the plan that says what each
- * column of a file feeds.
+ * `--map` file that renames a file's own headers to them (or leaves one out), and the plan that
+ * says what each column of a file feeds.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError, type InputProblem, UsageError } from '../core/errors.js';
-import { excerpt, quote, quoteAny } from '../io/quote.js';
+import { escapeControl, excerpt, quote, quoteAny, shellWord } from '../io/quote.js';
 import { parseJson } from './json-syntax.js';
 
 /** Header problems listed one by one; a header of thousands of unknown columns says how many more. */
@@ -89,18 +89,22 @@ function byLowerCase(known: readonly string[]): Map<string, string> {
 }
 
 /**
- * Says what each column of a header feeds, after renaming with `map`. Unknown, empty and
- * duplicate headers are input errors naming them (and listing the `known` columns).
+ * Says what each column of a header feeds, after renaming with `map`; the columns whose header
+ * is in `ignored` (as written, in any case: `--ignore-columns`, a `--map` entry to `null`) feed
+ * nothing. Unknown, empty and duplicate headers are input errors naming them (and listing the
+ * `known` columns).
  */
 export function planColumns(
   header: string[],
   map: Record<string, string> | undefined,
   file: string,
   known: readonly string[] = CSV_COLUMNS,
+  ignored: readonly string[] = [],
 ): CsvColumn[] {
   const knownByLowerCase = byLowerCase(known);
+  const ignoredLowerCase = new Set(ignored.map((name) => name.trim().toLowerCase()));
   const problems: InputProblem[] = [];
-  const unknown: string[] = [];
+  const unknown: { header: string; mistyped: boolean }[] = [];
   const columns: CsvColumn[] = [];
   const byPath = new Map<string, CsvColumn>();
   let unlisted = 0;
@@ -114,15 +118,17 @@ export function planColumns(
       report({ file, line: 1, message: `column ${index + 1} has no header` });
       return;
     }
+    // Left out on purpose: its cells are neither read nor checked (the rejects keep them).
+    if (ignoredLowerCase.has(written.toLowerCase())) return;
     const renamed = map?.[written] ?? map?.[cell] ?? written;
     const path = knownByLowerCase.get(renamed.toLowerCase());
     if (path === undefined) {
-      unknown.push(written);
       // Only for the problems listed, and for names a person could have mistyped.
       const suggestion =
         renamed.length <= 100 && problems.length < LISTED_HEADER_PROBLEMS
           ? suggestColumn(renamed, known)
           : undefined;
+      unknown.push({ header: written, mistyped: suggestion !== undefined });
       report({
         file,
         line: 1,
@@ -157,13 +163,36 @@ export function planColumns(
     if (unlisted > 0)
       problems.push({ file, line: 1, message: `… and ${unlisted} more problems with the header` });
     if (unknown.length > 0) problems.push({ file, line: 1, message: `the columns are: ${known.join(', ')}` });
+    const headers = unknown.map((column) => column.header);
     const what =
       unknown.length > 0
-        ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${namedList(unknown)}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map ${unknown.length === 1 ? 'it' : 'them'} with --map <file.json>; nothing was sent.`
+        ? `${file} has ${unknown.length === 1 ? 'a column' : `${unknown.length} columns`} ordercli does not know (${namedList(headers)}): rename ${unknown.length === 1 ? 'it' : 'them'} to the contract's column names, or map ${unknown.length === 1 ? 'it' : 'them'} with --map <file.json>; nothing was sent.`
         : `The header of ${file} is not usable; nothing was sent.`;
-    throw new InputError(what, problems);
+    const error = new InputError(what, problems);
+    if (unknown.length > 0) error.hint = howToLeaveOut(unknown);
+    throw error;
   }
   return columns;
+}
+
+/**
+ * The two ways to leave columns out on purpose, shown with the unknown headers that resemble no
+ * known column (a near spelling is more likely a typo, which must stay an error).
+ */
+function howToLeaveOut(unknown: { header: string; mistyped: boolean }[]): string {
+  const named = unknown
+    .filter((column) => !column.mistyped && column.header.length <= 100)
+    .slice(0, NAMED_UNKNOWN)
+    .map((column) => column.header);
+  if (named.length === 0) {
+    return 'a column the import does not need can be left out on purpose: --ignore-columns <header>[,<header>…], or map its header to null in the --map file ({"<header>": null})';
+  }
+  const flag = named.some((header) => header.includes(','))
+    ? '<header>[,<header>…]'
+    : shellWord(escapeControl(named.join(',')));
+  const entries = named.map((header) => `${quote(header, 100)}: null`).join(', ');
+  const them = named.length === 1 ? 'it' : 'them';
+  return `if the import does not need ${named.length === 1 ? 'this column' : 'these columns'}, leave ${them} out on purpose: --ignore-columns ${flag}, or map ${them} to null in the --map file ({${entries}})`;
 }
 
 function describeHeader(header: string, path: string): string {
@@ -218,15 +247,23 @@ function editDistance(a: string, b: string): number {
   return previous[b.length]!;
 }
 
+/** A `--map` file: the headers it renames to the contract's paths, and those it leaves out. */
+export interface ColumnMap {
+  renames: Record<string, string>;
+  /** Headers mapped to `null`: their columns are left out on purpose. */
+  ignored: string[];
+}
+
 /**
- * Reads a `--map` file: a JSON object from the file's own headers to the contract's paths, e.g.
- * `{"N° commande": "externalId", "Qté": "item.orderedQuantity"}`.
+ * Reads a `--map` file: a JSON object from the file's own headers to the contract's paths, or to
+ * `null` for a column to leave out, e.g.
+ * `{"N° commande": "externalId", "Qté": "item.orderedQuantity", "Commentaire": null}`.
  */
 export async function readColumnMap(
   mapFile: string,
   cwd: string,
   known: readonly string[] = CSV_COLUMNS,
-): Promise<Record<string, string>> {
+): Promise<ColumnMap> {
   const knownByLowerCase = byLowerCase(known);
   let text: string;
   try {
@@ -247,12 +284,20 @@ export async function readColumnMap(
   const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InputError(`The --map file ${mapFile} must hold a JSON object; nothing was sent.`, [
-      { file: mapFile, message: 'write it as {"header in your file": "contract column", ...}' },
+      {
+        file: mapFile,
+        message: 'write it as {"header in your file": "contract column", "header to leave out": null, ...}',
+      },
     ]);
   }
   const problems: InputProblem[] = [];
   const map: Record<string, string> = {};
+  const ignored: string[] = [];
   for (const [header, target] of Object.entries(value)) {
+    if (target === null) {
+      ignored.push(header.trim());
+      continue;
+    }
     const path = typeof target === 'string' ? knownByLowerCase.get(target.trim().toLowerCase()) : undefined;
     if (path === undefined) {
       const suggestion =
@@ -267,11 +312,14 @@ export async function readColumnMap(
     map[header.trim()] = path;
   }
   if (problems.length > 0) {
-    problems.push({ file: mapFile, message: `the columns are: ${known.join(', ')}` });
+    problems.push({
+      file: mapFile,
+      message: `the columns are: ${known.join(', ')}; a header mapped to null is left out`,
+    });
     throw new InputError(
       `The --map file ${mapFile} names columns ordercli does not know; nothing was sent.`,
       problems,
     );
   }
-  return map;
+  return { renames: map, ignored };
 }

@@ -87,15 +87,26 @@ export interface AnnotatorOptions {
   perKind?: number;
 }
 
+/** Which of a record's problems an error annotation is: its first one, or one of the others. */
+export type ProblemRank = 'first' | 'other';
+
+/** Annotations of each kind, and how many were left out for GitHub's limit. */
+export interface AnnotationCounts {
+  errors: number;
+  warnings: number;
+}
+
 /**
- * Prints annotations for problems and results as they come, at most `perKind` of each kind (what
- * GitHub shows); `finish()` then says in one notice how many were left out and where they are.
+ * Collects annotations for problems and results, and prints at `finish()` at most `perKind` of
+ * each kind (what GitHub shows): the errors that say most first — the first problem of each
+ * invalid record, in input order, then the other problems — then the warnings, in input order;
+ * one notice says how many were left out and where they are. It keeps only what it may print.
  */
 export class Annotator {
   private readonly options: AnnotatorOptions;
   private readonly perKind: number;
-  private readonly shown = { error: 0, warning: 0 };
-  private readonly left = { error: 0, warning: 0 };
+  private readonly kept: Record<ProblemRank | 'warning', string[]> = { first: [], other: [], warning: [] };
+  private readonly seen: Record<ProblemRank | 'warning', number> = { first: 0, other: 0, warning: 0 };
   private readonly paths = new Map<string, string | undefined>();
 
   constructor(options: AnnotatorOptions) {
@@ -103,51 +114,78 @@ export class Annotator {
     this.perKind = options.perKind ?? ANNOTATIONS_PER_KIND;
   }
 
-  /** A problem of an invalid input: an error on its line, titled with its field (a workbook's cell leads the message). */
-  problem(problem: InputProblem): void {
+  /**
+   * A problem of an invalid input: an error on its line, titled with its field (a workbook's cell
+   * leads the message). `other` when it is not its record's first problem.
+   */
+  problem(problem: InputProblem, rank: ProblemRank = 'first'): void {
     const text = problem.field ? `${problem.field}: ${problem.message}` : problem.message;
     const message = problem.cell === undefined ? text : `${problem.cell}: ${text}`;
-    this.emit(
-      'error',
-      { file: this.pathOf(problem.file), line: problem.line, title: problem.field },
-      message,
+    this.keep(
+      rank,
+      workflowCommand(
+        'error',
+        { file: this.pathOf(problem.file), line: problem.line, title: problem.field },
+        message,
+      ),
     );
   }
 
-  /** A record's result: each problem of an invalid one an error; a failed or unknown one a warning. */
+  /** The problems of one invalid record, in order: its first one ranks before every other problem. */
+  record(problems: readonly InputProblem[], line?: number): void {
+    for (const [index, problem] of problems.entries()) {
+      const placed = line === undefined ? problem : { ...problem, line: problem.line ?? line };
+      this.problem(placed, index === 0 ? 'first' : 'other');
+    }
+  }
+
+  /** A record's result: the problems of an invalid one errors; a failed or unknown one a warning. */
   result(result: KeyedResult): void {
     if (result.status === 'invalid') {
-      if (result.problems && result.problems.length > 0) {
-        for (const problem of result.problems)
-          this.problem({ ...problem, line: problem.line ?? result.line });
-      } else {
-        this.problem({ file: result.file, line: result.line, message: result.message ?? 'invalid' });
-      }
+      if (result.problems && result.problems.length > 0) this.record(result.problems, result.line);
+      else this.problem({ file: result.file, line: result.line, message: result.message ?? 'invalid' });
       return;
     }
     if (result.status !== 'failed' && result.status !== 'unknown') return;
     const key = result.key ?? `(no ${this.options.keyName})`;
-    this.emit(
+    const properties: AnnotationProperties = {
+      file: this.pathOf(result.file),
+      line: result.line,
+      endLine: result.endLine !== undefined && result.endLine > result.line ? result.endLine : undefined,
+      title: `${key} ${result.status}`,
+    };
+    this.keep(
       'warning',
-      {
-        file: this.pathOf(result.file),
-        line: result.line,
-        endLine: result.endLine !== undefined && result.endLine > result.line ? result.endLine : undefined,
-        title: `${key} ${result.status}`,
-      },
-      `${key} ${result.status}: ${result.message ?? ''}`,
+      workflowCommand('warning', properties, `${key} ${result.status}: ${result.message ?? ''}`),
     );
   }
 
-  /** One notice when annotations were left out, saying where every problem is. */
+  /**
+   * How many errors and warnings `finish()` prints, and how many it leaves out; `firstLeft`: of
+   * the errors left out, how many are the first problem of their record (records not annotated).
+   */
+  counts(): { shown: AnnotationCounts; left: AnnotationCounts; firstLeft: number } {
+    const errors = this.seen.first + this.seen.other;
+    const shown = {
+      errors: Math.min(errors, this.perKind),
+      warnings: Math.min(this.seen.warning, this.perKind),
+    };
+    return {
+      shown,
+      left: { errors: errors - shown.errors, warnings: this.seen.warning - shown.warnings },
+      firstLeft: Math.max(0, this.seen.first - this.perKind),
+    };
+  }
+
+  /** Prints the annotations kept, then one notice when some were left out, saying where every problem is. */
   finish(where: string): void {
-    const left = this.left.error + this.left.warning;
-    if (left === 0) return;
+    const errors = [...this.kept.first, ...this.kept.other].slice(0, this.perKind);
+    for (const line of [...errors, ...this.kept.warning]) this.options.write(line);
+    const { left } = this.counts();
+    if (left.errors + left.warnings === 0) return;
     const parts = [
-      this.left.error > 0 ? `${this.left.error} more ${this.left.error === 1 ? 'error' : 'errors'}` : '',
-      this.left.warning > 0
-        ? `${this.left.warning} more ${this.left.warning === 1 ? 'warning' : 'warnings'}`
-        : '',
+      left.errors > 0 ? `${left.errors} more ${left.errors === 1 ? 'error' : 'errors'}` : '',
+      left.warnings > 0 ? `${left.warnings} more ${left.warnings === 1 ? 'warning' : 'warnings'}` : '',
     ].filter((part) => part !== '');
     this.options.write(
       workflowCommand(
@@ -158,13 +196,9 @@ export class Annotator {
     );
   }
 
-  private emit(kind: 'error' | 'warning', properties: AnnotationProperties, message: string): void {
-    if (this.shown[kind] >= this.perKind) {
-      this.left[kind]++;
-      return;
-    }
-    this.shown[kind]++;
-    this.options.write(workflowCommand(kind, properties, message));
+  private keep(rank: ProblemRank | 'warning', line: string): void {
+    this.seen[rank]++;
+    if (this.kept[rank].length < this.perKind) this.kept[rank].push(line);
   }
 
   private pathOf(file: string): string | undefined {
@@ -192,6 +226,8 @@ export interface JobSummary {
   /** Problems of an invalid input that stopped the run (exit 2), the first ones. */
   problems?: InputProblem[];
   problemsTotal?: number;
+  /** What more there is and where (problems left out of the list and of the annotations). */
+  note?: string | undefined;
   /** `--report` and `--rejects` as typed, when given. */
   report?: string | undefined;
   rejects?: string | undefined;
@@ -238,6 +274,7 @@ export function renderJobSummary(summary: JobSummary): string {
       '',
     );
   }
+  if (summary.note) lines.push(cell(summary.note, NOTE_CHARS), '');
   const files = [
     summary.report ? `Report: ${cell(summary.report)}` : '',
     summary.rejects ? `Rejects: ${cell(summary.rejects)}` : '',
@@ -251,9 +288,12 @@ function firstOf(shown: number, total: number, what: string): string {
   return shown < total ? `**${label}** (the first ${shown} of ${total})` : `**${label}**`;
 }
 
+/** A note's longest text: it names the report, whose path may be long. */
+const NOTE_CHARS = 1000;
+
 /** A value in a markdown table cell: control characters, markup and pipes escaped, kept short. */
-export function cell(text: string): string {
-  return escapeControl(shorten(text, CELL_CHARS))
+export function cell(text: string, max = CELL_CHARS): string {
+  return escapeControl(shorten(text, max))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

@@ -503,7 +503,7 @@ async function writeInvalidInputReport(
     return error.message;
   }
   const invalid = validation.invalidIndexes.size;
-  const notSent = `not sent: ${formatCount(invalid)} ${invalid === 1 ? `${kind.one} of the input is` : `${kind.many} of the input are`} invalid, so none was sent; the next run sends it once they are fixed (or with --skip-invalid)`;
+  const notSent = `not sent: ${formatCount(invalid)} ${invalid === 1 ? `${kind.one} of the input is` : `${kind.many} of the input are`} invalid, so none was sent; the next run sends it once ${invalid === 1 ? 'that one is' : 'they are'} fixed (or with --skip-invalid)`;
   let unwritten: string | undefined;
   try {
     await validateImport(source, {

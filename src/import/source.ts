@@ -16,7 +16,7 @@
 import { InputError, UsageError } from '../core/errors.js';
 import { excerpt } from '../io/quote.js';
 import { type CsvColumn, planColumns, readColumnMap } from './columns.js';
-import { delimiterOption, readCsvLayout, readCsvRows } from './csv.js';
+import { type CsvRow, delimiterOption, readCsvLayout, readCsvRows } from './csv.js';
 import { groupRows } from './group.js';
 import { jsonArrayOrders, ndjsonOrders } from './json.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
@@ -26,7 +26,13 @@ import type { OrderSource, SourceContext, SourceOptions, SourceOrder, XlsxLayout
 
 export { ReferenceCatalog } from './references.js';
 export { checkRejectsPath, openRejects, writeRejects } from './rejects.js';
-export { invalidInputError, prepareOrder, validateImport } from './validate.js';
+export {
+  InvalidInputError,
+  type InvalidRecord,
+  invalidInputError,
+  prepareOrder,
+  validateImport,
+} from './validate.js';
 
 /** Opens an input (a path, or `-` for stdin) and checks what can be checked before reading orders. */
 export async function openOrderSource(
@@ -41,6 +47,11 @@ export async function openOrderSource(
       '--map renames the columns of a CSV file or workbook; it does not apply to JSON or NDJSON input.',
     );
   }
+  if (!tabular && options.ignoreColumns !== undefined) {
+    throw new UsageError(
+      '--ignore-columns leaves out columns of a CSV file or workbook; it does not apply to JSON or NDJSON input, whose fields the interface does not show pass through unchanged.',
+    );
+  }
   if (format !== 'csv' && options.delimiter !== undefined) {
     throw new UsageError('--delimiter applies to CSV input only.');
   }
@@ -49,31 +60,33 @@ export async function openOrderSource(
   }
   const delimiter = options.delimiter === undefined ? undefined : delimiterOption(options.delimiter);
   const kind = options.kind ?? ORDER_IMPORT;
-  const map =
-    options.mapFile === undefined
-      ? options.map
-      : { ...options.map, ...(await readColumnMap(options.mapFile, ctx.cwd, kind.columns)) };
+  const mapFile =
+    options.mapFile === undefined ? undefined : await readColumnMap(options.mapFile, ctx.cwd, kind.columns);
+  const map = mapFile === undefined ? options.map : { ...options.map, ...mapFile.renames };
+  const ignored = [...(options.ignoreColumns ?? []), ...(mapFile?.ignored ?? [])];
   const limits = options.limits ?? DEFAULT_LIMITS;
   const inputFile = await openInputFile(input, ctx);
   const { file, path } = inputFile;
   try {
     if (format === 'csv') {
       const csv = await readCsvLayout(path, file, delimiter);
-      const columns = planColumns(csv.header, map, file, kind.columns);
+      const columns = planColumns(csv.header, map, file, kind.columns, ignored);
       const columnName = (index: number) => columns.find((column) => column.index === index)?.path;
+      const rows = () => readCsvRows(path, file, csv, { limits, columnName });
       return {
         format,
         csv,
         file,
         path,
         orders: () =>
-          groupRows(readCsvRows(path, file, csv, { limits, columnName }), columns, csv.header, file, kind),
+          groupRows(withoutIgnoredCells(rows(), csv.header, columns), columns, csv.header, file, kind),
         close: inputFile.remove,
         signal: ctx.signal,
         limits,
       };
     }
-    if (format === 'xlsx') return await openWorkbook(inputFile, map, limits, options.sheet, ctx, kind);
+    if (format === 'xlsx')
+      return await openWorkbook(inputFile, { map, ignored }, limits, options.sheet, ctx, kind);
     return {
       format,
       file,
@@ -112,7 +125,7 @@ async function* keyedBy(kind: ImportKind, records: AsyncIterable<SourceOrder>): 
  */
 async function openWorkbook(
   inputFile: InputFile,
-  map: Record<string, string> | undefined,
+  { map, ignored }: { map: Record<string, string> | undefined; ignored: readonly string[] },
   limits: InputLimits,
   sheet: string | undefined,
   ctx: SourceContext,
@@ -129,15 +142,25 @@ async function openWorkbook(
     describeColumns: kind.columns.join(', '),
     records: kind.many,
   });
-  const columns = planWorkbookColumns(xlsx, map, file, cellReference, rowReference, kind.columns);
+  const columns = planWorkbookColumns(
+    xlsx,
+    { map, ignored },
+    file,
+    cellReference,
+    rowReference,
+    kind.columns,
+  );
   const byPath = new Map(columns.map((column) => [column.path, column.index]));
   const columnName = (index: number) => columns.find((column) => column.index === index)?.path;
+  const cellOf = (index: number, row: number) => cellReference(xlsx.sheet, index, row);
+  const rows = () => readXlsxRows(path, file, xlsx, { columnName });
   return {
     format: 'xlsx',
     xlsx,
     file,
     path,
-    orders: () => groupRows(readXlsxRows(path, file, xlsx, { columnName }), columns, xlsx.header, file, kind),
+    orders: () =>
+      groupRows(withoutIgnoredCells(rows(), xlsx.header, columns, cellOf), columns, xlsx.header, file, kind),
     close: inputFile.remove,
     signal: ctx.signal,
     limits,
@@ -148,7 +171,7 @@ async function openWorkbook(
 /** `planColumns` over the named header cells; its problems placed on the header row's cells. */
 function planWorkbookColumns(
   xlsx: XlsxLayout,
-  map: Record<string, string> | undefined,
+  { map, ignored }: { map: Record<string, string> | undefined; ignored: readonly string[] },
   file: string,
   cellReference: (sheet: string, index: number, row: number) => string,
   rowReference: (sheet: string, row: number) => string,
@@ -161,6 +184,7 @@ function planWorkbookColumns(
       map,
       file,
       known,
+      ignored,
     ).map((column) => ({ ...column, index: named[column.index]! }));
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
@@ -180,6 +204,41 @@ function planWorkbookColumns(
             : cellReference(xlsx.sheet, index, xlsx.headerRow),
       };
     });
-    throw new InputError(error.message, problems);
+    const placed = new InputError(error.message, problems);
+    placed.hint = error.hint;
+    throw placed;
+  }
+}
+
+/**
+ * The rows as the columns read see them, when the header has columns left out on purpose
+ * (`--ignore-columns`, `null` in `--map`): a row that holds something only in those columns (a
+ * comment, a total) is skipped as an empty row is, and a workbook's error cell there (`#N/A`) is
+ * no problem of its order. Without such columns the rows pass as they are.
+ */
+async function* withoutIgnoredCells(
+  rows: AsyncIterable<CsvRow>,
+  header: string[],
+  columns: CsvColumn[],
+  cellOf?: (index: number, row: number) => string,
+): AsyncGenerator<CsvRow> {
+  const read = new Set(columns.map((column) => column.index));
+  const left = header.flatMap((cell, index) => (cell.trim() !== '' && !read.has(index) ? [index] : []));
+  if (left.length === 0) {
+    yield* rows;
+    return;
+  }
+  for await (const row of rows) {
+    let problems = row.problems;
+    if (problems !== undefined && cellOf !== undefined) {
+      const leftCells = new Set(left.map((index) => cellOf(index, row.line)));
+      problems = problems.filter((problem) => problem.cell === undefined || !leftCells.has(problem.cell));
+    }
+    const nothingRead =
+      (problems === undefined || problems.length === 0) &&
+      row.cells.length === header.length &&
+      columns.every((column) => row.cells[column.index] === '');
+    if (nothingRead) continue;
+    yield problems === row.problems ? row : { ...row, problems: problems?.length ? problems : undefined };
   }
 }

@@ -176,8 +176,12 @@ export async function validateImport(
         if (firstLine === undefined) seen.set(order.externalId, order.location.line);
         else orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv', kind));
       }
-      if (orderProblems.length === 0) continue;
+      if (orderProblems.length === 0) {
+        options.onOrder?.(order, orderProblems);
+        continue;
+      }
       if (source.locateCell) for (const problem of orderProblems) problem.cell ??= source.locateCell(problem);
+      options.onOrder?.(order, orderProblems);
       invalidIndexes.add(order.index);
       if (invalid.length >= maxInvalid) {
         omitted++;
@@ -223,12 +227,33 @@ function duplicateProblem(
   };
 }
 
+/** An invalid record as the CI output shows it: its key, where it is, and its problems in order. */
+export type InvalidRecord = Pick<SourceOrder, 'externalId' | 'location' | 'problems'>;
+
+/**
+ * The error that stops an import whose input has invalid orders (exit 2): every problem listed,
+ * and the orders they belong to (the first ones kept by the validation), so that the CI output
+ * can show the first problem of each order first.
+ */
+export class InvalidInputError extends InputError {
+  /** The `--report` written with every record of the input (as typed), when there is one. */
+  report: string | undefined;
+
+  constructor(
+    message: string,
+    problems: InputProblem[],
+    readonly invalid: readonly InvalidRecord[],
+  ) {
+    super(message, problems);
+  }
+}
+
 /** The error that stops an import whose input has invalid orders: every problem listed, exit 2. */
 export function invalidInputError(
   source: Pick<OrderSource, 'file'>,
   validation: ImportValidation,
   kind: Pick<ImportKind, 'one' | 'many'> = ORDER_IMPORT,
-): InputError {
+): InvalidInputError {
   const count = validation.invalidIndexes.size;
   const skip =
     validation.valid > 0
@@ -244,8 +269,9 @@ export function invalidInputError(
           },
         ]
       : validation.problems;
-  return new InputError(
+  return new InvalidInputError(
     `${count} of ${validation.total} ${kind.many} in ${escapeControl(source.file)} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
     problems,
+    validation.invalid,
   );
 }

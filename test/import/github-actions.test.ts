@@ -109,7 +109,7 @@ describe('Annotator', () => {
 
   const base: KeyedResult = { key: 'A-1', status: 'created', file: 'orders.csv', line: 2 };
 
-  it('an error per problem of an invalid record, a warning per failed or unknown one, nothing else', () => {
+  it('an error per problem of an invalid record (the first of each first), a warning per failed or unknown one, nothing else', () => {
     const { annotator: a, lines } = annotator();
     a.result(base);
     a.result({ ...base, status: 'skipped', message: 'already created' });
@@ -137,8 +137,8 @@ describe('Annotator', () => {
     a.finish('see the report');
     expect(lines).toEqual([
       '::error file=orders.csv,line=3,title=contact::contact: is required\n',
-      '::error file=orders.csv,line=4,title=item.orderedQuantity::item.orderedQuantity: must be above zero\n',
       '::error file=orders.csv,line=5::externalId: is required\n',
+      '::error file=orders.csv,line=4,title=item.orderedQuantity::item.orderedQuantity: must be above zero\n',
       '::warning file=orders.csv,line=6,endLine=8,title=A-3 failed::A-3 failed: 422 Unprocessable Entity\n',
       '::warning file=orders.csv,line=9,title=A-4 unknown::A-4 unknown: the connection broke\n',
     ]);
@@ -153,6 +153,7 @@ describe('Annotator', () => {
       field: 'deliveryAddress.country',
       message: 'must be a two-letter upper-case country code such as FR',
     });
+    a.finish('x');
     expect(lines).toEqual([
       '::error file=orders.xlsx,line=4,title=deliveryAddress.country::Commandes!G4: deliveryAddress.country: must be a two-letter upper-case country code such as FR\n',
     ]);
@@ -170,6 +171,53 @@ describe('Annotator', () => {
     expect(lines.at(-1)).toBe(
       '::notice title=ordercli%3A annotations left out::3 more errors and 1 more warning not annotated (GitHub shows 10 of each kind per step): every order is in the report report.xml.\n',
     );
+  });
+
+  it('within the 10, the first problem of each invalid record in input order, before any second problem', () => {
+    const { annotator: a, lines } = annotator();
+    // 12 invalid orders of two rows, each with a problem on both rows: 24 problems.
+    for (let i = 0; i < 12; i++) {
+      const line = 2 + 2 * i;
+      a.result({
+        ...base,
+        key: `B-${i + 1}`,
+        status: 'invalid',
+        line,
+        problems: [
+          { file: 'orders.csv', line, field: 'contact', message: 'is required' },
+          {
+            file: 'orders.csv',
+            line: line + 1,
+            field: 'item.orderedQuantity',
+            message: 'must be above zero',
+          },
+        ],
+      });
+    }
+    expect(a.counts()).toEqual({
+      shown: { errors: 10, warnings: 0 },
+      left: { errors: 14, warnings: 0 },
+      firstLeft: 2,
+    });
+    a.finish('every problem is listed in the log');
+    expect(lines).toEqual([
+      ...Array.from(
+        { length: 10 },
+        (_, i) => `::error file=orders.csv,line=${2 + 2 * i},title=contact::contact: is required\n`,
+      ),
+      '::notice title=ordercli%3A annotations left out::14 more errors not annotated (GitHub shows 10 of each kind per step): every problem is listed in the log.\n',
+    ]);
+  });
+
+  it('second problems fill the 10 when there are fewer invalid records, in input order', () => {
+    const { annotator: a, lines } = annotator();
+    a.record([
+      { file: 'orders.csv', line: 2, field: 'contact', message: 'is required' },
+      { file: 'orders.csv', line: 3, field: 'item.orderedQuantity', message: 'must be above zero' },
+    ]);
+    a.record([{ file: 'orders.csv', line: 4, field: 'contact', message: 'is required' }]);
+    a.finish('x');
+    expect(lines.map((line) => /line=(\d+)/.exec(line)?.[1])).toEqual(['2', '4', '3']);
   });
 
   it('no file for standard input, and no notice when nothing was left out', () => {

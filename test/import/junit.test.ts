@@ -96,6 +96,41 @@ describe('JUnit report', () => {
     });
   });
 
+  it('a skipped record names its id and code once, whether or not its message already does', async () => {
+    const ids = 'id 10001, code SO-1';
+    const { root } = await reportOf([
+      result({ key: 'A-1', status: 'skipped', message: 'already created by an earlier run', output: ids }),
+      result({
+        key: 'A-2',
+        status: 'skipped',
+        message: `already created at 2026-11-23T11:00:00.000Z by orders import of /data/other.csv (${ids})`,
+        output: ids,
+      }),
+    ]);
+    const skipped = root.children[0]!.children.map((c) => c.children[0]!);
+    expect(skipped.map((s) => s.attributes.message)).toEqual([
+      `already created by an earlier run (${ids})`,
+      `already created at 2026-11-23T11:00:00.000Z by orders import of /data/other.csv (${ids})`,
+    ]);
+    for (const s of skipped) expect(s.text.split(ids)).toHaveLength(2);
+  });
+
+  it('a record not sent says what the next run does once: its own words when it has them', async () => {
+    const { root } = await reportOf([
+      result({ key: 'A-1', status: 'not-sent', message: 'not sent: the service could not be reached' }),
+      result({
+        key: 'A-2',
+        status: 'not-sent',
+        message:
+          'not sent: 1 order of the input is invalid, so none was sent; the next run sends it once that one is fixed (or with --skip-invalid)',
+      }),
+    ]);
+    expect(root.children[0]!.children.map((c) => c.children[0]!.attributes.message)).toEqual([
+      'not sent: the service could not be reached; the next run sends it',
+      'not sent: 1 order of the input is invalid, so none was sent; the next run sends it once that one is fixed (or with --skip-invalid)',
+    ]);
+  });
+
   it('escapes markup, quotes, line breaks, `]]>` and characters XML cannot hold', async () => {
     const hostile = 'a <b> & "c" \']]>\' \t tab\nline\r\u0001\u001b[31m\u0085\ufffe é 😀';
     const { xml, root } = await reportOf([

@@ -14,10 +14,10 @@ import {
   type ProblemRank,
   renderJobSummary,
 } from '../../import/github-actions.js';
-import { formatCount } from '../../import/progress.js';
 import { type ImportCounts, keyedResult, type OrderResult } from '../../import/report.js';
 import type { DryRunResult, ImportResult } from '../../import/run-import.js';
 import { InvalidInputError } from '../../import/validate.js';
+import { formatCount } from '../../io/numbers.js';
 
 /** How the command and its records are named in annotations and the summary. */
 export interface CiNaming {
@@ -86,11 +86,17 @@ export class ImportCiOutput {
     const report = error instanceof InvalidInputError ? error.report : undefined;
     const { recordName } = this.naming;
     const where = `every problem is listed in the log${report !== undefined ? `, and every ${recordName} with its problems in the report ${report}` : ''}`;
-    const left = this.annotator?.counts().left.errors ?? 0;
+    const counts = this.annotator?.counts();
+    const left = counts?.left.errors ?? 0;
+    const firstLeft = counts?.firstLeft ?? 0;
     this.flushAnnotations(where);
+    const unannotated =
+      error instanceof InvalidInputError && firstLeft > 0
+        ? `, ${formatCount(firstLeft)} of them the first problem of an invalid ${recordName}`
+        : '';
     const notAnnotated =
       left > 0
-        ? `${formatCount(left)} more ${left === 1 ? 'problem is' : 'problems are'} not annotated (GitHub shows ${ANNOTATIONS_PER_KIND} annotations of each kind per step; the first problem of each invalid ${recordName} comes first). `
+        ? `${formatCount(left)} more ${left === 1 ? 'problem is' : 'problems are'} not annotated${unannotated} (GitHub shows ${ANNOTATIONS_PER_KIND} annotations of each kind per step; the first problem of each invalid ${recordName} comes first). `
         : '';
     const more = left > 0 || problems.length > SUMMARY_ROWS;
     await this.appendSummary({

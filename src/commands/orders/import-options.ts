@@ -13,7 +13,15 @@ export function withImportInputOptions(command: Command, renames: string): Comma
       'the sheet of an .xlsx workbook to read (default: the first with known columns)',
     )
     .option('--delimiter <char>', 'CSV delimiter (default: detected from the header: , ; or tab)')
-    .option('--map <file.json>', `rename the file's own headers to the columns (${renames})`)
+    .option(
+      '--map <file.json>',
+      `rename the file's own headers to the columns (${renames}; a header mapped to null is left out)`,
+    )
+    .option(
+      '--ignore-columns <headers>',
+      'leave out the columns of a CSV file or workbook that the import does not need: their headers as the file writes them, comma-separated (Date,Colis)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
     .option('--concurrency <n>', 'requests in flight at once', '8')
     .option('--dry-run', 'validate the whole input and stop; nothing is sent');
   // The shell completion offers the contract's four formats (the aliases stay accepted).

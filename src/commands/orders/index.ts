@@ -89,7 +89,7 @@ export function registerOrders(program: Command, ctx: Context): void {
       )
       .option(
         '--report <file>',
-        'write one line per order to a .csv or .ndjson file, or a JUnit report to a .xml file (CI test results)',
+        'write one line per order to a .csv or .ndjson file, or a JUnit report to a .xml file (CI test results); also when invalid orders stop the import',
       )
       .option(
         '--rejects <file>',

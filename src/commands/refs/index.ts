@@ -85,7 +85,7 @@ export function registerRefs(program: Command, ctx: Context): void {
       )
       .option(
         '--report <file>',
-        'write one line per contact reference (with the new id) to a .csv or .ndjson file, or a JUnit report to a .xml file',
+        'write one line per contact reference (with the new id) to a .csv or .ndjson file, or a JUnit report to a .xml file; also when invalid ones stop the import',
       )
       .option(
         '--rejects <file>',

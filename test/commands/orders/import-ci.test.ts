@@ -107,14 +107,14 @@ describe('orders import --report report.xml in CI', () => {
     ]);
 
     const commands = workflowCommands(result.stderr);
-    // In input order, as the orders are settled.
+    // The errors, the first problem of each invalid order first, then the warnings, in input order.
     expect(commands).toEqual([
-      expect.stringMatching(
-        /^::warning file=data\/orders\.csv,line=5,title=A-4 failed::A-4 failed: 422 Unprocessable Entity/,
-      ),
       '::error file=data/orders.csv,line=6,title=item.orderedQuantity::item.orderedQuantity: must be a whole number above zero, not 0',
       '::error file=data/orders.csv,line=7,title=contact::contact: is required',
       '::error file=data/orders.csv,line=8,title=item.orderedQuantity::item.orderedQuantity: must be a whole number above zero, not "abc"',
+      expect.stringMatching(
+        /^::warning file=data\/orders\.csv,line=5,title=A-4 failed::A-4 failed: 422 Unprocessable Entity/,
+      ),
     ]);
 
     const summary = readFileSync(join(workspace, 'step-summary.md'), 'utf8');
@@ -138,8 +138,10 @@ describe('orders import --report report.xml in CI', () => {
     expect(root.attributes).toMatchObject({ tests: '7', failures: '3', skipped: '2' });
   });
 
-  it('invalid input (exit 2): every problem annotated and summarised, nothing sent, no report', async () => {
+  it('invalid input (exit 2): every problem annotated and summarised, nothing sent, and a report: the invalid orders failed, the rest skipped', async () => {
     const workspace = await workspaceAfterFirstRun();
+    // An earlier run's report is replaced: CI must never show it for this run.
+    writeFileSync(join(workspace, 'report.xml'), '<testsuites name="an earlier run"/>\n');
     const posts = sandbox.requests.length;
     const result = await runBin(importArgs('data/orders.csv', '--report', 'report.xml'), {
       cwd: workspace,
@@ -148,10 +150,12 @@ describe('orders import --report report.xml in CI', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(sandbox.requests.length).toBe(posts);
     const commands = workflowCommands(result.stderr);
-    expect(commands).toHaveLength(3);
-    expect(commands[0]).toBe(
+    // The first problem of A-5 and of A-6, then A-6's second one.
+    expect(commands).toEqual([
       '::error file=data/orders.csv,line=6,title=item.orderedQuantity::item.orderedQuantity: must be a whole number above zero, not 0',
-    );
+      '::error file=data/orders.csv,line=7,title=contact::contact: is required',
+      '::error file=data/orders.csv,line=8,title=item.orderedQuantity::item.orderedQuantity: must be a whole number above zero, not "abc"',
+    ]);
     // The annotations come before the error, which still lists every problem.
     expect(result.stderr.indexOf('::error')).toBeLessThan(result.stderr.indexOf('error: 2 of 7 orders'));
     const summary = readFileSync(join(workspace, 'step-summary.md'), 'utf8');
@@ -159,11 +163,114 @@ describe('orders import --report report.xml in CI', () => {
     expect(summary).toContain(
       '| data/orders.csv:6 | item.orderedQuantity | must be a whole number above zero, not 0 |',
     );
-    expect(summary).not.toContain('Report:');
+    expect(summary).toContain('Report: report.xml');
+
+    const root = parseXml(readFileSync(join(workspace, 'report.xml'), 'utf8'));
+    expect(root.attributes).toMatchObject({
+      name: 'ordercli orders import',
+      tests: '7',
+      failures: '2',
+      errors: '0',
+      skipped: '5',
+    });
+    const cases = testcases(root);
+    expect(cases.map((c) => [c.attributes.name, c.attributes.line, c.children[0]?.name])).toEqual([
+      ['A-1', '2', 'skipped'],
+      ['A-2', '3', 'skipped'],
+      ['A-3', '4', 'skipped'],
+      ['A-4', '5', 'skipped'],
+      ['A-5', '6', 'failure'],
+      ['A-6', '7', 'failure'],
+      ['A-7', '9', 'skipped'],
+    ]);
+    expect(cases[0]!.children[0]!.attributes.message).toBe(
+      'not sent: 2 orders of the input are invalid, so none was sent; the next run sends it once they are fixed (or with --skip-invalid)',
+    );
+    expect(cases[4]!.children[0]!.attributes.type).toBe('invalid');
+    expect(cases[5]!.children[0]!.text.split('\n')).toEqual([
+      'data/orders.csv:7: contact: is required',
+      'data/orders.csv:8: item.orderedQuantity: must be a whole number above zero, not "abc"',
+    ]);
 
     const outside = await runBin(importArgs('data/orders.csv'), { cwd: workspace, env: notInCi() });
     expect(outside.code).toBe(2);
     expect(workflowCommands(outside.stderr)).toEqual([]);
+  });
+
+  it('more invalid orders than GitHub shows: the first problem of the first ten annotated, the summary says how many more and where', async () => {
+    const workspace = tempDir('ordercli-ci-');
+    // 12 invalid orders, each with a problem on both of its rows, then a valid one.
+    const rows = Array.from({ length: 12 }, (_, i) => [
+      `B-${i + 1},,Client ${i + 1},401,1`,
+      `B-${i + 1},,,402,0`,
+    ]).flat();
+    writeFileSync(join(workspace, 'orders.csv'), `${[HEADER, ...rows, 'B-13,301,Bar,403,1'].join('\n')}\n`);
+    const result = await runBin(importArgs('orders.csv', '--report', 'report.csv'), {
+      cwd: workspace,
+      env: inGitHub(workspace),
+    });
+    expect(result.code, result.stderr).toBe(2);
+    const commands = workflowCommands(result.stderr);
+    expect(commands.slice(0, 10)).toEqual(
+      Array.from(
+        { length: 10 },
+        (_, i) => `::error file=orders.csv,line=${2 + 2 * i},title=contact::contact: is required`,
+      ),
+    );
+    expect(commands.slice(10)).toEqual([
+      '::notice title=ordercli%3A annotations left out::14 more errors not annotated (GitHub shows 10 of each kind per step): every problem is listed in the log, and every order with its problems in the report report.csv.',
+    ]);
+    const summary = readFileSync(join(workspace, 'step-summary.md'), 'utf8');
+    expect(summary).toContain('**Problems** (the first 10 of 24):');
+    expect(summary).toContain(
+      '14 more problems are not annotated, 2 of them the first problem of an invalid order (GitHub shows 10 annotations of each kind per step; the first problem of each invalid order comes first). Every problem is listed in the log, and every order with its problems in the report report.csv.',
+    );
+    // A CSV report on exit 2 too: a line per order, in input order.
+    const report = readFileSync(join(workspace, 'report.csv'), 'utf8').trim().split('\r\n');
+    expect(report).toHaveLength(14);
+    expect(report[1]).toBe(
+      'B-1,invalid,,,,"contact: is required; line 3: item.orderedQuantity: must be a whole number above zero, not 0",2',
+    );
+    expect(report[13]).toBe(
+      'B-13,not-sent,,,,"not sent: 12 orders of the input are invalid, so none was sent; the next run sends it once they are fixed (or with --skip-invalid)",26',
+    );
+  });
+
+  it('a report that cannot be written on exit 2 is said below the problems; the problems stay the error', async () => {
+    const workspace = await workspaceAfterFirstRun();
+    const result = await runCli(importArgs('data/orders.csv', '--report', 'missing/report.xml'), {
+      cwd: workspace,
+      env: notInCi(),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: 2 of 7 orders in data/orders.csv are invalid; nothing was sent.');
+    expect(result.stderr).toMatch(/Cannot write the report .*missing\/report\.xml: ENOENT\./);
+  });
+
+  it('a skipped order created from another input names its id and code once in the report', async () => {
+    const workspace = await workspaceAfterFirstRun();
+    writeFileSync(join(workspace, 'other.csv'), `${HEADER}\nA-3,303,Bar,403,1\n`);
+    // One config folder, so one order ledger, for both runs.
+    const env = { ...notInCi(), ORDERCLI_CONFIG_DIR: join(workspace, 'config') };
+    const other = await runBin(importArgs('other.csv'), { cwd: workspace, env });
+    expect(other.code, other.stderr).toBe(0);
+    const result = await runBin(importArgs('data/orders.csv', '--skip-invalid', '--report', 'report.xml'), {
+      cwd: workspace,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(4);
+    const cases = testcases(parseXml(readFileSync(join(workspace, 'report.xml'), 'utf8')));
+    const skipped = cases.find((c) => c.attributes.name === 'A-3')!.children[0]!;
+    expect(skipped.name).toBe('skipped');
+    const message = skipped.attributes.message!;
+    expect(message).toMatch(
+      /^already created at .* by orders import of .*other\.csv \(id \d+, code [^)]+\)$/,
+    );
+    expect(message.match(/\bid \d+/g)).toHaveLength(1);
+    expect(skipped.text.match(/\bid \d+/g)).toHaveLength(1);
+    // An order of this input's earlier run still names them, once.
+    const earlier = cases.find((c) => c.attributes.name === 'A-1')!.children[0]!.attributes.message!;
+    expect(earlier).toMatch(/^already created by an earlier run \(id \d+, code [^)]+\)$/);
   });
 
   it('an import stopped early (credentials refused) leaves a well-formed report: the rest not sent, skipped', async () => {
