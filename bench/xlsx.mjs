@@ -3,8 +3,10 @@
 // process): a workbook of 100,000 item rows (about 33,000 orders of 1 to 5 items, French data,
 // strings shared as Excel writes them, a zip code formatted `00000`, a date, a formula) made with
 // exceljs's streaming writer, then validated. Reports the wall time and the peak RSS (`/usr/bin/time
-// -v` when present, else VmHWM polled from /proc). Target: peak under 300 MB.
-// Not a test: run it by hand on a quiet machine; it sends nothing anywhere.
+// -v` when present, else VmHWM polled from /proc). Target: peak under 300 MB at any size
+// (`--rows 1048575` is about Excel's maximum of 1,048,576 rows a sheet; generating that workbook
+// takes a minute or two). Not a test: run it by hand on a quiet machine; it sends nothing anywhere.
+// Figures: docs/performance.md, "Excel workbooks".
 //
 // Usage: npm run build && node bench/xlsx.mjs [--rows 100000] [--keep]
 import { spawn } from 'node:child_process';

@@ -1,60 +1,129 @@
 /**
- * A workbook cell as the text Excel shows, from the value exceljs's streaming reader gives and
- * the cell's number format (applied with numfmt): `1000` formatted `00000` is `01000`, a date is
- * an ISO date (with its time only when the format shows one), a formula is its cached result,
- * rich text and hyperlinks are their plain text, booleans `TRUE`/`FALSE`.
+ * A workbook cell as the text Excel shows, from the cell as the sheet's XML stores it (its type
+ * `t`, the text of its value, whether it has a formula) and its number format, applied with
+ * numfmt: `1000` formatted `00000` is `01000`, a date is an ISO date (with its time only when the
+ * format shows one), a formula is its cached result, rich text is its plain text, booleans
+ * `TRUE`/`FALSE`.
  */
 type Numfmt = typeof import('numfmt');
 
-/** What a cell reads as: its text, or the error it holds (`#N/A`, or a formula never computed). */
-export type CellText = { text: string } | { error: string };
+/** A cell that holds an error (`#N/A`) or a formula never computed: what it holds, in words. */
+export interface CellError {
+  error: string;
+}
+
+/** What a cell reads as: its text, or the error it holds. */
+export type CellText = string | CellError;
+
+/** A cell as the sheet's XML stores it. */
+export interface StoredCell {
+  /** Its `t` attribute: `s` (shared string), `inlineStr`, `str`, `b`, `e`, `d`, or none (a number). */
+  type: string | undefined;
+  /** The text of its `<v>` (or of its inline string), undefined when it has none. */
+  value: string | undefined;
+  /** Whether it has a formula (`<f>`), whose cached result `value` is. */
+  formula: boolean;
+  /** Its number format, undefined for General. */
+  format: string | undefined;
+}
+
+/** The workbook's shared strings, by index. */
+export interface StringsByIndex {
+  get(index: number): string | undefined;
+}
+
+const NEVER_COMPUTED: CellError = {
+  error:
+    'a formula whose result is an error (such as #N/A) or was never computed (then open and save the workbook in Excel)',
+};
+const ERROR_VALUE: CellError = { error: 'an error value (such as #N/A or #DIV/0!)' };
 
 /** Days between Excel's day 0 (1899-12-30, the 1900 system) and 1970-01-01. */
 const UNIX_EPOCH_SERIAL = 25569;
+/** Days between the 1900 and the 1904 date systems' day 0. */
+const DAYS_1904 = 1462;
 const MS_PER_DAY = 86_400_000;
+/** The largest time a JavaScript date holds, in ms from 1970. */
+const MAX_DATE_MS = 8.64e15;
 
-/** Formats with what they show, worked out once per workbook. */
+type FormatKind = 'general' | 'date' | 'datetime' | 'time' | 'number';
+
+/** What a format shows, worked out once per format. */
+interface FormatInfo {
+  kind: FormatKind;
+  /** Whether a number stored with it is a date (its letters: y, m, d, h, s, b). */
+  isDate: boolean;
+}
+
+/** Turns stored cells into the text Excel shows; formats worked out once per workbook. */
 export class CellFormatter {
-  private readonly kinds = new Map<string, 'general' | 'date' | 'datetime' | 'time' | 'number'>();
+  private readonly formats = new Map<string, FormatInfo>();
 
-  constructor(private readonly numfmt: Numfmt) {}
+  constructor(
+    private readonly numfmt: Numfmt,
+    private readonly strings: StringsByIndex,
+    /** Whether the workbook counts its dates from 1904 (old Mac workbooks). */
+    private readonly date1904 = false,
+  ) {}
 
-  /** The text of a cell value of exceljs's streaming reader, with the cell's number format. */
-  text(value: unknown, format: string | undefined): CellText {
-    if (value === null || value === undefined) return { text: '' };
-    if (typeof value === 'string') return { text: value };
-    if (typeof value === 'number') {
-      // A formula whose cached result is an error (#N/A, #DIV/0!) reaches here as NaN.
-      if (Number.isNaN(value)) return { error: 'an error value (such as #N/A or #DIV/0!)' };
-      return { text: this.number(value, format) };
+  /** The text of a stored cell; undefined for an empty one. */
+  text(cell: StoredCell): CellText | undefined {
+    const { type, value } = cell;
+    if (cell.formula) return this.formulaResult(type, value, cell.format);
+    if (value === undefined) return undefined;
+    switch (type) {
+      case 's':
+        return this.strings.get(Number.parseInt(value, 10)) || undefined;
+      case 'inlineStr':
+      case 'str':
+        return value;
+      case 'e':
+        return { error: value };
+      case 'b':
+        return Number.parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
+      case 'd':
+        return this.isoDate(value, cell.format);
+      default:
+        return this.storedNumber(Number.parseFloat(value), cell.format);
     }
-    if (typeof value === 'boolean') return { text: value ? 'TRUE' : 'FALSE' };
-    if (value instanceof Date)
-      return { text: this.number(value.getTime() / MS_PER_DAY + UNIX_EPOCH_SERIAL, format, true) };
-    if (typeof value === 'object') {
-      const cell = value as Record<string, unknown>;
-      if (typeof cell.error === 'string') return { error: cell.error };
-      if ('formula' in cell || 'sharedFormula' in cell) {
-        // exceljs's streaming reader drops an error result (#N/A) as it drops a missing one.
-        if (cell.result === undefined) {
-          return {
-            error:
-              'a formula whose result is an error (such as #N/A) or was never computed (then open and save the workbook in Excel)',
-          };
-        }
-        return this.text(cell.result, format);
-      }
-      if (Array.isArray(cell.richText)) {
-        return { text: cell.richText.map((run) => String((run as { text?: unknown }).text ?? '')).join('') };
-      }
-      if ('text' in cell) return this.text(cell.text, format);
-    }
-    return { text: String(value) };
+  }
+
+  /** A formula's cached result: `<v>` typed by the cell's `t`. */
+  private formulaResult(type: string | undefined, value: string | undefined, format?: string): CellText {
+    if (value === undefined) return NEVER_COMPUTED;
+    if (type === 'str') return value;
+    if (type === 'e') return { error: value };
+    if (type === 'b') return Number.parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
+    const number = Number.parseFloat(value);
+    return Number.isNaN(number) ? NEVER_COMPUTED : this.number(number, format);
+  }
+
+  /**
+   * A number stored in a cell. One in a date format is a date: its serial counted from 1900,
+   * to the millisecond (as a JavaScript date holds it).
+   */
+  private storedNumber(value: number, format: string | undefined): CellText {
+    if (Number.isNaN(value)) return ERROR_VALUE;
+    if (format === undefined || !this.infoOf(format).isDate) return this.number(value, format);
+    const ms = Math.round((value - UNIX_EPOCH_SERIAL + (this.date1904 ? DAYS_1904 : 0)) * MS_PER_DAY);
+    return this.number(
+      Math.abs(ms) > MAX_DATE_MS ? Number.NaN : ms / MS_PER_DAY + UNIX_EPOCH_SERIAL,
+      format,
+      true,
+    );
+  }
+
+  /** A cell of type `d`: an ISO 8601 date and time, read as UTC when it names no zone. */
+  private isoDate(value: string, format: string | undefined): CellText {
+    const zoned = !value.includes('T') || /(?:[zZ]|[+-]\d\d:?\d\d)$/.test(value);
+    const ms = Date.parse(zoned ? value : `${value}Z`);
+    if (Number.isNaN(ms)) return ERROR_VALUE;
+    return this.number(ms / MS_PER_DAY + UNIX_EPOCH_SERIAL, format, true);
   }
 
   /** A number as its format shows it; dates as ISO dates. */
   private number(value: number, format: string | undefined, isDate = false): string {
-    const kind = format === undefined ? 'general' : this.kindOf(format);
+    const kind = format === undefined ? 'general' : this.infoOf(format).kind;
     if (kind === 'date' || kind === 'datetime' || kind === 'time' || (kind === 'general' && isDate)) {
       return isoDate(this.numfmt.dateFromSerial(value), kind === 'general' ? 'date' : kind);
     }
@@ -71,19 +140,22 @@ export class CellFormatter {
     return this.numfmt.format('General', value);
   }
 
-  private kindOf(format: string): 'general' | 'date' | 'datetime' | 'time' | 'number' {
-    let kind = this.kinds.get(format);
-    if (kind === undefined) {
-      const info = this.numfmt.getFormatInfo(format);
-      kind =
-        info.type === 'date' || info.type === 'datetime' || info.type === 'time'
-          ? info.type
-          : info.type === 'general' || info.type === 'text'
+  private infoOf(format: string): FormatInfo {
+    let info = this.formats.get(format);
+    if (info === undefined) {
+      const { type } = this.numfmt.getFormatInfo(format);
+      const kind: FormatKind =
+        type === 'date' || type === 'datetime' || type === 'time'
+          ? type
+          : type === 'general' || type === 'text'
             ? 'general'
             : 'number';
-      this.kinds.set(format, kind);
+      // Quoted text and bracketed parts ([Red], [$€-40C]) do not make a date.
+      const letters = format.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '');
+      info = { kind, isDate: /[ymdhMsb]/.test(letters) };
+      this.formats.set(format, info);
     }
-    return kind;
+    return info;
   }
 }
 

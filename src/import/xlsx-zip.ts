@@ -1,12 +1,12 @@
 /**
- * The zip container of an .xlsx workbook, read from its central directory before exceljs sees it:
- * a file that is not a workbook (a CSV renamed .xlsx, an old binary .xls, a zip bomb) is refused
- * in one sentence, the sheets are listed in tab order, and each sheet's merged ranges are found
- * (exceljs's streaming reader skips them: they follow the rows in the sheet's XML).
+ * The zip container of an .xlsx workbook, read from its central directory: a file that is not a
+ * workbook (a CSV renamed .xlsx, an old binary .xls, a zip bomb) is refused in one sentence, each
+ * entry is inflated with a check of the size its directory declares, the sheets are listed in tab
+ * order, and each sheet's merged ranges are found (they follow the rows in the sheet's XML, so
+ * they are scanned for before the rows are read).
  */
 import { open } from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import { crc32, createInflateRaw } from 'node:zlib';
+import { createInflateRaw } from 'node:zlib';
 import { InputError } from '../core/errors.js';
 
 /** One file inside the zip, as its central directory describes it. */
@@ -163,7 +163,7 @@ export async function* readZipEntry(path: string, file: string, entry: ZipEntry)
       throw notWorkbook(file, `it uses a zip compression method (${entry.method}) Excel does not write`);
     }
     const raw = handle.createReadStream({ start, end: start + entry.compressedSize - 1, autoClose: false });
-    const source = entry.method === 0 ? raw : raw.pipe(createInflateRaw());
+    const source = entry.method === 0 ? raw : raw.pipe(createInflateRaw({ chunkSize: 256 * 1024 }));
     let inflated = 0;
     const decoder = new TextDecoder('utf-8');
     try {
@@ -184,18 +184,8 @@ export async function* readZipEntry(path: string, file: string, entry: ZipEntry)
   }
 }
 
-/**
- * Inflates an entry to its end and drops the text: an entry that expands past the size its
- * directory declares is refused before exceljs (which sets no limit) reads it.
- */
-export async function checkZipEntry(path: string, file: string, entry: ZipEntry): Promise<void> {
-  for await (const _chunk of readZipEntry(path, file, entry)) {
-    // Only the count of bytes matters.
-  }
-}
-
 /** The whole text of a small entry (the workbook's list of sheets and its relationships). */
-async function entryText(path: string, file: string, entry: ZipEntry): Promise<string> {
+export async function entryText(path: string, file: string, entry: ZipEntry): Promise<string> {
   let text = '';
   for await (const chunk of readZipEntry(path, file, entry)) text += chunk;
   return text;
@@ -297,85 +287,4 @@ export function columnLetters(column: number): string {
     letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   }
   return letters;
-}
-
-/** The parts of a workbook exceljs needs before any sheet: relationships, sheet list, strings, styles. */
-export const LEADING_PARTS = [
-  'xl/_rels/workbook.xml.rels',
-  'xl/workbook.xml',
-  'xl/sharedStrings.xml',
-  'xl/styles.xml',
-];
-
-/**
- * The workbook as a zip stream for exceljs's WorkbookReader, holding only what it needs, in the
- * order it needs it: the leading parts (an empty string table when there is none), then the given
- * sheets in that order, then a last small entry and the end record. exceljs's reader parses a sheet
- * before the sheet list when the file stores the list last (as exceljs itself writes it), and can
- * lose a zip's last entry (exceljs issue 3064): this order avoids both, and skips the other sheets.
- */
-export function workbookStream(
-  path: string,
-  file: string,
-  entries: Map<string, ZipEntry>,
-  sheetEntries: string[],
-): Readable {
-  async function* parts(): AsyncGenerator<Buffer> {
-    const handle = await open(path, 'r');
-    try {
-      for (const name of LEADING_PARTS) {
-        const entry = entries.get(name);
-        if (entry) yield* localRecord(handle, file, entry);
-        else if (name === 'xl/sharedStrings.xml') yield storedRecord(name, '<sst/>');
-      }
-      for (const name of sheetEntries) yield* localRecord(handle, file, entries.get(name)!);
-      yield storedRecord('ordercli-end.xml', '<end/>');
-      const end = Buffer.alloc(22);
-      end.writeUInt32LE(EOCD_SIGNATURE, 0);
-      yield end;
-    } finally {
-      await handle.close();
-    }
-  }
-  return Readable.from(parts(), { objectMode: false });
-}
-
-/** An entry's bytes as stored in the file: local header, data and data descriptor. */
-async function* localRecord(
-  handle: import('node:fs/promises').FileHandle,
-  file: string,
-  entry: ZipEntry,
-): AsyncGenerator<Buffer> {
-  const header = Buffer.alloc(30);
-  await handle.read(header, 0, 30, entry.localHeaderOffset);
-  if (header.readUInt32LE(0) !== LOCAL_SIGNATURE) throw notWorkbook(file, 'the zip archive is damaged');
-  let length = 30 + header.readUInt16LE(26) + header.readUInt16LE(28) + entry.compressedSize;
-  if ((header.readUInt16LE(6) & 8) !== 0) {
-    const signature = Buffer.alloc(4);
-    await handle.read(signature, 0, 4, entry.localHeaderOffset + length);
-    const zip64 = entry.size >= 0xffffffff || entry.compressedSize >= 0xffffffff;
-    length += (signature.readUInt32LE(0) === 0x08074b50 ? 4 : 0) + (zip64 ? 20 : 12);
-  }
-  const end = entry.localHeaderOffset + length;
-  const chunk = Buffer.alloc(64 * 1024);
-  for (let at = entry.localHeaderOffset; at < end; ) {
-    const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, end - at), at);
-    if (bytesRead === 0) throw notWorkbook(file, 'the zip archive is truncated');
-    yield Buffer.from(chunk.subarray(0, bytesRead));
-    at += bytesRead;
-  }
-}
-
-/** A small entry stored without compression. */
-function storedRecord(name: string, text: string): Buffer {
-  const data = Buffer.from(text);
-  const nameBytes = Buffer.from(name);
-  const header = Buffer.alloc(30);
-  header.writeUInt32LE(LOCAL_SIGNATURE, 0);
-  header.writeUInt16LE(20, 4);
-  header.writeUInt32LE(crc32(data), 14);
-  header.writeUInt32LE(data.length, 18);
-  header.writeUInt32LE(data.length, 22);
-  header.writeUInt16LE(nameBytes.length, 26);
-  return Buffer.concat([header, nameBytes, data]);
 }

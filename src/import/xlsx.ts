@@ -1,8 +1,9 @@
 /**
  * Step 2 for Excel workbooks (.xlsx): the layout (which sheet, which row is the header) and the
- * rows, streamed by exceljs's WorkbookReader, each as the cells' text Excel shows (xlsx-cells.ts)
- * with its row number, so that `planColumns`/`groupRows` make orders of them as of CSV rows.
- * Neither the workbook nor its rows are held: each call reads the file again from its start.
+ * rows, streamed from the sheet's XML (xlsx-sheet.ts), each as the cells' text Excel shows
+ * (xlsx-cells.ts) with its row number, so that `planColumns`/`groupRows` make orders of them as of
+ * CSV rows. Neither the workbook nor its rows are held: each call reads the file again from its
+ * start; only the workbook's shared strings are kept while a sheet is read.
  *
  * - The sheet read is `--sheet`, else the first (in tab order) whose header names a known column.
  * - The header is the first row, among the sheet's first ten non-empty rows, that names a known
@@ -17,17 +18,17 @@ import { InputError, UsageError } from '../core/errors.js';
 import { excerpt, quote } from '../io/quote.js';
 import type { CsvRow } from './csv.js';
 import type { XlsxLayout } from './types.js';
+import { readWorkbookParts } from './xlsx-book.js';
 import { CellFormatter } from './xlsx-cells.js';
+import { type SheetRow, sheetRows } from './xlsx-sheet.js';
 import {
-  checkZipEntry,
   columnLetters,
-  LEADING_PARTS,
   type MergedRange,
   mergedRanges,
   readWorkbookZip,
   type WorkbookSheet,
   workbookSheets,
-  workbookStream,
+  type ZipEntry,
 } from './xlsx-zip.js';
 
 /** Rows looked at, in each sheet, for its header. */
@@ -51,58 +52,15 @@ export interface XlsxReadOptions {
   columnName?: (index: number) => string | undefined;
 }
 
-/** One exceljs row of the streaming reader, as much of it as is read here. */
-interface SheetRow {
-  number: number;
-  eachCell(
-    options: { includeEmpty: boolean },
-    visit: (cell: { value: unknown; numFmt?: string }, column: number) => void,
-  ): void;
-}
-
-interface SheetReader extends AsyncIterable<SheetRow> {
-  name: string;
-}
-
-interface Libraries {
-  ExcelJS: typeof import('exceljs');
-  formatter: CellFormatter;
-}
-
-async function libraries(): Promise<Libraries> {
-  const [excel, numfmt] = await Promise.all([import('exceljs'), import('numfmt')]);
-  const ExcelJS = (excel as { default?: typeof import('exceljs') }).default ?? excel;
-  return { ExcelJS, formatter: new CellFormatter(numfmt) };
-}
-
-/** The given sheets of a workbook (zip entries), in that order, each streamed row by row. */
-async function* worksheets(
+/** The workbook's parts the cells refer to, read, and a reader of its sheets' rows with them. */
+async function openSheets(
   path: string,
   file: string,
-  ExcelJS: typeof import('exceljs'),
-  sheetEntries: string[],
-): AsyncGenerator<SheetReader> {
-  const entries = await readWorkbookZip(path, file);
-  const input = workbookStream(path, file, entries, sheetEntries);
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    // A hyperlink's cell holds the text it shows, which is what is read.
-    hyperlinks: 'ignore',
-    styles: 'cache',
-    entries: 'ignore',
-  });
-  try {
-    for await (const sheet of reader as AsyncIterable<unknown>) yield sheet as SheetReader;
-  } catch (error) {
-    if (error instanceof InputError || error instanceof UsageError) throw error;
-    throw new InputError(
-      `${file} could not be read as an Excel workbook (${excerpt((error as Error).message ?? String(error), 120)}); nothing was sent.`,
-    );
-  } finally {
-    // A read stopped early (the header found, the sheet read) closes the file.
-    input.destroy();
-  }
+  entries: Map<string, ZipEntry>,
+): Promise<(entry: string) => AsyncGenerator<SheetRow[]>> {
+  const [numfmt, parts] = await Promise.all([import('numfmt'), readWorkbookParts(path, file, entries)]);
+  const formatter = new CellFormatter(numfmt, parts.strings, parts.date1904);
+  return (entry) => sheetRows(path, file, entries.get(entry)!, parts, formatter);
 }
 
 /** A sheet's name as a reference names it: `Commandes`, or `'Mes commandes'` when it needs quotes. */
@@ -141,35 +99,21 @@ export async function readXlsxLayout(
     }
     wanted = [chosen];
   }
-  // Every part exceljs will read expands to no more than its declared size (mergedRanges reads
-  // a sheet to its end with the same check).
-  for (const name of LEADING_PARTS) {
-    const entry = entries.get(name);
-    if (entry) await checkZipEntry(path, file, entry);
-  }
+  // Every part read expands to no more than its declared size (readZipEntry checks as it reads).
   const merges = new Map<string, MergedRange[]>();
   for (const sheet of wanted)
     merges.set(sheet.name, await mergedRanges(path, file, entries.get(sheet.entry)!));
-  const { ExcelJS, formatter } = await libraries();
-  const headers = new Map<string, { header: string[]; row: number }>();
-  const scanned = wanted.map((sheet) => sheet.entry);
-  for await (const sheet of worksheets(path, file, ExcelJS, scanned)) {
-    let seen = 0;
-    for await (const row of sheet) {
-      const cells = rowCells(row, formatter).map((cell) => ('text' in cell ? cell.text : ''));
-      if (cells.every((cell) => cell.trim() === '')) continue;
-      if (cells.some((cell) => options.isKnownColumn(cell.trim()))) {
-        while (cells.length > 0 && cells[cells.length - 1]!.trim() === '') cells.pop();
-        headers.set(sheet.name, { header: cells, row: row.number });
-        break;
-      }
-      if (++seen >= HEADER_SEARCH_ROWS) break;
+  const rowsOf = await openSheets(path, file, entries);
+  let found: { sheet: WorkbookSheet; header: string[]; row: number } | undefined;
+  // The sheets are in tab order: the first with a header is the one read.
+  for (const sheet of wanted) {
+    const header = await findHeader(rowsOf(sheet.entry), options);
+    if (header) {
+      found = { sheet, ...header };
+      break;
     }
-    // The sheets come in tab order: the first with a header is the one read.
-    if (headers.size > 0) break;
   }
-  const chosen = wanted.find((sheet) => headers.has(sheet.name));
-  if (!chosen) {
+  if (!found) {
     const where =
       options.sheet !== undefined
         ? `its sheet ${quote(options.sheet)} has no header row naming a known column in its first ${HEADER_SEARCH_ROWS} rows`
@@ -179,25 +123,36 @@ export async function readXlsxLayout(
       [{ file, message: `the header row names the columns: ${options.describeColumns}` }],
     );
   }
-  const { header, row } = headers.get(chosen.name)!;
+  const { sheet, header, row } = found;
   return {
-    sheet: chosen.name,
+    sheet: sheet.name,
     sheets: names,
     header,
     headerRow: row,
-    entry: chosen.entry,
-    merges: merges.get(chosen.name)!.filter((range) => range.bottom > row),
+    entry: sheet.entry,
+    merges: merges.get(sheet.name)!.filter((range) => range.bottom > row),
   };
 }
 
-/** The cells of an exceljs row as text or error, from column A to its last cell. */
-function rowCells(row: SheetRow, formatter: CellFormatter): ReturnType<CellFormatter['text']>[] {
-  const cells: ReturnType<CellFormatter['text']>[] = [];
-  row.eachCell({ includeEmpty: false }, (cell, column) => {
-    while (cells.length < column - 1) cells.push({ text: '' });
-    cells[column - 1] = formatter.text(cell.value, cell.numFmt);
-  });
-  return cells;
+/** The header among a sheet's first non-empty rows: the first naming a known column. */
+async function findHeader(
+  batches: AsyncGenerator<SheetRow[]>,
+  options: XlsxLayoutOptions,
+): Promise<{ header: string[]; row: number } | undefined> {
+  let seen = 0;
+  // Leaving the loop early stops reading the sheet.
+  for await (const rows of batches) {
+    for (const row of rows) {
+      const cells = row.cells.map((cell) => (typeof cell === 'string' ? cell : ''));
+      if (cells.every((cell) => cell.trim() === '')) continue;
+      if (cells.some((cell) => options.isKnownColumn(cell.trim()))) {
+        while (cells.length > 0 && cells[cells.length - 1]!.trim() === '') cells.pop();
+        return { header: cells, row: row.number };
+      }
+      if (++seen >= HEADER_SEARCH_ROWS) return undefined;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -210,55 +165,66 @@ export async function* readXlsxRows(
   layout: XlsxLayout,
   options: XlsxReadOptions = {},
 ): AsyncGenerator<CsvRow> {
-  const { ExcelJS, formatter } = await libraries();
+  const entries = await readWorkbookZip(path, file);
+  if (!entries.has(layout.entry)) {
+    // Never silently read nothing: the sheet was found when the layout was read.
+    throw new InputError(
+      `${file} could not be read: its sheet ${quote(layout.sheet)} was not found again; nothing was sent.`,
+    );
+  }
+  const rowsOf = await openSheets(path, file, entries);
   const width = layout.header.length;
   const merges = new MergeFill(layout.merges);
   const columnName = (index: number) =>
     options.columnName?.(index) ??
     (excerpt(layout.header[index]?.trim() ?? '') || `column ${columnLetters(index + 1)}`);
-  for await (const sheet of worksheets(path, file, ExcelJS, [layout.entry])) {
-    for await (const row of sheet) {
+  for await (const rows of rowsOf(layout.entry)) {
+    for (const row of rows) {
       if (row.number <= layout.headerRow) continue;
-      const read = rowCells(row, formatter);
       const cells: string[] = new Array(width).fill('');
-      const problems: InputProblem[] = [];
-      read.forEach((cell, index) => {
-        if ('error' in cell) {
-          problems.push({
-            file,
-            line: row.number,
-            field: columnName(index),
-            cell: cellReference(layout.sheet, index, row.number),
-            message: `holds ${cell.error.startsWith('#') ? `the error ${cell.error}` : cell.error}, not a value: fix the cell or its formula`,
-          });
-          return;
-        }
-        if (cell.text === '') return;
-        if (index < width && layout.header[index]!.trim() !== '') cells[index] = cell.text;
-        else {
-          // A field, so that the row's other cells are still checked (a problem without one
-          // means a row that could not be read).
-          problems.push({
-            file,
-            line: row.number,
-            field: `column ${columnLetters(index + 1)}`,
-            cell: cellReference(layout.sheet, index, row.number),
-            message: `${quote(cell.text)} is in a column without a header: name the column in row ${layout.headerRow}, or clear the cell`,
-          });
-        }
-      });
+      const problems = placeCells(row, cells, layout, file, columnName);
       merges.fill(row.number, cells);
       if (problems.length === 0 && cells.every((cell) => cell === '')) continue;
       yield problems.length > 0
         ? { cells, line: row.number, endLine: row.number, problems }
         : { cells, line: row.number, endLine: row.number };
     }
-    return;
   }
-  // Never silently read nothing: the sheet was found when the layout was read.
-  throw new InputError(
-    `${file} could not be read: its sheet ${quote(layout.sheet)} was not found again; nothing was sent.`,
-  );
+}
+
+/**
+ * Puts a row's cells under their header in `cells`; an error, or a value under no header, is a
+ * problem naming its cell.
+ */
+function placeCells(
+  row: SheetRow,
+  cells: string[],
+  layout: XlsxLayout,
+  file: string,
+  columnName: (index: number) => string,
+): InputProblem[] {
+  const problems: InputProblem[] = [];
+  row.cells.forEach((cell, index) => {
+    if (cell === '') return;
+    const named = index < cells.length && layout.header[index]!.trim() !== '';
+    if (typeof cell === 'string' && named) {
+      cells[index] = cell;
+      return;
+    }
+    const where = cellReference(layout.sheet, index, row.number);
+    if (typeof cell !== 'string') {
+      const what = cell.error.startsWith('#') ? `the error ${cell.error}` : cell.error;
+      const message = `holds ${what}, not a value: fix the cell or its formula`;
+      problems.push({ file, line: row.number, field: columnName(index), cell: where, message });
+    } else {
+      // A value without a header still has a field, so that the row's other cells are checked
+      // (a problem without one means a row that could not be read).
+      const field = `column ${columnLetters(index + 1)}`;
+      const message = `${quote(cell)} is in a column without a header: name the column in row ${layout.headerRow}, or clear the cell`;
+      problems.push({ file, line: row.number, field, cell: where, message });
+    }
+  });
+  return problems;
 }
 
 /**

@@ -1,6 +1,7 @@
-// The built binary imports a workbook as a user runs it: exceljs and numfmt load from the
-// installed package (they stay out of the bundle and out of start-up), and the sandbox receives
-// the orders exactly as the interface shows them. Needs `npm run build`.
+// The built binary imports a workbook as a user runs it: saxes and numfmt (and exceljs, which
+// writes a workbook of rejects) load from the installed package (they stay out of the bundle and
+// out of start-up), and the sandbox receives the orders exactly as the interface shows them.
+// Needs `npm run build`.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,10 +38,10 @@ describe('orders import of a workbook through the built binary', () => {
     expect(sandbox.orders()).toHaveLength(2);
   });
 
-  it('keeps exceljs and numfmt out of the start-up chunk', () => {
+  it('keeps exceljs, numfmt and saxes out of the start-up chunk', () => {
     const main = readFileSync(join(ROOT, 'dist/cli/main.js'), 'utf8');
-    expect(main).not.toMatch(/from\s*["'](exceljs|numfmt)["']/);
-    // They are imported by the chunk of the workbook reader only, with import().
+    expect(main).not.toMatch(/from\s*["'](exceljs|numfmt|saxes)["']/);
+    // They are imported by the chunks of the workbook reader and writer only, with import().
     const chunks = readdirSync(join(ROOT, 'dist/chunks')).filter((name) => name.endsWith('.js'));
     const importers = chunks.filter((name) =>
       /import\(["']exceljs["']\)/.test(readFileSync(join(ROOT, 'dist/chunks', name), 'utf8')),

@@ -286,7 +286,7 @@ describe('files that are not workbooks', () => {
 describe('reading again', () => {
   it('reads an exceljs-written workbook (its sheet list stored last) every time, not only most times', async () => {
     // exceljs's streaming reader, given such a file as it is, fails about one read in twenty
-    // (exceljs issue 3064); the reader feeds it the parts in the order it needs them.
+    // (exceljs issue 3064); the reader finds each part by the zip's directory, in any order.
     const dir = tempDir();
     const input = await writeFrenchOrders(dir);
     const { openOrderSource } = await import('../../src/import/source.js');
