@@ -10,6 +10,8 @@ type Numfmt = typeof import('numfmt');
 /** A cell that holds an error (`#N/A`) or a formula never computed: what it holds, in words. */
 export interface CellError {
   error: string;
+  /** The whole problem, when "fix the cell or its formula" is not the advice. */
+  message?: string;
 }
 
 /** What a cell reads as: its text, or the error it holds. */
@@ -32,9 +34,11 @@ export interface StringsByIndex {
   get(index: number): string | undefined;
 }
 
+/** A formula without a cached result: the workbook was written by a tool that does not compute. */
 const NEVER_COMPUTED: CellError = {
-  error:
-    'a formula whose result is an error (such as #N/A) or was never computed (then open and save the workbook in Excel)',
+  error: 'a formula never computed',
+  message:
+    'holds a formula that was never computed (the file keeps no result for it, as workbooks written by some tools do): open and save the workbook in Excel or LibreOffice, or recompute it with soffice --headless --convert-to xlsx <file>',
 };
 const ERROR_VALUE: CellError = { error: 'an error value (such as #N/A or #DIV/0!)' };
 
@@ -95,7 +99,9 @@ export class CellFormatter {
     if (type === 'e') return { error: value };
     if (type === 'b') return Number.parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
     const number = Number.parseFloat(value);
-    return Number.isNaN(number) ? NEVER_COMPUTED : this.number(number, format);
+    return Number.isNaN(number)
+      ? { error: `a formula result (${JSON.stringify(value.slice(0, 40))}) that is not a number` }
+      : this.number(number, format);
   }
 
   /**

@@ -214,7 +214,7 @@ function placeCells(
     const where = cellReference(layout.sheet, index, row.number);
     if (typeof cell !== 'string') {
       const what = cell.error.startsWith('#') ? `the error ${cell.error}` : cell.error;
-      const message = `holds ${what}, not a value: fix the cell or its formula`;
+      const message = cell.message ?? `holds ${what}, not a value: fix the cell or its formula`;
       problems.push({ file, line: row.number, field: columnName(index), cell: where, message });
     } else {
       // A value without a header still has a field, so that the row's other cells are checked

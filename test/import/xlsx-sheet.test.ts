@@ -186,7 +186,7 @@ describe('reading a sheet: numbers, dates, formulas, errors', () => {
       ['Commandes!C2', 'holds the error #N/A, not a value: fix the cell or its formula'],
       [
         'Commandes!D2',
-        'holds a formula whose result is an error (such as #N/A) or was never computed (then open and save the workbook in Excel), not a value: fix the cell or its formula',
+        'holds a formula that was never computed (the file keeps no result for it, as workbooks written by some tools do): open and save the workbook in Excel or LibreOffice, or recompute it with soffice --headless --convert-to xlsx <file>',
       ],
     ]);
   });
