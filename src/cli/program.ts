@@ -41,12 +41,44 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
 
 /** Builds the program for one run, bound to its context. */
 export function buildProgram(ctx: Context): Command {
-  const program = new Command('ordercli')
+  const root = new Command('ordercli')
     .description(
       'Orders, bulk imports, reference lists and webhooks of the order-taking service, from the command line.',
     )
     .version(VERSION, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help for a command')
+    .helpOption('-h, --help', 'show help for a command');
+  const program = withGlobalOptions(root)
+    .showSuggestionAfterError(true)
+    .configureHelp({
+      helpWidth: Math.min(ctx.io.columns, 120),
+      // The global options are listed once, in `ordercli --help`; every other page points there.
+      showGlobalOptions: false,
+      sortSubcommands: false,
+      formatHelp: (command, helper) => {
+        const text = Help.prototype.formatHelp.call(helper, command, helper);
+        return command.parent ? `${text}\n${GLOBAL_OPTIONS_LINE}\n` : text;
+      },
+    })
+    .configureOutput({
+      writeOut: (text) => ctx.io.out(text),
+      writeErr: (text) => ctx.io.err(text),
+    })
+    .exitOverride();
+
+  program.addHelpText('after', ROOT_HELP_AFTER);
+
+  program.hook('preAction', (_root, actionCommand) => {
+    ctx.useFlags(actionCommand.optsWithGlobals());
+  });
+
+  for (const register of GROUPS) register(program, ctx);
+  configureSubcommands(program, ctx);
+  return program;
+}
+
+/** The global options of the contract, in the order `ordercli --help` lists them. */
+function withGlobalOptions(program: Command): Command {
+  return program
     .addOption(
       new Option('--base-url <url>', 'service root; /api/v1/... is appended (env ORDERCLI_BASE_URL)'),
     )
@@ -79,27 +111,10 @@ export function buildProgram(ctx: Context): Command {
       ),
     )
     .option('-y, --yes', 'never prompt (implied when stdin is not a terminal or CI is set)')
-    .option('--allow-insecure-http', 'allow a plain http:// base URL for a non-loopback host')
-    .showSuggestionAfterError(true)
-    .configureHelp({
-      helpWidth: Math.min(ctx.io.columns, 120),
-      // The global options are listed once, in `ordercli --help`; every other page points there.
-      showGlobalOptions: false,
-      sortSubcommands: false,
-      formatHelp: (command, helper) => {
-        const text = Help.prototype.formatHelp.call(helper, command, helper);
-        return command.parent ? `${text}\n${GLOBAL_OPTIONS_LINE}\n` : text;
-      },
-    })
-    .configureOutput({
-      writeOut: (text) => ctx.io.out(text),
-      writeErr: (text) => ctx.io.err(text),
-    })
-    .exitOverride();
+    .option('--allow-insecure-http', 'allow a plain http:// base URL for a non-loopback host');
+}
 
-  program.addHelpText(
-    'after',
-    `
+const ROOT_HELP_AFTER = `
 Examples:
   $ ordercli sandbox                                   # a local service to try everything on
   $ ordercli --base-url http://127.0.0.1:4780 --token <token> orders import orders.csv
@@ -109,33 +124,26 @@ Exit codes: 0 success, 1 service or network failure, 2 bad usage or invalid inpu
 3 authentication or authorization refused, 4 import finished with orders not created, 130 interrupted.
 
 Durations take a unit: 500ms, 30s, 2m, 1h. A bare number is read only where the option's help says
-its unit (ms for --timeout, seconds for listen --wait), and refused elsewhere.`,
-  );
+its unit (ms for --timeout, seconds for listen --wait), and refused elsewhere.`;
 
-  program.hook('preAction', (_root, actionCommand) => {
-    ctx.useFlags(actionCommand.optsWithGlobals());
-  });
-
-  for (const register of GROUPS) register(program, ctx);
-
-  // Every subcommand writes through the same IO and never calls process.exit.
-  const configure = (command: Command): void => {
-    for (const sub of command.commands) {
-      sub.exitOverride();
-      sub.configureOutput({ writeOut: (t) => ctx.io.out(t), writeErr: (t) => ctx.io.err(t) });
-      sub.showSuggestionAfterError(true);
-      configure(sub);
-    }
-    if (command.commands.length > 0) {
-      const example = command.parent
-        ? `${commandPath(command)} help ${command.commands[0]!.name()}`
-        : 'ordercli help orders import';
-      command.helpCommand('help [command...]', `show the help of a command, as --help does (${example})`);
-      command.on('command:*', (operands: string[]) => unknownCommand(command, operands[0] ?? ''));
-    }
-  };
-  configure(program);
-  return program;
+/**
+ * Every subcommand writes through the same IO and never calls process.exit; every group gets a
+ * `help [command...]` command and names its commands when given an unknown one.
+ */
+function configureSubcommands(command: Command, ctx: Context): void {
+  for (const sub of command.commands) {
+    sub.exitOverride();
+    sub.configureOutput({ writeOut: (t) => ctx.io.out(t), writeErr: (t) => ctx.io.err(t) });
+    sub.showSuggestionAfterError(true);
+    configureSubcommands(sub, ctx);
+  }
+  if (command.commands.length > 0) {
+    const example = command.parent
+      ? `${commandPath(command)} help ${command.commands[0]!.name()}`
+      : 'ordercli help orders import';
+    command.helpCommand('help [command...]', `show the help of a command, as --help does (${example})`);
+    command.on('command:*', (operands: string[]) => unknownCommand(command, operands[0] ?? ''));
+  }
 }
 
 /**

@@ -98,31 +98,81 @@ export interface PrompterOptions {
 
 /** Prompts on `io.stdin`/`io.stdout`, stopped by `signal` (Ctrl-C outside a prompt). */
 export function createPrompter(io: IOStreams, signal: AbortSignal, options: PrompterOptions = {}): Prompter {
-  let loaded: Promise<Inquirer> | undefined;
+  const runner = new PromptRunner(io, signal, options);
   const theme = () => (io.colorEnabled ? undefined : PLAIN_THEME);
+  return {
+    select: (message, choices, options = {}) =>
+      runner.ask((prompts, context) =>
+        prompts.select(
+          {
+            message,
+            choices: toInquirer(prompts, choices),
+            default: options.default,
+            pageSize: options.pageSize,
+            theme: theme(),
+          },
+          context,
+        ),
+      ),
+    search: (message, source, options = {}) =>
+      runner.ask((prompts, context) => {
+        // Inquirer's search has no starting term: it is put back on the input, read as if typed.
+        if (options.initial) io.stdin.unshift(Buffer.from(options.initial.replace(/[\x00-\x1f\x7f]/g, '')));
+        return prompts.search(
+          {
+            message,
+            source: (term) => toInquirer(prompts, source(term ?? '')),
+            pageSize: options.pageSize,
+            theme: theme(),
+          },
+          context,
+        );
+      }),
+    input: (message, options = {}) =>
+      runner.ask((prompts, context) =>
+        prompts.input(
+          { message, default: options.default, validate: options.validate, theme: theme() },
+          context,
+        ),
+      ),
+    password: (message, options = {}) =>
+      runner.ask((prompts, context) =>
+        prompts.password({ message, validate: options.validate, theme: theme() }, context),
+      ),
+  };
+}
 
-  async function ask<T>(
-    run: (
-      prompts: Inquirer,
-      context: {
-        input: NodeJS.ReadableStream;
-        output: NodeJS.WritableStream;
-        signal: AbortSignal;
-        clearPromptOnDone: boolean;
-      },
-    ) => Promise<T>,
-  ): Promise<T> {
-    loaded ??= import('@inquirer/prompts');
-    const prompts = await loaded;
+/** What a prompt of @inquirer/prompts is given besides its own options. */
+interface PromptContext {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal: AbortSignal;
+  clearPromptOnDone: boolean;
+}
+
+/** Runs one prompt at a time: Inquirer loaded on first use, Escape and Ctrl-C turned into our errors. */
+class PromptRunner {
+  private loaded: Promise<Inquirer> | undefined;
+
+  constructor(
+    private readonly io: IOStreams,
+    private readonly signal: AbortSignal,
+    private readonly options: PrompterOptions,
+  ) {}
+
+  async ask<T>(run: (prompts: Inquirer, context: PromptContext) => Promise<T>): Promise<T> {
+    const { io, signal } = this;
+    this.loaded ??= import('@inquirer/prompts');
+    const prompts = await this.loaded;
     if (signal.aborted) throw asCancelled(signal.reason);
     const escaped = new AbortController();
     // Inquirer reads clearPromptOnDone when the prompt ends: a prompt left with Escape is erased
     // (the question it asked is no longer being asked), an answered one stays unless told otherwise.
-    const context = {
+    const context: PromptContext = {
       input: io.stdin,
       output: new PromptOutput(io),
       signal: AbortSignal.any([signal, escaped.signal]),
-      clearPromptOnDone: Boolean(options.clearPromptOnDone),
+      clearPromptOnDone: Boolean(this.options.clearPromptOnDone),
     };
     // readline turns the input into keypress events for the prompt; a lone Escape is ours.
     const onKeypress = (_text: unknown, key: Keypress | undefined) => {
@@ -143,51 +193,10 @@ export function createPrompter(io: IOStreams, signal: AbortSignal, options: Prom
       io.stdin.off('keypress', onKeypress);
     }
   }
+}
 
-  function toInquirer<T>(prompts: Inquirer, items: ChoiceItem<T>[]) {
-    return items.map((item) => ('separator' in item ? new prompts.Separator(item.separator) : item));
-  }
-
-  return {
-    select: (message, choices, options = {}) =>
-      ask((prompts, context) =>
-        prompts.select(
-          {
-            message,
-            choices: toInquirer(prompts, choices),
-            default: options.default,
-            pageSize: options.pageSize,
-            theme: theme(),
-          },
-          context,
-        ),
-      ),
-    search: (message, source, options = {}) =>
-      ask((prompts, context) => {
-        // Inquirer's search has no starting term: it is put back on the input, read as if typed.
-        if (options.initial) io.stdin.unshift(Buffer.from(options.initial.replace(/[\x00-\x1f\x7f]/g, '')));
-        return prompts.search(
-          {
-            message,
-            source: (term) => toInquirer(prompts, source(term ?? '')),
-            pageSize: options.pageSize,
-            theme: theme(),
-          },
-          context,
-        );
-      }),
-    input: (message, options = {}) =>
-      ask((prompts, context) =>
-        prompts.input(
-          { message, default: options.default, validate: options.validate, theme: theme() },
-          context,
-        ),
-      ),
-    password: (message, options = {}) =>
-      ask((prompts, context) =>
-        prompts.password({ message, validate: options.validate, theme: theme() }, context),
-      ),
-  };
+function toInquirer<T>(prompts: Inquirer, items: ChoiceItem<T>[]) {
+  return items.map((item) => ('separator' in item ? new prompts.Separator(item.separator) : item));
 }
 
 /**

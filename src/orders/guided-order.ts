@@ -70,7 +70,7 @@ interface Draft {
 }
 
 /** One question; it fills the draft and returns the next step, or 'done'. */
-type Step = (draft: Draft) => Promise<Step | 'done'>;
+type Step = (draft: Draft, questions: Questions) => Promise<Step | 'done'>;
 
 const MAX_CHOICES = 200;
 const PAGE_SIZE = 12;
@@ -81,9 +81,19 @@ const ADDRESS_FIELDS: { key: keyof Address; label: string }[] = [
   { key: 'city', label: 'City' },
   { key: 'country', label: 'Country (two letters, e.g. FR)' },
 ];
+const CONTACT_DATA: { key: string; message: string; validate?: (value: string) => true | string }[] = [
+  { key: 'externalReference', message: 'Contact externalReference (your reference for this contact):' },
+  { key: 'firstName', message: 'First name:' },
+  { key: 'lastName', message: 'Last name:' },
+  {
+    key: 'email',
+    message: 'E-mail:',
+    validate: (value) => EMAIL.test(value.trim()) || 'type an e-mail address such as name@example.com',
+  },
+  { key: 'customer.name', message: 'Customer name (required with contact data):' },
+];
 
 const required = (value: string): true | string => value.trim() !== '' || 'cannot be empty';
-
 /** A whole number above zero, as typed. */
 export function checkQuantity(value: string): true | string {
   const text = value.trim();
@@ -130,330 +140,130 @@ const packagingPickable = (record: Record<string, unknown>): Pickable => ({
   id: referenceId(record.id),
 });
 
+/** What the questions share: the environment, what was answered at each, the lists fetched. */
+class Questions {
+  /** What was answered at each question, offered again when the user comes back to it. */
+  readonly answers = new Map<string, string>();
+  private readonly lists = new Map<string, Pickable[]>();
+
+  constructor(readonly environment: GuidedOrderEnvironment) {}
+
+  get io(): IOStreams {
+    return this.environment.io;
+  }
+
+  get prompter(): Prompter {
+    return this.environment.prompter;
+  }
+
+  /** The contact or packaging references, fetched once; none, or none readable, leaves the question. */
+  async list(key: 'contacts' | 'packagings', what: string, command: string): Promise<Pickable[]> {
+    let list = this.lists.get(key);
+    if (list === undefined) {
+      const records =
+        key === 'contacts'
+          ? await this.environment.contactReferences()
+          : await this.environment.packagingReferences();
+      if (records === undefined || !records.every(isPlainObject)) {
+        this.io.err(
+          `The service answered the ${what} in a shape ordercli cannot read; see it with ${command}.\n`,
+        );
+        throw new PromptEscape();
+      }
+      const toPickable = key === 'contacts' ? contactPickable : packagingPickable;
+      list = (records as Record<string, unknown>[]).map(toPickable);
+      this.lists.set(key, list);
+    }
+    if (list.length === 0) {
+      this.io.err(`There are no ${what}.\n`);
+      throw new PromptEscape();
+    }
+    return list;
+  }
+
+  /** One reference of `list`, searched as the user types (by words, or by its exact id). */
+  pick(message: string, list: Pickable[]): Promise<Pickable> {
+    const idWidth = Math.min(
+      12,
+      list.reduce((widest, entry) => Math.max(widest, displayWidth(scalarText(entry.record.id))), 1),
+    );
+    const lineWidth = Math.max(20, this.io.columns - idWidth - 5);
+    return this.prompter.search(message, (term) => pickChoices(list, term, idWidth, lineWidth), {
+      pageSize: PAGE_SIZE,
+    });
+  }
+
+  /** A line of text, offered again when the user comes back; stored trimmed. */
+  async ask(
+    key: string,
+    message: string,
+    options: { validate?: (value: string) => true | string; default?: string } = {},
+  ): Promise<string> {
+    const value = await this.prompter.input(message, {
+      default: this.answers.get(key) ?? options.default,
+      validate: options.validate ?? required,
+    });
+    this.answers.set(key, value.trim());
+    return value.trim();
+  }
+}
+
+/** The choices of `pick` for what is typed: the exact id first, at most MAX_CHOICES, then how many more. */
+function pickChoices(
+  list: Pickable[],
+  term: string,
+  idWidth: number,
+  lineWidth: number,
+): ChoiceItem<Pickable>[] {
+  const words = queryWords(term);
+  const exactId = term.trim();
+  const matches: Pickable[] = [];
+  let more = 0;
+  for (const entry of list) {
+    const isId = scalarText(entry.record.id) === exactId;
+    if (!isId && !matchesWords(entry.haystack, words)) continue;
+    if (matches.length >= MAX_CHOICES) more++;
+    else if (isId) matches.unshift(entry);
+    else matches.push(entry);
+  }
+  const items: ChoiceItem<Pickable>[] = matches.map((entry) => ({
+    value: entry,
+    name: `${scalarText(entry.record.id).padStart(idWidth)}  ${truncate(cleanCell(entry.line), lineWidth)}`,
+    short: truncate(`${scalarText(entry.record.id)} ${cleanCell(entry.line)}`, lineWidth),
+    description: cleanCell(entry.description),
+    disabled: entry.inactive ? '(inactive)' : entry.id === undefined ? '(no whole id)' : false,
+  }));
+  if (more > 0) items.push({ separator: `… ${formatCount(more)} more: type more to narrow` });
+  return items;
+}
+
 /**
  * Asks the questions until the user chooses what to do with the order. Escape on the first
  * question throws PromptEscape (the user leaves); Ctrl-C throws the prompter's CancelledError.
  */
 export async function runGuidedOrder(environment: GuidedOrderEnvironment): Promise<GuidedOrder> {
-  const { io, prompter } = environment;
-  /** What was answered at each question, offered again when the user comes back to it. */
-  const answers = new Map<string, string>();
-  const lists = new Map<string, Pickable[]>();
-
-  const loadList = async (
-    key: 'contacts' | 'packagings',
-    what: string,
-    command: string,
-  ): Promise<Pickable[]> => {
-    let list = lists.get(key);
-    if (list === undefined) {
-      const records =
-        key === 'contacts' ? await environment.contactReferences() : await environment.packagingReferences();
-      if (records === undefined || !records.every(isPlainObject)) {
-        io.err(`The service answered the ${what} in a shape ordercli cannot read; see it with ${command}.\n`);
-        throw new PromptEscape();
-      }
-      const toPickable = key === 'contacts' ? contactPickable : packagingPickable;
-      list = (records as Record<string, unknown>[]).map(toPickable);
-      lists.set(key, list);
-    }
-    if (list.length === 0) {
-      io.err(`There are no ${what}.\n`);
-      throw new PromptEscape();
-    }
-    return list;
+  const draft = await walkSteps(contactWay, new Questions(environment));
+  return {
+    order: orderOf(draft),
+    addresses: [draft.invoicingAddress, draft.deliveryAddress].filter((a): a is Address => a !== undefined),
+    saveTo: draft.action === 'send' ? undefined : draft.saveTo,
+    send: draft.action !== 'save',
   };
+}
 
-  const pick = (message: string, list: Pickable[]): Promise<Pickable> => {
-    const idWidth = Math.min(
-      12,
-      list.reduce((widest, entry) => Math.max(widest, displayWidth(scalarText(entry.record.id))), 1),
-    );
-    const lineWidth = Math.max(20, io.columns - idWidth - 5);
-    const source = (term: string): ChoiceItem<Pickable>[] => {
-      const words = queryWords(term);
-      const exactId = term.trim();
-      const matches: Pickable[] = [];
-      let more = 0;
-      for (const entry of list) {
-        const isId = scalarText(entry.record.id) === exactId;
-        if (!isId && !matchesWords(entry.haystack, words)) continue;
-        if (matches.length >= MAX_CHOICES) more++;
-        else if (isId) matches.unshift(entry);
-        else matches.push(entry);
-      }
-      const items: ChoiceItem<Pickable>[] = matches.map((entry) => ({
-        value: entry,
-        name: `${scalarText(entry.record.id).padStart(idWidth)}  ${truncate(cleanCell(entry.line), lineWidth)}`,
-        short: truncate(`${scalarText(entry.record.id)} ${cleanCell(entry.line)}`, lineWidth),
-        description: cleanCell(entry.description),
-        disabled: entry.inactive ? '(inactive)' : entry.id === undefined ? '(no whole id)' : false,
-      }));
-      if (more > 0) items.push({ separator: `… ${formatCount(more)} more: type more to narrow` });
-      return items;
-    };
-    return prompter.search(message, source, { pageSize: PAGE_SIZE });
-  };
-
-  /** A line of text, offered again when the user comes back; stored trimmed. */
-  const ask = async (
-    key: string,
-    message: string,
-    options: { validate?: (value: string) => true | string; default?: string } = {},
-  ): Promise<string> => {
-    const value = await prompter.input(message, {
-      default: answers.get(key) ?? options.default,
-      validate: options.validate ?? required,
-    });
-    answers.set(key, value.trim());
-    return value.trim();
-  };
-
-  // --- the contact -------------------------------------------------------------------------
-  const contactWay: Step = async (draft) => {
-    const way = await prompter.select(
-      'How is the contact of the order named?',
-      [
-        {
-          value: 'reference',
-          name: 'A contact reference from the list',
-          description: '"contact": {"internalReferenceId": …} (GET /api/v1/contact_references)',
-        },
-        {
-          value: 'external',
-          name: 'An external reference',
-          description: '"contact": {"externalReferenceId": "…"}, a reference chosen by your application',
-        },
-        {
-          value: 'data',
-          name: 'Contact data',
-          description: 'externalReference, first and last name, e-mail, and the customer name',
-        },
-      ],
-      { default: answers.get('contactWay') },
-    );
-    answers.set('contactWay', way);
-    draft.contact = undefined;
-    draft.customer = undefined;
-    if (way === 'reference') return contactReference;
-    if (way === 'external') return contactExternal;
-    return contactData(0);
-  };
-
-  const contactReference: Step = async (draft) => {
-    const list = await loadList('contacts', 'contact references', 'ordercli refs contacts list');
-    const entry = await pick(
-      `Contact reference (${formatCount(list.length)}; type to filter, Esc to go back):`,
-      list,
-    );
-    draft.contact = { internalReferenceId: entry.id! };
-    return itemPackaging;
-  };
-
-  const contactExternal: Step = async (draft) => {
-    draft.contact = {
-      externalReferenceId: await ask('contact.externalReferenceId', 'External reference of the contact:'),
-    };
-    return itemPackaging;
-  };
-
-  const CONTACT_DATA: { key: string; message: string; validate?: (value: string) => true | string }[] = [
-    { key: 'externalReference', message: 'Contact externalReference (your reference for this contact):' },
-    { key: 'firstName', message: 'First name:' },
-    { key: 'lastName', message: 'Last name:' },
-    {
-      key: 'email',
-      message: 'E-mail:',
-      validate: (value) => EMAIL.test(value.trim()) || 'type an e-mail address such as name@example.com',
-    },
-    { key: 'customer.name', message: 'Customer name (required with contact data):' },
-  ];
-
-  const contactData =
-    (index: number): Step =>
-    async (draft) => {
-      const field = CONTACT_DATA[index]!;
-      const value = await ask(`contact.${field.key}`, field.message, { validate: field.validate });
-      if (field.key === 'customer.name') draft.customer = { name: value };
-      else draft.contact = { ...draft.contact, [field.key]: value };
-      return index + 1 < CONTACT_DATA.length ? contactData(index + 1) : itemPackaging;
-    };
-
-  // --- the items ---------------------------------------------------------------------------
-  const itemPackaging: Step = async (draft) => {
-    const list = await loadList('packagings', 'packaging references', 'ordercli refs packagings list');
-    const entry = await pick(
-      `Item ${draft.items.length + 1}, packaging reference (${formatCount(list.length)}; type to filter, Esc to go back):`,
-      list,
-    );
-    draft.picking = { id: entry.id!, label: entry.line };
-    return itemQuantity;
-  };
-
-  const itemQuantity: Step = async (draft) => {
-    const picking = draft.picking!;
-    const quantity = await ask(
-      `item.${draft.items.length}.quantity`,
-      `Quantity of ${cleanCell(picking.label)} (whole packagings):`,
-      { validate: checkQuantity },
-    );
-    draft.items.push({ internalReferenceId: picking.id, orderedQuantity: Number(quantity) });
-    draft.picking = undefined;
-    return anotherItem;
-  };
-
-  const anotherItem: Step = async (draft) => {
-    const more = await prompter.select(
-      `${draft.items.length} ${draft.items.length === 1 ? 'item' : 'items'}. Add another item?`,
-      [
-        { value: true, name: 'Yes, add another item' },
-        { value: false, name: 'No, go on to the addresses' },
-      ],
-    );
-    return more ? itemPackaging : addressStart('invoicingAddress');
-  };
-
-  // --- the addresses -----------------------------------------------------------------------
-  type AddressKind = 'invoicingAddress' | 'deliveryAddress';
-  const afterAddress = (kind: AddressKind): Step =>
-    kind === 'invoicingAddress' ? addressStart('deliveryAddress') : externalIdStep;
-
-  /** The choice of a recent address, or straight to a new one when there is nothing to choose. */
-  function addressStart(kind: AddressKind): Step {
-    return kind === 'invoicingAddress' && environment.recentAddresses.length === 0
-      ? addressField(kind, 0)
-      : addressChoice(kind);
-  }
-
-  const addressChoice =
-    (kind: AddressKind): Step =>
-    async (draft) => {
-      const what = kind === 'invoicingAddress' ? 'Invoicing address' : 'Delivery address';
-      const choices: ChoiceItem<Address | 'same' | 'new'>[] = [];
-      if (kind === 'deliveryAddress')
-        choices.push({
-          value: 'same',
-          name: 'Same as the invoicing address',
-          description: cleanCell(addressLine(draft.invoicingAddress!)),
-        });
-      for (const address of environment.recentAddresses) {
-        // "Same as the invoicing address" already offers that one.
-        if (kind === 'deliveryAddress' && sameAddress(address, draft.invoicingAddress!)) continue;
-        choices.push({ value: address, name: truncate(cleanCell(addressLine(address)), io.columns - 6) });
-      }
-      choices.push({ value: 'new', name: 'A new address' });
-      const choice = await prompter.select(`${what}?`, choices, { pageSize: PAGE_SIZE });
-      if (choice === 'new') {
-        draft.newAddress = {};
-        return addressField(kind, 0);
-      }
-      draft[kind] = choice === 'same' ? { ...draft.invoicingAddress! } : { ...choice };
-      return afterAddress(kind);
-    };
-
-  const addressField =
-    (kind: AddressKind, index: number): Step =>
-    async (draft) => {
-      const { key, label } = ADDRESS_FIELDS[index]!;
-      const what = kind === 'invoicingAddress' ? 'Invoicing address' : 'Delivery address';
-      const value = await ask(
-        `${kind}.${key}`,
-        `${what}, ${label.charAt(0).toLowerCase()}${label.slice(1)}:`,
-        {
-          default: key === 'country' ? 'FR' : undefined,
-          validate:
-            key === 'country'
-              ? (typed) =>
-                  COUNTRY_CODE.test(typed.trim().toUpperCase()) || 'type a two-letter country code such as FR'
-              : required,
-        },
-      );
-      draft.newAddress = { ...draft.newAddress, [key]: key === 'country' ? value.toUpperCase() : value };
-      if (index + 1 < ADDRESS_FIELDS.length) return addressField(kind, index + 1);
-      draft[kind] = draft.newAddress as Address;
-      draft.newAddress = {};
-      return afterAddress(kind);
-    };
-
-  // --- the order's own identifiers ---------------------------------------------------------
-  const externalIdStep: Step = async (draft) => {
-    const suggestion =
-      answers.get('externalId') ?? (await suggestExternalId(environment.today, environment.knownExternalId));
-    for (;;) {
-      const externalId = await ask(
-        'externalId',
-        'externalId (your identifier of the order, the key against sending it twice):',
-        {
-          default: suggestion,
-        },
-      );
-      const known = await environment.knownExternalId(externalId);
-      if (known === undefined) {
-        draft.externalId = externalId;
-        return externalReferenceStep;
-      }
-      answers.delete('externalId');
-      io.err(
-        `The order ledger says ${JSON.stringify(externalId)} was ${known} at ${environment.baseUrl}: choose another externalId.\n`,
-      );
-    }
-  };
-
-  const externalReferenceStep: Step = async (draft) => {
-    const value = await ask('externalReference', 'externalReference (your order number; empty for none):', {
-      validate: () => true,
-    });
-    draft.externalReference = value === '' ? undefined : value;
-    return preview;
-  };
-
-  // --- the preview and what to do with it --------------------------------------------------
-  const preview: Step = async (draft) => {
-    const order = orderOf(draft);
-    const problems = validateOrder(order);
-    if (problems.length > 0) {
-      // Every answer was checked as it was typed; this would be a rule the questions do not know.
-      for (const problem of problems) io.err(`${problem.field}: ${problem.message}\n`);
-      throw new PromptEscape();
-    }
-    io.out(
-      `\nThe order, exactly as it would be sent (POST /api/v1/orders):\n${JSON.stringify(order, null, 2)}\n\n`,
-    );
-    const action = await prompter.select<'send' | 'save' | 'both'>(
-      'What now? (Esc to go back and change it)',
-      [
-        { value: 'send', name: `Send it to ${environment.baseUrl}` },
-        { value: 'save', name: 'Save it to a file (send nothing)' },
-        { value: 'both', name: 'Save it to a file, then send it' },
-      ],
-      { default: answers.get('action') as 'send' | 'save' | 'both' | undefined },
-    );
-    answers.set('action', action);
-    draft.action = action;
-    return action === 'send' ? 'done' : saveToStep;
-  };
-
-  const saveToStep: Step = async (draft) => {
-    const path = await ask('saveTo', 'Save the order to (a new file):', {
-      default: `${draft.externalId ?? 'order'}.json`,
-      validate: (typed) => {
-        if (typed.trim() === '') return 'cannot be empty';
-        return !existsSync(resolve(environment.cwd, typed.trim())) || 'that file exists: choose another name';
-      },
-    });
-    draft.saveTo = resolve(environment.cwd, path);
-    return 'done';
-  };
-
-  // --- the walk through the steps ----------------------------------------------------------
+/**
+ * Runs the steps from `first` until one returns 'done'. Escape goes back to the step before, with
+ * the draft as it was when that step began; Escape on the first step is thrown.
+ */
+async function walkSteps(first: Step, questions: Questions): Promise<Draft> {
   let draft: Draft = { items: [], newAddress: {} };
   const history: { step: Step; before: Draft }[] = [];
-  let step: Step = contactWay;
+  let step: Step = first;
   for (;;) {
     const before = structuredClone(draft);
     let next: Step | 'done';
     try {
-      next = await step(draft);
+      next = await step(draft, questions);
     } catch (error) {
       if (!(error instanceof PromptEscape)) throw error;
       const previous = history.pop();
@@ -463,15 +273,254 @@ export async function runGuidedOrder(environment: GuidedOrderEnvironment): Promi
       continue;
     }
     history.push({ step, before });
-    if (next === 'done') break;
+    if (next === 'done') return draft;
     step = next;
   }
-  return {
-    order: orderOf(draft),
-    addresses: [draft.invoicingAddress, draft.deliveryAddress].filter((a): a is Address => a !== undefined),
-    saveTo: draft.action === 'send' ? undefined : draft.saveTo,
-    send: draft.action !== 'save',
+}
+
+// --- the contact ---------------------------------------------------------------------------
+async function contactWay(draft: Draft, questions: Questions): Promise<Step> {
+  const way = await questions.prompter.select(
+    'How is the contact of the order named?',
+    [
+      {
+        value: 'reference',
+        name: 'A contact reference from the list',
+        description: '"contact": {"internalReferenceId": …} (GET /api/v1/contact_references)',
+      },
+      {
+        value: 'external',
+        name: 'An external reference',
+        description: '"contact": {"externalReferenceId": "…"}, a reference chosen by your application',
+      },
+      {
+        value: 'data',
+        name: 'Contact data',
+        description: 'externalReference, first and last name, e-mail, and the customer name',
+      },
+    ],
+    { default: questions.answers.get('contactWay') },
+  );
+  questions.answers.set('contactWay', way);
+  draft.contact = undefined;
+  draft.customer = undefined;
+  if (way === 'reference') return contactReference;
+  if (way === 'external') return contactExternal;
+  return contactData(0);
+}
+
+async function contactReference(draft: Draft, questions: Questions): Promise<Step> {
+  const list = await questions.list('contacts', 'contact references', 'ordercli refs contacts list');
+  const entry = await questions.pick(
+    `Contact reference (${formatCount(list.length)}; type to filter, Esc to go back):`,
+    list,
+  );
+  draft.contact = { internalReferenceId: entry.id! };
+  return itemPackaging;
+}
+
+async function contactExternal(draft: Draft, questions: Questions): Promise<Step> {
+  draft.contact = {
+    externalReferenceId: await questions.ask(
+      'contact.externalReferenceId',
+      'External reference of the contact:',
+    ),
   };
+  return itemPackaging;
+}
+
+/** The question of the `index`th field of the contact data. */
+function contactData(index: number): Step {
+  return async (draft, questions) => {
+    const field = CONTACT_DATA[index]!;
+    const value = await questions.ask(`contact.${field.key}`, field.message, { validate: field.validate });
+    if (field.key === 'customer.name') draft.customer = { name: value };
+    else draft.contact = { ...draft.contact, [field.key]: value };
+    return index + 1 < CONTACT_DATA.length ? contactData(index + 1) : itemPackaging;
+  };
+}
+
+// --- the items -----------------------------------------------------------------------------
+async function itemPackaging(draft: Draft, questions: Questions): Promise<Step> {
+  const list = await questions.list('packagings', 'packaging references', 'ordercli refs packagings list');
+  const entry = await questions.pick(
+    `Item ${draft.items.length + 1}, packaging reference (${formatCount(list.length)}; type to filter, Esc to go back):`,
+    list,
+  );
+  draft.picking = { id: entry.id!, label: entry.line };
+  return itemQuantity;
+}
+
+async function itemQuantity(draft: Draft, questions: Questions): Promise<Step> {
+  const picking = draft.picking!;
+  const quantity = await questions.ask(
+    `item.${draft.items.length}.quantity`,
+    `Quantity of ${cleanCell(picking.label)} (whole packagings):`,
+    { validate: checkQuantity },
+  );
+  draft.items.push({ internalReferenceId: picking.id, orderedQuantity: Number(quantity) });
+  draft.picking = undefined;
+  return anotherItem;
+}
+
+async function anotherItem(draft: Draft, questions: Questions): Promise<Step> {
+  const more = await questions.prompter.select(
+    `${draft.items.length} ${draft.items.length === 1 ? 'item' : 'items'}. Add another item?`,
+    [
+      { value: true, name: 'Yes, add another item' },
+      { value: false, name: 'No, go on to the addresses' },
+    ],
+  );
+  return more ? itemPackaging : addressStart('invoicingAddress', questions);
+}
+
+// --- the addresses -------------------------------------------------------------------------
+type AddressKind = 'invoicingAddress' | 'deliveryAddress';
+
+const addressTitle = (kind: AddressKind): string =>
+  kind === 'invoicingAddress' ? 'Invoicing address' : 'Delivery address';
+
+/** After the invoicing address, the delivery address (always a choice: the invoicing one again is one). */
+const afterAddress = (kind: AddressKind): Step =>
+  kind === 'invoicingAddress' ? addressChoice('deliveryAddress') : externalIdStep;
+
+/** The choice of a recent address, or straight to a new one when there is nothing to choose. */
+function addressStart(kind: AddressKind, questions: Questions): Step {
+  return kind === 'invoicingAddress' && questions.environment.recentAddresses.length === 0
+    ? addressField(kind, 0)
+    : addressChoice(kind);
+}
+
+/** The invoicing or delivery address: a recent one, the invoicing one again, or a new one. */
+function addressChoice(kind: AddressKind): Step {
+  return async (draft, questions) => {
+    const choices: ChoiceItem<Address | 'same' | 'new'>[] = [];
+    if (kind === 'deliveryAddress')
+      choices.push({
+        value: 'same',
+        name: 'Same as the invoicing address',
+        description: cleanCell(addressLine(draft.invoicingAddress!)),
+      });
+    for (const address of questions.environment.recentAddresses) {
+      // "Same as the invoicing address" already offers that one.
+      if (kind === 'deliveryAddress' && sameAddress(address, draft.invoicingAddress!)) continue;
+      choices.push({
+        value: address,
+        name: truncate(cleanCell(addressLine(address)), questions.io.columns - 6),
+      });
+    }
+    choices.push({ value: 'new', name: 'A new address' });
+    const choice = await questions.prompter.select(`${addressTitle(kind)}?`, choices, {
+      pageSize: PAGE_SIZE,
+    });
+    if (choice === 'new') {
+      draft.newAddress = {};
+      return addressField(kind, 0);
+    }
+    draft[kind] = choice === 'same' ? { ...draft.invoicingAddress! } : { ...choice };
+    return afterAddress(kind);
+  };
+}
+
+/** The `index`th field of a new address. */
+function addressField(kind: AddressKind, index: number): Step {
+  return async (draft, questions) => {
+    const { key, label } = ADDRESS_FIELDS[index]!;
+    const value = await questions.ask(
+      `${kind}.${key}`,
+      `${addressTitle(kind)}, ${label.charAt(0).toLowerCase()}${label.slice(1)}:`,
+      {
+        default: key === 'country' ? 'FR' : undefined,
+        validate:
+          key === 'country'
+            ? (typed) =>
+                COUNTRY_CODE.test(typed.trim().toUpperCase()) || 'type a two-letter country code such as FR'
+            : required,
+      },
+    );
+    draft.newAddress = { ...draft.newAddress, [key]: key === 'country' ? value.toUpperCase() : value };
+    if (index + 1 < ADDRESS_FIELDS.length) return addressField(kind, index + 1);
+    draft[kind] = draft.newAddress as Address;
+    draft.newAddress = {};
+    return afterAddress(kind);
+  };
+}
+
+// --- the order's own identifiers -----------------------------------------------------------
+async function externalIdStep(draft: Draft, questions: Questions): Promise<Step> {
+  const { environment, answers } = questions;
+  const suggestion =
+    answers.get('externalId') ?? (await suggestExternalId(environment.today, environment.knownExternalId));
+  for (;;) {
+    const externalId = await questions.ask(
+      'externalId',
+      'externalId (your identifier of the order, the key against sending it twice):',
+      {
+        default: suggestion,
+      },
+    );
+    const known = await environment.knownExternalId(externalId);
+    if (known === undefined) {
+      draft.externalId = externalId;
+      return externalReferenceStep;
+    }
+    answers.delete('externalId');
+    questions.io.err(
+      `The order ledger says ${JSON.stringify(externalId)} was ${known} at ${environment.baseUrl}: choose another externalId.\n`,
+    );
+  }
+}
+
+async function externalReferenceStep(draft: Draft, questions: Questions): Promise<Step> {
+  const value = await questions.ask(
+    'externalReference',
+    'externalReference (your order number; empty for none):',
+    {
+      validate: () => true,
+    },
+  );
+  draft.externalReference = value === '' ? undefined : value;
+  return preview;
+}
+
+// --- the preview and what to do with it ----------------------------------------------------
+async function preview(draft: Draft, questions: Questions): Promise<Step | 'done'> {
+  const { io, answers, environment } = questions;
+  const order = orderOf(draft);
+  const problems = validateOrder(order);
+  if (problems.length > 0) {
+    // Every answer was checked as it was typed; this would be a rule the questions do not know.
+    for (const problem of problems) io.err(`${problem.field}: ${problem.message}\n`);
+    throw new PromptEscape();
+  }
+  io.out(
+    `\nThe order, exactly as it would be sent (POST /api/v1/orders):\n${JSON.stringify(order, null, 2)}\n\n`,
+  );
+  const action = await questions.prompter.select<'send' | 'save' | 'both'>(
+    'What now? (Esc to go back and change it)',
+    [
+      { value: 'send', name: `Send it to ${environment.baseUrl}` },
+      { value: 'save', name: 'Save it to a file (send nothing)' },
+      { value: 'both', name: 'Save it to a file, then send it' },
+    ],
+    { default: answers.get('action') as 'send' | 'save' | 'both' | undefined },
+  );
+  answers.set('action', action);
+  draft.action = action;
+  return action === 'send' ? 'done' : saveToStep;
+}
+
+async function saveToStep(draft: Draft, questions: Questions): Promise<'done'> {
+  const { cwd } = questions.environment;
+  const path = await questions.ask('saveTo', 'Save the order to (a new file):', {
+    default: `${draft.externalId ?? 'order'}.json`,
+    validate: (typed) => {
+      if (typed.trim() === '') return 'cannot be empty';
+      return !existsSync(resolve(cwd, typed.trim())) || 'that file exists: choose another name';
+    },
+  });
+  draft.saveTo = resolve(cwd, path);
+  return 'done';
 }
 
 /** The order of the draft, its fields in the interface's order. */

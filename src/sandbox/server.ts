@@ -116,22 +116,82 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new RangeError(`port must be 0..65535, not ${port}`);
   const host = options.host ?? DEFAULT_SANDBOX_HOST;
-  const logger = options.quiet ? undefined : options.logger;
-  const onRequest = options.quiet ? undefined : options.onRequest;
-  const logLimit = options.logLimit ?? Number.POSITIVE_INFINITY;
-  const validationDelayMs = options.validationDelayMs ?? DEFAULT_VALIDATION_DELAY_MS;
-  const initialFaults: FaultOptions = {
+  const initialFaults = initialFaultsOf(options);
+  const faults = new FaultPlan(initialFaults);
+  const tokens: SandboxTokens = { ...DEFAULT_TOKENS, ...definedTokens(options.tokens) };
+  if (tokens.full === tokens.partner) throw new Error('the full and partner tokens must differ');
+  const webhookKey = options.webhookKey ?? generateWebhookKey();
+
+  const parts = await openParts(options, webhookKey, faults, initialFaults);
+  const server = createServer(requestListener(parts, tokens, options));
+  try {
+    await listen(server, port, host);
+  } catch (error) {
+    parts.store.close();
+    await parts.deliverer.close();
+    await parts.dataLock?.release();
+    throw error;
+  }
+  const actualPort = (server.address() as { port: number }).port;
+  // Orders left pending by a previous run (data folder) still get validated and notified.
+  for (const order of parts.store.pendingOrders()) parts.validation.schedule(order);
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost(host)}:${actualPort}`,
+    port: actualPort,
+    tokens,
+    webhookKey,
+    requests: parts.requests,
+    deliveries: parts.deliveries,
+    orders: () => parts.store.orders(),
+    setFaults: (changes) => faults.set(changes),
+    scriptFaults: (rules) => faults.script(rules),
+    reset() {
+      resetParts(parts);
+    },
+    close() {
+      closed ??= closeParts(parts, server);
+      return closed;
+    },
+  };
+}
+
+/** What a sandbox runs on behind its server: state, logs, faults and the work pending. */
+interface SandboxParts {
+  faults: FaultPlan;
+  /** What `reset()` sets the faults back to. */
+  initialFaults: FaultOptions;
+  /** The lock of `dataDir`, when there is one. */
+  dataLock: FileLock | undefined;
+  store: SandboxStore;
+  requests: RequestLogEntry[];
+  deliveries: DeliveryLogEntry[];
+  deliverer: WebhookDeliverer;
+  validation: OrderValidation;
+  routes: RouteContext;
+  /** Aborted by close(): ends latency waits of requests still in progress. */
+  closing: AbortController;
+}
+
+/** The faults of the options, each defaulted. */
+function initialFaultsOf(options: SandboxOptions): FaultOptions {
+  return {
     latencyMs: options.latencyMs ?? DEFAULT_FAULTS.latencyMs,
     failRate: options.failRate ?? DEFAULT_FAULTS.failRate,
     throttleRate: options.throttleRate ?? DEFAULT_FAULTS.throttleRate,
     resetRate: options.resetRate ?? DEFAULT_FAULTS.resetRate,
     retryAfterSeconds: options.retryAfterSeconds ?? DEFAULT_FAULTS.retryAfterSeconds,
   };
-  const faults = new FaultPlan(initialFaults);
-  const tokens: SandboxTokens = { ...DEFAULT_TOKENS, ...definedTokens(options.tokens) };
-  if (tokens.full === tokens.partner) throw new Error('the full and partner tokens must differ');
-  const webhookKey = options.webhookKey ?? generateWebhookKey();
+}
 
+/** Loads the seed, opens the store (on its locked data folder) and the workers that use it. */
+async function openParts(
+  options: SandboxOptions,
+  webhookKey: string,
+  faults: FaultPlan,
+  initialFaults: FaultOptions,
+): Promise<SandboxParts> {
   const seed = loadSeed({
     seedDir: options.seedDir,
     extraPackagingReferences: options.extraPackagingReferences,
@@ -146,24 +206,46 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     await dataLock?.release();
     throw error;
   }
-  const requests: RequestLogEntry[] = [];
   const deliveries: DeliveryLogEntry[] = [];
   const deliverer = new WebhookDeliverer({
     log: deliveries,
-    logLimit,
+    logLimit: options.logLimit ?? Number.POSITIVE_INFINITY,
     maxAttempts: options.deliveryAttempts,
     backoffMs: options.deliveryBackoffMs,
-    logger,
+    logger: options.quiet ? undefined : options.logger,
     onDelivery: options.quiet ? undefined : options.onDelivery,
   });
-  const validation = new OrderValidation({ store, deliverer, webhookKey, delayMs: validationDelayMs });
+  const delayMs = options.validationDelayMs ?? DEFAULT_VALIDATION_DELAY_MS;
+  const validation = new OrderValidation({ store, deliverer, webhookKey, delayMs });
   const routes: RouteContext = { store, webhookKey, onOrderCreated: (order) => validation.schedule(order) };
-  /** Aborted by close(): ends latency waits of requests still in progress. */
   const closing = new AbortController();
   // One abort listener per request in progress: many are normal under load.
   setMaxListeners(0, closing.signal);
+  return {
+    faults,
+    initialFaults,
+    dataLock,
+    store,
+    requests: [],
+    deliveries,
+    deliverer,
+    validation,
+    routes,
+    closing,
+  };
+}
 
-  const server = createServer((req, res) => {
+/** Each request: logged on arrival, served, then told to `logger` and `onRequest` once finished. */
+function requestListener(
+  parts: SandboxParts,
+  tokens: SandboxTokens,
+  options: SandboxOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const { requests, faults, routes, closing } = parts;
+  const logger = options.quiet ? undefined : options.logger;
+  const onRequest = options.quiet ? undefined : options.onRequest;
+  const logLimit = options.logLimit ?? Number.POSITIVE_INFINITY;
+  return (req, res) => {
     const entry = logArrival(req, tokens);
     requests.push(entry);
     trimLog(requests, logLimit);
@@ -177,52 +259,29 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         logger?.(requestLine(entry, performance.now() - started));
         onRequest?.(entry);
       });
-  });
-  try {
-    await listen(server, port, host);
-  } catch (error) {
-    store.close();
-    await deliverer.close();
-    await dataLock?.release();
-    throw error;
-  }
-  const actualPort = (server.address() as { port: number }).port;
-  // Orders left pending by a previous run (data folder) still get validated and notified.
-  for (const order of store.pendingOrders()) validation.schedule(order);
-
-  let closed: Promise<void> | undefined;
-  return {
-    url: `http://${urlHost(host)}:${actualPort}`,
-    port: actualPort,
-    tokens,
-    webhookKey,
-    requests,
-    deliveries,
-    orders: () => store.orders(),
-    setFaults: (changes) => faults.set(changes),
-    scriptFaults: (rules) => faults.script(rules),
-    reset() {
-      validation.cancelAll();
-      deliverer.cancelAll();
-      store.reset();
-      faults.reset(initialFaults);
-      requests.length = 0;
-      deliveries.length = 0;
-    },
-    close() {
-      closed ??= (async () => {
-        closing.abort();
-        validation.cancelAll();
-        const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // close() alone waits for idle keep-alive connections to time out; end them now.
-        server.closeAllConnections();
-        await Promise.all([serverClosed, deliverer.close()]);
-        store.close();
-        await dataLock?.release();
-      })();
-      return closed;
-    },
   };
+}
+
+/** Back to the seed: orders, contact references, subscriptions, logs, faults; pending work dropped. */
+function resetParts(parts: SandboxParts): void {
+  parts.validation.cancelAll();
+  parts.deliverer.cancelAll();
+  parts.store.reset();
+  parts.faults.reset(parts.initialFaults);
+  parts.requests.length = 0;
+  parts.deliveries.length = 0;
+}
+
+/** Closes the server, its open connections, pending validations and deliveries, the store and the lock. */
+async function closeParts(parts: SandboxParts, server: Server): Promise<void> {
+  parts.closing.abort();
+  parts.validation.cancelAll();
+  const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // close() alone waits for idle keep-alive connections to time out; end them now.
+  server.closeAllConnections();
+  await Promise.all([serverClosed, parts.deliverer.close()]);
+  parts.store.close();
+  await parts.dataLock?.release();
 }
 
 interface RequestContext {

@@ -132,98 +132,148 @@ export function queueFileFor(
 
 /** Runs a session until its end; resolves with how it ended, or throws (a usage error for a busy port). */
 export async function runListenSession(options: ListenSessionOptions): Promise<ListenEnding> {
-  let on = options.on;
-  let key = options.key.key === undefined ? undefined : { key: options.key.key, source: options.key.source };
-  let log: EventLog | undefined;
-  let queue: ForwardQueue | undefined;
-  let receiver: WebhookReceiver | undefined;
-  let inspector: Inspector | undefined;
-  let ending: ListenEnding | undefined;
+  const session = new ListenSession(options);
   try {
-    if (options.inspect) {
-      // Loaded only with --inspect; started first, so that its history from the log ends where this run begins.
-      const { startInspector } = await import('./inspector.js');
-      inspector = await startInspector({
-        port: options.inspect.port,
-        redactor: options.redactor,
-        forwardTarget: options.forward?.target.href,
-        logFile: options.logFile,
-        key: () => key?.key,
-        program: options.inspect.program,
-      });
-      on = teeToInspector(on, inspector);
-    }
+    return await session.run();
+  } finally {
+    await session.close();
+  }
+}
+
+/** One session's parts, opened in order by `run` and closed by `close`, whatever was opened. */
+class ListenSession {
+  private on: ListenSessionEvents;
+  /** The key checked and added back when forwarding: the one given, or the subscription answer's. */
+  private key: { key: string; source: string } | undefined;
+  private log: EventLog | undefined;
+  private queue: ForwardQueue | undefined;
+  private receiver: WebhookReceiver | undefined;
+  private inspector: Inspector | undefined;
+  private ending: ListenEnding | undefined;
+
+  constructor(private readonly options: ListenSessionOptions) {
+    this.on = options.on;
+    this.key =
+      options.key.key === undefined ? undefined : { key: options.key.key, source: options.key.source };
+  }
+
+  /** Inspector, log, queue, receiver, subscription, then the wait for the end. */
+  async run(): Promise<ListenEnding> {
+    const { options } = this;
+    if (options.inspect) await this.startInspector(options.inspect);
     if (options.logFile !== undefined) {
       const file = options.logFile;
-      log = await EventLog.open(file).catch(fileError(`the log ${file}`, '--log'));
+      this.log = await EventLog.open(file).catch(fileError(`the log ${file}`, '--log'));
     }
-    if (options.forward) {
-      const { target, queueFile, lockWaitMs } = options.forward;
-      queue = await ForwardQueue.open({
-        file: queueFile,
-        target: target.href,
-        key: key?.key,
-        onAttempt: (attempt) => on.forwardAttempt(attempt),
-        lockWaitMs,
-        onLockWait: (message) => on.lockWait(message),
-        signal: options.signal,
-      }).catch(fileError(`the forwarding queue ${queueFile}`, '--queue-dir'));
-      if (queue.damaged) inspector?.warn(damagedLinesWarning(queue.damaged));
-    }
-    const verifier = (choice: { key: string }) =>
-      new WebhookKeyVerifier(choice.key, { apiToken: options.apiToken });
-    receiver = await startReceiver(options, on, {
-      verifier: !options.verify ? 'off' : key ? verifier(key) : 'pending',
-      persist: persistWith(log, queue),
-      describeRejections: inspector !== undefined,
+    if (options.forward) await this.openQueue(options.forward);
+    const receiver = await startReceiver(options, this.on, {
+      verifier: !options.verify ? 'off' : this.key ? this.verifier(this.key) : 'pending',
+      persist: persistWith(this.log, this.queue),
+      describeRejections: this.inspector !== undefined,
     });
+    this.receiver = receiver;
     if (options.forward && sameEndpoint(options.forward.target, receiver.url)) {
       throw new UsageError(
         '--forward-to points at this listener itself: give the address of your application.',
       );
     }
+    if (options.subscribe) await this.subscribe(options.subscribe, receiver);
+    this.on.ready(this.ready(receiver));
+    this.queue?.start();
+    this.ending = await waitForEnd(options.signal, options.until, options.untilMs);
+    return this.ending;
+  }
 
-    if (options.subscribe) {
-      const { api, event, publicUrl } = options.subscribe;
-      const answer = await subscribeWebhook(
-        api,
-        { event, url: publicUrl.href },
-        { redactor: options.redactor, signal: options.signal },
-      );
-      const subscription: ListenSubscription = {
-        publicUrl: publicUrl.href,
-        event,
-        status: answer.status,
-        pathMismatch: withoutTrailingSlashes(publicUrl.pathname) !== withoutTrailingSlashes(options.path),
-        keyFromAnswer: false,
+  /** Closes what was opened; tells `stopped` once the receiver had started. */
+  async close(): Promise<void> {
+    await this.receiver?.close();
+    await this.queue?.close();
+    await this.log?.close();
+    await this.inspector?.close();
+    if (this.receiver) this.on.stopped(resultOf(this.ending, this.receiver, this.queue));
+  }
+
+  private verifier(choice: { key: string }): WebhookKeyVerifier {
+    return new WebhookKeyVerifier(choice.key, { apiToken: this.options.apiToken });
+  }
+
+  private async startInspector(inspect: { port: number; program: string }): Promise<void> {
+    // Loaded only with --inspect; started first, so that its history from the log ends where this run begins.
+    const { startInspector } = await import('./inspector.js');
+    const inspector = await startInspector({
+      port: inspect.port,
+      redactor: this.options.redactor,
+      forwardTarget: this.options.forward?.target.href,
+      logFile: this.options.logFile,
+      key: () => this.key?.key,
+      program: inspect.program,
+    });
+    this.inspector = inspector;
+    this.on = teeToInspector(this.on, inspector);
+  }
+
+  private async openQueue(forward: NonNullable<ListenSessionOptions['forward']>): Promise<void> {
+    const { target, queueFile, lockWaitMs } = forward;
+    const queue = await ForwardQueue.open({
+      file: queueFile,
+      target: target.href,
+      key: this.key?.key,
+      onAttempt: (attempt) => this.on.forwardAttempt(attempt),
+      lockWaitMs,
+      onLockWait: (message) => this.on.lockWait(message),
+      signal: this.options.signal,
+    }).catch(fileError(`the forwarding queue ${queueFile}`, '--queue-dir'));
+    this.queue = queue;
+    if (queue.damaged) this.inspector?.warn(damagedLinesWarning(queue.damaged));
+  }
+
+  /** Subscribes the public URL; a key in the answer is checked from now on when none was given. */
+  private async subscribe(
+    subscribe: NonNullable<ListenSessionOptions['subscribe']>,
+    receiver: WebhookReceiver,
+  ): Promise<void> {
+    const { options } = this;
+    const { api, event, publicUrl } = subscribe;
+    const answer = await subscribeWebhook(
+      api,
+      { event, url: publicUrl.href },
+      { redactor: options.redactor, signal: options.signal },
+    );
+    const subscription: ListenSubscription = {
+      publicUrl: publicUrl.href,
+      event,
+      status: answer.status,
+      pathMismatch: withoutTrailingSlashes(publicUrl.pathname) !== withoutTrailingSlashes(options.path),
+      keyFromAnswer: false,
+    };
+    if (answer.key !== undefined && this.key === undefined) {
+      this.key = { key: answer.key, source: 'the subscription answer' };
+      subscription.keyFromAnswer = true;
+      this.queue?.useKey(answer.key);
+    } else if (answer.key !== undefined && this.key !== undefined && answer.key !== this.key.key) {
+      subscription.keyMismatch = {
+        answerFingerprint: keyFingerprint(answer.key),
+        givenFingerprint: keyFingerprint(this.key.key),
+        givenSource: this.key.source,
       };
-      if (answer.key !== undefined && key === undefined) {
-        key = { key: answer.key, source: 'the subscription answer' };
-        subscription.keyFromAnswer = true;
-        queue?.useKey(answer.key);
-      } else if (answer.key !== undefined && key !== undefined && answer.key !== key.key) {
-        subscription.keyMismatch = {
-          answerFingerprint: keyFingerprint(answer.key),
-          givenFingerprint: keyFingerprint(key.key),
-          givenSource: key.source,
-        };
-      }
-      on.subscribed(subscription);
-      if (options.verify) {
-        if (key === undefined) {
-          throw new UsageError(
-            'The subscription answer holds no key and none was given: pass --key or set ORDERCLI_WEBHOOK_KEY (or --no-verify).',
-          );
-        }
-        receiver.setVerifier(verifier(key));
-      }
     }
+    this.on.subscribed(subscription);
+    if (!options.verify) return;
+    if (this.key === undefined) {
+      throw new UsageError(
+        'The subscription answer holds no key and none was given: pass --key or set ORDERCLI_WEBHOOK_KEY (or --no-verify).',
+      );
+    }
+    receiver.setVerifier(this.verifier(this.key));
+  }
 
-    on.ready({
+  private ready(receiver: WebhookReceiver): ListenReady {
+    const { options, key, queue, inspector } = this;
+    return {
       url: receiver.url,
       checkedKey:
         options.verify && key ? { source: key.source, fingerprint: keyFingerprint(key.key) } : undefined,
-      logFile: log?.path,
+      logFile: this.log?.path,
       forwarding: queue && {
         target: options.forward!.target.href,
         queueFile: queue.file,
@@ -231,16 +281,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
         damaged: queue.damaged,
       },
       ...(inspector ? { inspectorUrl: inspector.openUrl } : {}),
-    });
-    queue?.start();
-    ending = await waitForEnd(options.signal, options.until, options.untilMs);
-    return ending;
-  } finally {
-    await receiver?.close();
-    await queue?.close();
-    await log?.close();
-    await inspector?.close();
-    if (receiver) on.stopped(resultOf(ending, receiver, queue));
+    };
   }
 }
 

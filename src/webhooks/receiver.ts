@@ -12,8 +12,11 @@
  *                 fails the answer is 500, so the sender keeps the notification and retries
  *   7. 200
  *
- * The key is checked before the body is read, so an unauthenticated client cannot make the
- * receiver buffer anything. Rejected requests are answered with `Connection: close`.
+ * Steps 1 to 4 are `REQUEST_CHECKS`, an ordered list of small functions run before the body is
+ * read (with the 503s of a receiver that is stopping, first, or still waiting for its key, before
+ * the key): a new header check is one entry there. The key is checked before the body is read, so
+ * an unauthenticated client cannot make the receiver buffer anything. Rejected requests are
+ * answered with `Connection: close`.
  *
  * Abuse: header and whole-request time-outs close slow or half-open clients (408), malformed HTTP
  * gets 400/431 from the `clientError` handler, bodies are bounded, and so are connections.
@@ -100,44 +103,246 @@ export interface WebhookReceiver {
 // A string, not a Buffer: Node then sends head and body in one write instead of a writev.
 const OK_BODY = '{"received":true}\n';
 
-/** Starts the receiver; resolves once it listens. */
-export async function startWebhookReceiver(options: ReceiverOptions): Promise<WebhookReceiver> {
-  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const servedPath = normalizePath(options.path);
-  const { persist, onAccepted, onRejected, describeRejections } = options;
-  let verifier = options.verifier;
-  const counts = new Map<number, number>();
-  let accepting = true;
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
+/** What the checks of a request read of the receiver. */
+interface ReceiverState {
+  /** False once `close()` has begun. */
+  readonly accepting: boolean;
+  /** The served path, normalized (`normalizePath`). */
+  readonly servedPath: string;
+  readonly verifier: WebhookKeyVerifier | 'off' | 'pending';
+  readonly maxBodyBytes: number;
+}
 
-  const count = (status: number): void => {
-    counts.set(status, (counts.get(status) ?? 0) + 1);
+/** Why a request is refused, as its answer and the operator's console say it. */
+interface Refusal {
+  status: number;
+  /** What the caller is told (the answer's `error`). */
+  reason: string;
+  /** Added to the answer's headers (`Allow`, `Retry-After`). */
+  headers?: Record<string, string>;
+  /** What the operator's console is told instead of `reason` (a refused key's diagnosis). */
+  diagnosis?: string;
+}
+
+/** One check of a request before its body is read: a refusal, or undefined to go on. */
+type RequestCheck = (req: IncomingMessage, receiver: ReceiverState) => Refusal | undefined;
+
+/** 503 once stopping: requests still arriving on open connections. */
+const refuseWhileStopping: RequestCheck = (_req, { accepting }) =>
+  accepting ? undefined : { status: 503, reason: 'listen is stopping', headers: { 'retry-after': '5' } };
+
+/** 405: notifications are POSTs. */
+const checkMethod: RequestCheck = (req) =>
+  req.method === 'POST'
+    ? undefined
+    : {
+        status: 405,
+        reason: `method ${req.method} not allowed (notifications are POSTs)`,
+        headers: { allow: 'POST' },
+      };
+
+/** 404: only the served path (the query string is ignored). */
+const checkPath: RequestCheck = (req, { servedPath }) => {
+  const path = pathOf(req.url);
+  if (normalizePath(path) === servedPath) return undefined;
+  return { status: 404, reason: `path ${path} is not served (listen serves ${servedPath})` };
+};
+
+/** 503 until the key is known (`listen --subscribe` learns it after binding). */
+const refuseUntilReady: RequestCheck = (_req, { verifier }) =>
+  verifier === 'pending'
+    ? { status: 503, reason: 'listen is not ready yet', headers: { 'retry-after': '1' } }
+    : undefined;
+
+/** 401: X-WEBHOOK-KEY missing, repeated or wrong; the caller learns only which header. */
+const checkKey: RequestCheck = (req, { verifier }) => {
+  if (verifier === 'off' || verifier === 'pending') return undefined;
+  const verdict = verifier.verify(req.rawHeaders);
+  if (verdict.ok) return undefined;
+  return { status: 401, reason: verdict.message, diagnosis: verdict.diagnosis };
+};
+
+/** 413 from `Content-Length`, before anything is read (a streamed body is bounded as it is read). */
+const checkDeclaredSize: RequestCheck = (req, { maxBodyBytes }) => {
+  const declared = req.headers['content-length'];
+  if (declared === undefined || Number(declared) <= maxBodyBytes) return undefined;
+  return { status: 413, reason: `body of ${declared} bytes is over the limit of ${maxBodyBytes} bytes` };
+};
+
+/**
+ * The checks of a request before its body is read, in this order; the first refusal answers it.
+ * The key comes before anything reads the body, so an unauthenticated client cannot make the
+ * receiver buffer anything. A new header check is one entry here (docs/ENGINEERING.md).
+ */
+const REQUEST_CHECKS: readonly RequestCheck[] = [
+  refuseWhileStopping,
+  checkMethod,
+  checkPath,
+  refuseUntilReady,
+  checkKey,
+  checkDeclaredSize,
+];
+
+/** The body as JSON, or the 400 of an empty or malformed one. */
+function parseBody(text: string): { body: unknown } | { refusal: Refusal } {
+  try {
+    return { body: JSON.parse(text) };
+  } catch (error) {
+    const reason =
+      text.trim() === ''
+        ? 'body is empty (a notification carries JSON)'
+        : `body is not JSON: ${(error as Error).message}`;
+    return { refusal: { status: 400, reason } };
+  }
+}
+
+/** The status and reason of malformed HTTP (`clientError`): 431, 408 or 400. */
+function clientErrorRefusal(error: NodeJS.ErrnoException): Refusal {
+  const code = error.code ?? '';
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, reason: 'request headers too large' };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, reason: 'request not completed in time (slow or stalled client)' };
+  }
+  return { status: 400, reason: `malformed HTTP request (${code || error.message})` };
+}
+
+/** The receiver's requests: checked, read, recorded and answered, with their counts. */
+class RequestHandler implements ReceiverState {
+  readonly counts = new Map<number, number>();
+  accepting = true;
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
+
+  constructor(
+    private readonly options: ReceiverOptions,
+    readonly servedPath: string,
+    readonly maxBodyBytes: number,
+    public verifier: WebhookKeyVerifier | 'off' | 'pending',
+  ) {}
+
+  /** One request: the checks in order, then its body, then its record and the 200. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    this.inFlight++;
+    res.on('close', this.finish);
+    for (const check of REQUEST_CHECKS) {
+      const refusal = check(req, this);
+      if (refusal !== undefined) {
+        this.refuse(req, res, refusal);
+        return;
+      }
+    }
+    this.readBody(req, res);
+  }
+
+  /** Malformed HTTP: a bare answer on the socket, which then closes. */
+  clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+    const code = error.code ?? '';
+    // A client that vanished is not worth a line.
+    if (code === 'ECONNRESET' || code === 'EPIPE' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, reason } = clientErrorRefusal(error);
+    this.count(status);
+    this.options.onRejected?.({ receivedAt: new Date().toISOString(), status, reason });
+    socket.end(`HTTP/1.1 ${status} ${statusText(status)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.destroySoon();
+  }
+
+  /** Resolves once no request is in flight, or after `graceMs`. */
+  async drain(graceMs: number): Promise<void> {
+    if (this.inFlight === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, graceMs);
+      this.drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private readonly finish = (): void => {
+    this.inFlight--;
+    if (this.inFlight === 0) this.drained?.();
   };
 
-  const finish = (): void => {
-    inFlight--;
-    if (inFlight === 0) drained?.();
-  };
+  private count(status: number): void {
+    this.counts.set(status, (this.counts.get(status) ?? 0) + 1);
+  }
 
-  const reject = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    reason: string,
-    extraHeaders: Record<string, string> = {},
-    /** What the operator's console is told instead of `reason` (a refused key's diagnosis). */
-    diagnosis?: string,
-    /** The body read, for `describeRejections`. */
-    body?: string,
-  ): void => {
-    count(status);
+  /** Reads the body, refused with 413 as soon as it is over the limit, then accepts it. */
+  private readBody(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > this.maxBodyBytes) {
+        refused = true;
+        chunks.length = 0;
+        this.refuse(req, res, {
+          status: 413,
+          reason: `body is over the limit of ${this.maxBodyBytes} bytes`,
+        });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (refused) return;
+      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      this.accept(req, res, raw);
+    });
+  }
+
+  /** A body read whole: 400 unless JSON, then made durable (`persist`; 500 if that fails), then 200. */
+  private accept(req: IncomingMessage, res: ServerResponse, raw: Buffer): void {
+    const receivedAt = isoNow();
+    const text = raw.toString('utf8');
+    const parsed = parseBody(text);
+    if ('refusal' in parsed) {
+      this.refuse(req, res, parsed.refusal, text);
+      return;
+    }
+    const headers = recordedHeaders(req.rawHeaders);
+    const event = headers[WEBHOOK_EVENT_HEADER] ?? null;
+    const line = formatEventLine(receivedAt, event, headers, raw, text, parsed.body);
+    const accepted: AcceptedEvent = { receivedAt, event, headers, body: parsed.body, line, raw };
+    const { persist } = this.options;
+    if (!persist) {
+      this.ok(res, accepted);
+      return;
+    }
+    persist(accepted, (error) => {
+      if (error)
+        this.refuse(req, res, { status: 500, reason: `could not record the event: ${error.message}` });
+      else this.ok(res, accepted);
+    });
+  }
+
+  private ok(res: ServerResponse, accepted: AcceptedEvent): void {
+    this.count(200);
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': OK_BODY.length,
+      // Once stopping, the connection is not kept for another request.
+      ...(this.accepting ? {} : { connection: 'close' }),
+    });
+    res.end(OK_BODY);
+    this.options.onAccepted?.(accepted);
+  }
+
+  /** Answers a refusal and tells `onRejected`; `body` is the body read, for `describeRejections`. */
+  private refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal, body?: string): void {
+    const { status, reason } = refusal;
+    this.count(status);
     const payload = JSON.stringify({ status, error: reason });
     res.writeHead(status, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),
       connection: 'close',
-      ...extraHeaders,
+      ...refusal.headers,
     });
     res.end(payload);
     // Whatever body is still coming is read and dropped (so the client sees the answer rather than a
@@ -146,113 +351,28 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     const rejection: Rejection = {
       receivedAt: new Date().toISOString(),
       status,
-      reason: diagnosis ?? reason,
+      reason: refusal.diagnosis ?? reason,
       method: req.method,
       path: pathOf(req.url),
       event: headerValue(req, WEBHOOK_EVENT_HEADER),
     };
-    if (describeRejections) {
+    if (this.options.describeRejections) {
       rejection.headers = recordedHeaders(req.rawHeaders);
       if (body !== undefined) rejection.body = body;
     }
-    onRejected?.(rejection);
-  };
+    this.options.onRejected?.(rejection);
+  }
+}
 
-  const ok = (res: ServerResponse, accepted: AcceptedEvent): void => {
-    count(200);
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': OK_BODY.length,
-      // Once stopping, the connection is not kept for another request.
-      ...(accepting ? {} : { connection: 'close' }),
-    });
-    res.end(OK_BODY);
-    onAccepted?.(accepted);
-  };
-
-  const accept = (req: IncomingMessage, res: ServerResponse, raw: Buffer): void => {
-    const receivedAt = isoNow();
-    const text = raw.toString('utf8');
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch (error) {
-      const reason =
-        text.trim() === ''
-          ? 'body is empty (a notification carries JSON)'
-          : `body is not JSON: ${(error as Error).message}`;
-      reject(req, res, 400, reason, {}, undefined, text);
-      return;
-    }
-    const headers = recordedHeaders(req.rawHeaders);
-    const event = headers[WEBHOOK_EVENT_HEADER] ?? null;
-    const line = formatEventLine(receivedAt, event, headers, raw, text, body);
-    const accepted: AcceptedEvent = { receivedAt, event, headers, body, line, raw };
-    if (!persist) {
-      ok(res, accepted);
-      return;
-    }
-    persist(accepted, (error) => {
-      if (error) reject(req, res, 500, `could not record the event: ${error.message}`);
-      else ok(res, accepted);
-    });
-  };
-
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    inFlight++;
-    res.on('close', finish);
-    if (!accepting) {
-      reject(req, res, 503, 'listen is stopping', { 'retry-after': '5' });
-      return;
-    }
-    if (req.method !== 'POST') {
-      reject(req, res, 405, `method ${req.method} not allowed (notifications are POSTs)`, {
-        allow: 'POST',
-      });
-      return;
-    }
-    const path = pathOf(req.url);
-    if (normalizePath(path) !== servedPath) {
-      reject(req, res, 404, `path ${path} is not served (listen serves ${servedPath})`);
-      return;
-    }
-    if (verifier === 'pending') {
-      reject(req, res, 503, 'listen is not ready yet', { 'retry-after': '1' });
-      return;
-    }
-    if (verifier !== 'off') {
-      const verdict = verifier.verify(req.rawHeaders);
-      if (!verdict.ok) {
-        reject(req, res, 401, verdict.message, {}, verdict.diagnosis);
-        return;
-      }
-    }
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > maxBody) {
-      reject(req, res, 413, `body of ${declared} bytes is over the limit of ${maxBody} bytes`);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let refused = false;
-    req.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > maxBody) {
-        refused = true;
-        chunks.length = 0;
-        reject(req, res, 413, `body is over the limit of ${maxBody} bytes`);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (refused) return;
-      const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      accept(req, res, raw);
-    });
-  };
-
+/** Starts the receiver; resolves once it listens. */
+export async function startWebhookReceiver(options: ReceiverOptions): Promise<WebhookReceiver> {
+  const servedPath = normalizePath(options.path);
+  const handler = new RequestHandler(
+    options,
+    servedPath,
+    options.maxBodyBytes ?? MAX_BODY_BYTES,
+    options.verifier,
+  );
   const server: Server = createServer(
     {
       headersTimeout: options.headersTimeoutMs ?? 10_000,
@@ -262,68 +382,46 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
       connectionsCheckingInterval: 1_000,
       maxHeaderSize: 16 * 1024,
     },
-    handle,
+    (req, res) => handler.handle(req, res),
   );
   server.maxHeadersCount = 100;
   server.maxConnections = options.maxConnections ?? 1024;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) =>
+    handler.clientError(error, socket),
+  );
 
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const code = error.code ?? '';
-    // A client that vanished is not worth a line.
-    if (code === 'ECONNRESET' || code === 'EPIPE' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const status = code === 'HPE_HEADER_OVERFLOW' ? 431 : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const reason =
-      status === 408
-        ? 'request not completed in time (slow or stalled client)'
-        : status === 431
-          ? 'request headers too large'
-          : `malformed HTTP request (${code || error.message})`;
-    count(status);
-    onRejected?.({ receivedAt: new Date().toISOString(), status, reason });
-    socket.end(`HTTP/1.1 ${status} ${statusText(status)}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    socket.destroySoon();
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, options.port, options.host);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}${servedPath}`;
   const closed = new Promise<void>((resolve) => server.once('close', () => resolve()));
 
   return {
-    url,
+    url: `http://${host}:${address.port}${servedPath}`,
     port: address.port,
-    counts,
+    counts: handler.counts,
     setVerifier(next) {
-      verifier = next;
+      handler.verifier = next;
     },
     async close(graceMs = 10_000): Promise<void> {
-      if (!accepting) return closed;
-      accepting = false;
+      if (!handler.accepting) return closed;
+      handler.accepting = false;
       server.close();
       server.closeIdleConnections();
-      if (inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, graceMs);
-          drained = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
+      await handler.drain(graceMs);
       server.closeAllConnections();
       await closed;
     },
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 function pathOf(url: string | undefined): string {

@@ -19,6 +19,7 @@ import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
 import type { IOStreams } from '../../io/streams.js';
 import { wrapForStdout } from '../../io/wrap.js';
+import type { Sandbox } from '../../sandbox/server.js';
 import { SALES_ORDER_VALIDATED } from '../../schemas/webhook.js';
 import type { DemoFlags } from './index.js';
 
@@ -36,6 +37,27 @@ interface Step {
   cli: string;
 }
 
+/** What the demo's sections share. */
+interface Demo {
+  ctx: Context;
+  io: IOStreams;
+  paint: Painter;
+  sandbox: Sandbox;
+  /** A temporary folder for the demo's files and configuration, removed at the end. */
+  workDir: string;
+  /** How the sections run commands: in-process, against the sandbox. */
+  step: Step;
+}
+
+/** The receiver of section 2, running until `stop()`. */
+interface DemoReceiver {
+  logFile: string;
+  stop(): void;
+  /** Its exit code, once stopped. */
+  done: Promise<number>;
+}
+
+/** Starts a sandbox and a receiver in this process, then shows the real commands at work on them. */
 export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const { io } = ctx;
   const file = resolve(ctx.cwd, flags.file ?? join(packageRoot(), 'fixtures/orders/orders.csv'));
@@ -48,7 +70,23 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const webhookKey = `whk_demo_${randomBytes(16).toString('hex')}`;
   const sandbox = await startSandbox({ port: 0, quiet: true, webhookKey, validationDelayMs: 300 });
   ctx.onClose(() => sandbox.close());
+  const demo: Demo = { ctx, io, paint, sandbox, workDir, step: stepOf(ctx, sandbox, webhookKey, workDir) };
 
+  say(
+    demo,
+    `${paint.bold('ordercli demo')} — a first run on a sandbox embedded in this process; nothing leaves this machine.\n`,
+  );
+  showService(demo);
+  const receiver = await startReceiver(demo);
+  await showReferences(demo);
+  const created = await importOrders(demo, file);
+  const received = await awaitNotifications(demo, receiver, created);
+  showNextCommands(demo);
+  if (received < created) ctx.exitCode = ExitCode.Failure;
+}
+
+/** How the demo runs a command: in this process, on the sandbox, never on the user's profiles. */
+function stepOf(ctx: Context, sandbox: Sandbox, webhookKey: string, workDir: string): Step {
   const env: NodeJS.ProcessEnv = {
     ...ctx.env,
     ORDERCLI_BASE_URL: sandbox.url,
@@ -60,30 +98,48 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   delete env.ORDERCLI_PROFILE;
   delete env.ORDERCLI_AUTH_HEADER;
   // The steps' output is wrapped at word boundaries on a terminal, as the demo's own prose is.
-  const step: Step = {
+  return {
     ctx,
-    io: prefixedIO(io, '', undefined, { keepStderr: true }),
+    io: prefixedIO(ctx.io, '', undefined, { keepStderr: true }),
     env,
     signal: ctx.signal,
     cwd: ctx.cwd,
-    color: io.colorEnabled,
+    color: ctx.io.colorEnabled,
     cli: invocation(ctx.env),
   };
-  const shown = (path: string) => {
-    const rel = relative(ctx.cwd, path);
-    return rel.startsWith('..') || rel === '' ? path : rel;
-  };
-  const heading = (n: number, title: string) => io.out(`\n${paint.bold(`${n}. ${title}`)}\n`);
-  /** Prose, wrapped at word boundaries on a terminal. */
-  const say = (text: string) => io.out(wrapForStdout(io, text));
+}
 
-  say(
-    `${paint.bold('ordercli demo')} — a first run on a sandbox embedded in this process; nothing leaves this machine.\n`,
-  );
+function heading(demo: Demo, n: number, title: string): void {
+  demo.io.out(`\n${demo.paint.bold(`${n}. ${title}`)}\n`);
+}
 
-  heading(1, 'A local service to talk to');
-  say(`Sandbox listening on ${sandbox.url}, seeded with contacts, packagings and reference lists.\n`);
-  say('Every command below reads the service address and the token from the environment:\n');
+/** Prose, wrapped at word boundaries on a terminal. */
+function say(demo: Demo, text: string): void {
+  demo.io.out(wrapForStdout(demo.io, text));
+}
+
+/**
+ * A command to type, with why after it; on a terminal too narrow for both, why goes on the line
+ * above (a comment cannot continue onto the next line), and a long command continues with \.
+ */
+function showCommand(demo: Demo, line: string, why: string): void {
+  const { io, paint } = demo;
+  const typed = line.replace(/^ordercli\b/, demo.step.cli);
+  const oneLine = `  $ ${typed}   # ${why}`;
+  if (!io.stdoutIsTTY || stringWidth(oneLine) <= io.columns) {
+    io.out(`  ${paint.dim('$')} ${typed}   ${paint.dim(`# ${why}`)}\n`);
+    return;
+  }
+  io.out(`${paint.dim(wrapForStdout(io, `  # ${why}`))}\n`);
+  io.out(`${wrapForStdout(io, `  $ ${typed}`, { continuation: ' \\' })}\n`);
+}
+
+/** 1. The sandbox, and the environment every command below reads. */
+function showService(demo: Demo): void {
+  const { io, paint, sandbox } = demo;
+  heading(demo, 1, 'A local service to talk to');
+  say(demo, `Sandbox listening on ${sandbox.url}, seeded with contacts, packagings and reference lists.\n`);
+  say(demo, 'Every command below reads the service address and the token from the environment:\n');
   io.out(
     paint.dim(
       wrapForStdout(
@@ -95,13 +151,17 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
       ),
     ),
   );
+}
 
-  heading(2, 'A receiver for webhook notifications');
+/** 2. `listen` on a free port, logging what it accepts, and the sandbox's webhook subscribed to it. */
+async function startReceiver(demo: Demo): Promise<DemoReceiver> {
+  const { ctx, io, paint, workDir } = demo;
+  heading(demo, 2, 'A receiver for webhook notifications');
   const port = await freePort();
   const logFile = join(workDir, 'events.ndjson');
   const listenAbort = new AbortController();
-  const stopListen = () => listenAbort.abort();
-  ctx.signal.addEventListener('abort', stopListen, { once: true });
+  const stop = () => listenAbort.abort();
+  ctx.signal.addEventListener('abort', stop, { once: true });
   let ready: () => void = () => undefined;
   const readyLine = new Promise<void>((resolve) => {
     ready = resolve;
@@ -110,19 +170,19 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
   const listenIO = prefixedIO(io, paint.cyan('  [listen] '), (line) => {
     if (line.startsWith('Ready: listening on')) ready();
   });
-  showCommand(`ordercli listen --port ${port} --log events.ndjson`, 'key from ORDERCLI_WEBHOOK_KEY');
-  const listening = ctx.runCommand(['listen', '--port', String(port), '--log', logFile], {
+  showCommand(demo, `ordercli listen --port ${port} --log events.ndjson`, 'key from ORDERCLI_WEBHOOK_KEY');
+  const done = ctx.runCommand(['listen', '--port', String(port), '--log', logFile], {
     io: listenIO,
-    env,
+    env: demo.step.env,
     signal: listenAbort.signal,
     cwd: workDir,
   });
   ctx.onClose(async () => {
-    stopListen();
-    await listening;
+    stop();
+    await done;
   });
-  await waitUntilReady(readyLine, listening, ctx.signal);
-  await runStep(step, [
+  await waitUntilReady(readyLine, done, ctx.signal);
+  await runStep(demo.step, [
     'webhooks',
     'subscribe',
     '--event',
@@ -130,42 +190,64 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
     '--url',
     `http://127.0.0.1:${port}/`,
   ]);
+  return { logFile, stop, done };
+}
 
-  heading(3, 'The reference lists orders are built from');
+/** 3. The reference lists. */
+async function showReferences(demo: Demo): Promise<void> {
+  const { step, paint } = demo;
+  heading(demo, 3, 'The reference lists orders are built from');
   await runStep(step, ['refs', 'contacts', 'list']);
   await runStep(step, ['refs', 'packagings', 'list', '--active', '--search', 'crème']);
-  say(paint.dim(`  (${step.cli} refs browse lets you search and pick them interactively.)\n`));
+  say(demo, paint.dim(`  (${step.cli} refs browse lets you search and pick them interactively.)\n`));
+}
 
-  heading(4, 'Import orders from a spreadsheet export');
+/** 4. `orders import` of the file; resolves with the number of orders the sandbox holds. */
+async function importOrders(demo: Demo, file: string): Promise<number> {
+  const { step, workDir, ctx } = demo;
+  heading(demo, 4, 'Import orders from a spreadsheet export');
   const journal = join(workDir, 'import.journal.ndjson');
   const report = join(workDir, 'report.csv');
+  const rel = relative(ctx.cwd, file);
+  const shown = rel.startsWith('..') || rel === '' ? file : rel;
   const importCode = await runStep(
     step,
     ['orders', 'import', file, '--journal', journal, '--report', report],
-    `${step.cli} orders import ${shown(file)} --report report.csv`,
+    `${step.cli} orders import ${shown} --report report.csv`,
   );
-  const created = sandbox.orders().length;
+  const created = demo.sandbox.orders().length;
   if (importCode !== ExitCode.Ok) {
     throw new CliError(
       `The demo import did not create every order (exit ${importCode}); see the summary above.`,
       ExitCode.Failure,
     );
   }
+  return created;
+}
 
-  heading(5, `Notifications arriving (${SALES_ORDER_VALIDATED})`);
+/** 5. The notifications of the created orders, counted in the receiver's log; then the receiver stops. */
+async function awaitNotifications(demo: Demo, receiver: DemoReceiver, created: number): Promise<number> {
+  const { paint } = demo;
+  heading(demo, 5, `Notifications arriving (${SALES_ORDER_VALIDATED})`);
   say(
+    demo,
     'The sandbox validates each order after a moment and notifies the receiver, which checks X-WEBHOOK-KEY:\n',
   );
-  const received = await waitForEvents(logFile, created, ctx.signal);
-  stopListen();
-  await listening;
+  const received = await waitForEvents(receiver.logFile, created, demo.ctx.signal);
+  receiver.stop();
+  await receiver.done;
   say(
+    demo,
     received >= created
       ? `${paint.green('✓')} ${received} of ${created} orders validated; every notification carried the right key.\n`
       : `${paint.red('✗')} only ${received} of ${created} notifications arrived within ${NOTIFICATION_WAIT_MS / 1000} s.\n`,
   );
+  return received;
+}
 
-  heading(6, 'Now against your instance');
+/** 6. The same commands against the user's own instance. */
+function showNextCommands(demo: Demo): void {
+  heading(demo, 6, 'Now against your instance');
   const next = [
     ['ordercli login', 'base URL, token and auth header, checked and saved in a profile'],
     ['ordercli refs packagings list --active', 'the ids to put in your orders'],
@@ -179,23 +261,7 @@ export async function run(flags: DemoFlags, ctx: Context): Promise<void> {
     ],
     ['ordercli sandbox', 'this sandbox, standing, for your own tests'],
   ];
-  for (const [line, why] of next) showCommand(line ?? '', why ?? '');
-  if (received < created) ctx.exitCode = ExitCode.Failure;
-
-  /**
-   * A command to type, with why after it; on a terminal too narrow for both, why goes on the line
-   * above (a comment cannot continue onto the next line), and a long command continues with \.
-   */
-  function showCommand(line: string, why: string): void {
-    const typed = line.replace(/^ordercli\b/, step.cli);
-    const oneLine = `  $ ${typed}   # ${why}`;
-    if (!io.stdoutIsTTY || stringWidth(oneLine) <= io.columns) {
-      io.out(`  ${paint.dim('$')} ${typed}   ${paint.dim(`# ${why}`)}\n`);
-      return;
-    }
-    io.out(`${paint.dim(wrapForStdout(io, `  # ${why}`))}\n`);
-    io.out(`${wrapForStdout(io, `  $ ${typed}`, { continuation: ' \\' })}\n`);
-  }
+  for (const [line, why] of next) showCommand(demo, line ?? '', why ?? '');
 }
 
 /** Runs one real command in-process, after printing it as the user would type it. */

@@ -11,7 +11,12 @@ import { chooseWebhookKey, type WebhookKeyChoice } from '../../core/webhook-key.
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { invocation } from '../../io/invocation.js';
 import { writeNote } from '../../io/wrap.js';
-import { type ListenResult, queueFileFor, runListenSession } from '../../webhooks/listen-session.js';
+import {
+  type ListenResult,
+  type ListenSessionOptions,
+  queueFileFor,
+  runListenSession,
+} from '../../webhooks/listen-session.js';
 import type { AcceptedEvent } from '../../webhooks/receiver.js';
 import { ListenConsole } from './console.js';
 import { FollowUpChain } from './follow-up.js';
@@ -112,6 +117,7 @@ async function chooseKey(flags: ListenFlags, ctx: Context): Promise<WebhookKeyCh
   return choice;
 }
 
+/** Runs one `listen` session and renders it: events as they come, then a summary. */
 export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
   const plan = planListen(flags, ctx);
   const { io } = ctx;
@@ -129,49 +135,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
   const api: ApiClient | undefined = flags.fetch || flags.subscribe ? await ctx.api() : undefined;
   const logFile = flags.log === undefined ? undefined : resolve(ctx.cwd, flags.log);
   const out = new ListenConsole(io, { json: ctx.json, logFile });
-  const followUps =
-    flags.fetch || flags.exec
-      ? new FollowUpChain({
-          api: flags.fetch ? api : undefined,
-          exec: flags.exec,
-          cwd: ctx.cwd,
-          env: ctx.env,
-          signal: ctx.signal,
-        })
-      : undefined;
-
-  // --once: the session ends with the first event shown.
-  let onceDone = false;
-  let resolveOnce: () => void = () => undefined;
-  const firstEvent = new Promise<void>((r) => {
-    resolveOnce = r;
-  });
-  let shown = 0;
-  const present = (event: AcceptedEvent): void => {
-    if (flags.event !== undefined && event.event !== flags.event) {
-      out.skipped(event, flags.event);
-      return;
-    }
-    if (flags.once && onceDone) {
-      out.note(
-        `${event.receivedAt.slice(11, 23)}  ${event.event ?? 'event'} accepted after --once was satisfied (logged, not shown)`,
-      );
-      return;
-    }
-    if (flags.once) onceDone = true;
-    if (!followUps) {
-      out.event(event);
-      shown++;
-      if (flags.once) resolveOnce();
-      return;
-    }
-    void followUps.add(event, (result, skipped) => {
-      out.event(event, result);
-      shown++;
-      if (skipped) out.note('  (--fetch/--exec skipped: too many events waiting for them)');
-      if (flags.once) resolveOnce();
-    });
-  };
+  const shown = new EventShowing(flags, out, followUpsOf(flags, ctx, api));
 
   let result: ListenResult | undefined;
   try {
@@ -183,30 +147,13 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       key,
       apiToken: settings.token,
       logFile,
-      forward: plan.forwardTo && {
-        target: plan.forwardTo,
-        queueFile: queueFileFor(
-          {
-            queueDir: flags.queueDir === undefined ? undefined : resolve(ctx.cwd, flags.queueDir),
-            logFile,
-            target: plan.forwardTo,
-          },
-          ctx.env,
-        ),
-        lockWaitMs: lockWaitFromEnv(ctx.env),
-      },
-      subscribe:
-        flags.subscribe !== undefined && plan.publicUrl && api
-          ? { api, event: flags.subscribe, publicUrl: plan.publicUrl }
-          : undefined,
+      ...sessionExtras(plan, flags, ctx, logFile, api),
       redactor: io.redactor,
       signal: ctx.signal,
-      until: flags.once ? firstEvent : undefined,
+      until: flags.once ? shown.firstEvent : undefined,
       untilMs: plan.onceWaitMs,
-      inspect:
-        plan.inspectPort === undefined ? undefined : { port: plan.inspectPort, program: invocation(ctx.env) },
       on: {
-        accepted: present,
+        accepted: (event) => shown.present(event),
         rejected: (rejection) => out.rejected(rejection),
         forwardAttempt: (attempt) => out.forward(attempt, plan.forwardTo!.href),
         lockWait: (message) => io.err(`${message}\n`),
@@ -228,9 +175,103 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       );
     }
   } finally {
-    await followUps?.idle();
+    await shown.followUps?.idle();
     out.close();
-    if (result) writeNote(io, `${summary(result, shown)}\n`);
+    if (result) writeNote(io, `${summary(result, shown.count)}\n`);
+  }
+}
+
+/** --fetch and --exec, run after each event shown; undefined without them. */
+function followUpsOf(
+  flags: ListenFlags,
+  ctx: Context,
+  api: ApiClient | undefined,
+): FollowUpChain | undefined {
+  if (!flags.fetch && !flags.exec) return undefined;
+  return new FollowUpChain({
+    api: flags.fetch ? api : undefined,
+    exec: flags.exec,
+    cwd: ctx.cwd,
+    env: ctx.env,
+    signal: ctx.signal,
+  });
+}
+
+/** The session's forwarding (--forward-to), subscription (--subscribe) and inspector (--inspect). */
+function sessionExtras(
+  plan: ListenPlan,
+  flags: ListenFlags,
+  ctx: Context,
+  logFile: string | undefined,
+  api: ApiClient | undefined,
+): Pick<ListenSessionOptions, 'forward' | 'subscribe' | 'inspect'> {
+  return {
+    forward: plan.forwardTo && {
+      target: plan.forwardTo,
+      queueFile: queueFileFor(
+        {
+          queueDir: flags.queueDir === undefined ? undefined : resolve(ctx.cwd, flags.queueDir),
+          logFile,
+          target: plan.forwardTo,
+        },
+        ctx.env,
+      ),
+      lockWaitMs: lockWaitFromEnv(ctx.env),
+    },
+    subscribe:
+      flags.subscribe !== undefined && plan.publicUrl && api
+        ? { api, event: flags.subscribe, publicUrl: plan.publicUrl }
+        : undefined,
+    inspect:
+      plan.inspectPort === undefined ? undefined : { port: plan.inspectPort, program: invocation(ctx.env) },
+  };
+}
+
+/**
+ * What is shown of accepted events: those of --event only, after their --fetch/--exec; with
+ * --once, the first one, which then ends the session (`firstEvent`).
+ */
+class EventShowing {
+  /** Events shown. */
+  count = 0;
+  private onceDone = false;
+  private resolveOnce: () => void = () => undefined;
+  /** Resolves once the first event is shown (--once ends the session with it). */
+  readonly firstEvent = new Promise<void>((r) => {
+    this.resolveOnce = r;
+  });
+
+  constructor(
+    private readonly flags: ListenFlags,
+    private readonly out: ListenConsole,
+    readonly followUps: FollowUpChain | undefined,
+  ) {}
+
+  present(event: AcceptedEvent): void {
+    const { flags, out, followUps } = this;
+    if (flags.event !== undefined && event.event !== flags.event) {
+      out.skipped(event, flags.event);
+      return;
+    }
+    if (flags.once && this.onceDone) {
+      out.note(
+        `${event.receivedAt.slice(11, 23)}  ${event.event ?? 'event'} accepted after --once was satisfied (logged, not shown)`,
+      );
+      return;
+    }
+    if (flags.once) this.onceDone = true;
+    if (!followUps) {
+      out.event(event);
+      this.count++;
+      if (flags.once) this.resolveOnce();
+      return;
+    }
+    void followUps.add(event, (result, skipped) => {
+      out.event(event, result);
+      this.count++;
+      if (skipped) out.note('  (--fetch/--exec skipped: too many events waiting for them)');
+      if (flags.once) this.resolveOnce();
+    });
   }
 }
 

@@ -24,6 +24,7 @@ export interface ReplayFlags {
   receivedAt?: string;
 }
 
+/** The `webhooks` group: available, subscribe, trigger and replay. */
 export function registerWebhooks(program: Command, ctx: Context): void {
   const webhooks = program
     .command('webhooks')
@@ -33,7 +34,14 @@ export function registerWebhooks(program: Command, ctx: Context): void {
     'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --save-key',
     'ordercli webhooks trigger sales_order_validated --url http://127.0.0.1:8787/',
   ]);
+  registerAvailable(webhooks, ctx);
+  registerSubscribe(webhooks, ctx);
+  registerTrigger(webhooks, ctx);
+  registerReplay(webhooks, ctx);
+}
 
+/** `webhooks available`: the events this user may subscribe to. */
+function registerAvailable(webhooks: Command, ctx: Context): void {
   withExamples(
     withListOptions(
       webhooks
@@ -46,7 +54,10 @@ export function registerWebhooks(program: Command, ctx: Context): void {
     }),
     ['ordercli webhooks available', 'ordercli webhooks available --json'],
   );
+}
 
+/** `webhooks subscribe`: a URL subscribed to an event. */
+function registerSubscribe(webhooks: Command, ctx: Context): void {
   withExamples(
     webhooks
       .command('subscribe')
@@ -77,7 +88,10 @@ export function registerWebhooks(program: Command, ctx: Context): void {
       'ordercli webhooks subscribe --event sales_order_validated --url https://app.example.com/hooks --show-secrets --json | jq -r .key',
     ],
   );
+}
 
+/** `webhooks trigger <event>`: one notification sent as the service does. */
+function registerTrigger(webhooks: Command, ctx: Context): void {
   withExamples(
     webhooks
       .command('trigger')
@@ -101,7 +115,10 @@ export function registerWebhooks(program: Command, ctx: Context): void {
       'ordercli webhooks trigger sales_order_validated --url http://127.0.0.1:3000/hooks --data order.json',
     ],
   ).addHelpText('after', '\nExit code 1 when the receiver does not answer 2xx (or cannot be reached).\n');
+}
 
+/** `webhooks replay <log.ndjson>`: recorded notifications sent again. */
+function registerReplay(webhooks: Command, ctx: Context): void {
   withExamples(
     webhooks
       .command('replay')

@@ -17,6 +17,7 @@ import {
 import { ExitCode } from '../../core/exit-codes.js';
 import { describeNetworkError } from '../../core/network-error.js';
 import { writeJson } from '../../io/json-output.js';
+import type { IOStreams } from '../../io/streams.js';
 import { codeOf, type EventRecord, parseEventLine } from '../../webhooks/event-record.js';
 import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
 import { sendRecordedEvent } from '../../webhooks/send-recorded.js';
@@ -73,22 +74,56 @@ interface ReplayResult {
   response: string | null;
 }
 
+/** Sends the selected events of the log again, one at a time in file order, and says what each got. */
 export async function run(file: string, flags: ReplayFlags, ctx: Context): Promise<void> {
   const { io } = ctx;
   const url = receiverUrl(flags.url);
   const key = await keyToSend(flags.key, ctx, 'webhooks replay');
-  const path = resolve(ctx.cwd, file);
-  let text: string;
+  const text = await readLog(resolve(ctx.cwd, file), file);
+  const { events, problems } = readRecordedEvents(text, file);
+  if (problems.length > 0)
+    throw new InputError(`${file} has lines that are not recorded events; nothing was sent.`, problems);
+  const selected = selectEvents(events, flags, file, io);
+
+  const timeoutMs = await notificationTimeout(ctx);
+  const results: ReplayResult[] = [];
+  for (const { line, record } of selected) {
+    if (ctx.signal.aborted)
+      throw new CancelledError(`Interrupted after ${results.length} of ${selected.length} notifications.`);
+    const result = await replayOne(line, record, { url, key, timeoutMs, signal: ctx.signal });
+    if (result === undefined)
+      throw new CancelledError(`Interrupted after ${results.length} of ${selected.length} notifications.`);
+    results.push(result);
+    if (!ctx.json) printResult(io, result);
+  }
+  if (ctx.json) writeJson(io, results);
+  const failed = results.filter((r) => r.status === null || !isAccepted(r.status));
+  if (failed.length > 0) {
+    throw new IncompleteError(
+      `${failed.length} of ${results.length} notifications were not accepted by ${url.href} (lines ${failed.map((r) => r.line).join(', ')}).`,
+      ExitCode.Failure,
+    );
+  }
+  io.err(`Replayed ${results.length} notification(s) to ${url.href}: all accepted.\n`);
+}
+
+async function readLog(path: string, file: string): Promise<string> {
   try {
-    text = await readFile(path, 'utf8');
+    return await readFile(path, 'utf8');
   } catch (error) {
     throw new UsageError(
       `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`,
     );
   }
-  const { events, problems } = readRecordedEvents(text, file);
-  if (problems.length > 0)
-    throw new InputError(`${file} has lines that are not recorded events; nothing was sent.`, problems);
+}
+
+/** The events --event and --received-at select; none is a usage error. Those without an event are skipped, said on stderr. */
+function selectEvents(
+  events: RecordedLine[],
+  flags: ReplayFlags,
+  file: string,
+  io: IOStreams,
+): RecordedLine[] {
   const withoutEvent = events.filter((e) => e.record.event === null);
   const selected = events.filter(
     (e) =>
@@ -107,58 +142,42 @@ export async function run(file: string, flags: ReplayFlags, ctx: Context): Promi
       `Skipping ${withoutEvent.length} event(s) recorded without X-WEBHOOK-EVENT (lines ${withoutEvent.map((e) => e.line).join(', ')}).\n`,
     );
   }
+  return selected;
+}
 
-  const timeoutMs = await notificationTimeout(ctx);
-  const results: ReplayResult[] = [];
-  for (const { line, record } of selected) {
-    if (ctx.signal.aborted)
-      throw new CancelledError(`Interrupted after ${results.length} of ${selected.length} notifications.`);
-    const event = record.event!;
-    const code = codeOf(record.body) ?? null;
-    const result: ReplayResult = {
-      line,
-      event,
-      code,
-      status: null,
-      durationMs: null,
-      error: null,
-      response: null,
-    };
-    try {
-      const answer = await sendRecordedEvent(record, {
-        url,
-        key,
-        timeoutMs,
-        signal: ctx.signal,
-        maxResponseBytes: 64 * 1024,
-      });
-      result.status = answer.status;
-      result.durationMs = answer.durationMs;
-      result.response = answer.bodyText;
-    } catch (error) {
-      if (ctx.signal.aborted)
-        throw new CancelledError(`Interrupted after ${results.length} of ${selected.length} notifications.`);
-      result.error = describeNetworkError(error);
-    }
-    results.push(result);
-    if (!ctx.json) {
-      const about = `${event}${code ? ` ${code}` : ''}`;
-      const outcome =
-        result.status === null
-          ? `failed: ${result.error}`
-          : answerLine(result.status, result.durationMs ?? 0);
-      io.out(`line ${line}  ${about} -> ${outcome}\n`);
-      if (result.status !== null && !isAccepted(result.status))
-        io.out(previewLines(result.response ?? '', '  | '));
-    }
+/** Sends one recorded event again; undefined when interrupted meanwhile. */
+async function replayOne(
+  line: number,
+  record: EventRecord,
+  send: { url: URL; key: string; timeoutMs: number; signal: AbortSignal },
+): Promise<ReplayResult | undefined> {
+  const result: ReplayResult = {
+    line,
+    event: record.event!,
+    code: codeOf(record.body) ?? null,
+    status: null,
+    durationMs: null,
+    error: null,
+    response: null,
+  };
+  try {
+    const answer = await sendRecordedEvent(record, { ...send, maxResponseBytes: 64 * 1024 });
+    result.status = answer.status;
+    result.durationMs = answer.durationMs;
+    result.response = answer.bodyText;
+  } catch (error) {
+    if (send.signal.aborted) return undefined;
+    result.error = describeNetworkError(error);
   }
-  if (ctx.json) writeJson(io, results);
-  const failed = results.filter((r) => r.status === null || !isAccepted(r.status));
-  if (failed.length > 0) {
-    throw new IncompleteError(
-      `${failed.length} of ${results.length} notifications were not accepted by ${url.href} (lines ${failed.map((r) => r.line).join(', ')}).`,
-      ExitCode.Failure,
-    );
-  }
-  io.err(`Replayed ${results.length} notification(s) to ${url.href}: all accepted.\n`);
+  return result;
+}
+
+/** `line 3  sales_order_validated SO-1 -> 200 OK in 12 ms`, and the answer's body when refused. */
+function printResult(io: IOStreams, result: ReplayResult): void {
+  const about = `${result.event}${result.code ? ` ${result.code}` : ''}`;
+  const outcome =
+    result.status === null ? `failed: ${result.error}` : answerLine(result.status, result.durationMs ?? 0);
+  io.out(`line ${result.line}  ${about} -> ${outcome}\n`);
+  if (result.status !== null && !isAccepted(result.status))
+    io.out(previewLines(result.response ?? '', '  | '));
 }
