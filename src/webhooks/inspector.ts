@@ -71,6 +71,8 @@ export interface Inspector {
   forwardAttempt(attempt: ForwardAttempt): void;
   /** A warning shown on the page (and to pages opened later), as the console shows it. */
   warn(text: string): void;
+  /** `--tunnel`: the public address the service sends to, shown in the page's header. */
+  tunnel(tunnel: { kind: string; publicUrl: string }): void;
   close(): Promise<void>;
 }
 
@@ -122,6 +124,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       if (added) site.broadcast('forward', { seq: added.entry.seq, attempt: added.attempt });
     },
     warn: (text) => site.warn(text),
+    tunnel: (tunnel) => site.setTunnel(tunnel),
     async close() {
       clearInterval(heartbeat);
       site.endStreams();
@@ -150,6 +153,7 @@ function listenOn(server: Server, port: number): Promise<void> {
 class InspectorSite {
   private readonly clients = new Set<ServerResponse>();
   private readonly notices: string[] = [];
+  private tunnel: { kind: string; publicUrl: string } | null = null;
   /** The token the page sends with Replay (`X-Ordercli-Token`): it is only in the page. */
   private readonly pageToken = randomBytes(32).toString('base64url');
   private access: InspectorAccess | undefined;
@@ -248,6 +252,11 @@ class InspectorSite {
     this.broadcast('notice', { level: 'warning', text: shown });
   }
 
+  setTunnel(tunnel: { kind: string; publicUrl: string }): void {
+    this.tunnel = { kind: tunnel.kind, publicUrl: tunnel.publicUrl };
+    this.broadcast('tunnel', this.tunnel);
+  }
+
   ping(): void {
     for (const client of this.clients) client.write(': ping\n\n');
   }
@@ -272,6 +281,7 @@ class InspectorSite {
       logFile: this.options.logFile ?? null,
       maxRequests: this.options.limits?.requests ?? MAX_REQUESTS,
       notices: this.notices.map((notice) => ({ level: 'warning', text: notice })),
+      tunnel: this.tunnel,
     })}\n\n`;
     for (const entry of this.history.all())
       text += `event: request\ndata: ${JSON.stringify(this.history.view(entry))}\n\n`;

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import type { ApiClient } from '../api/client.js';
 import { configDir } from '../config/profiles.js';
-import { UsageError } from '../core/errors.js';
+import { CliError, UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import type { Redactor } from '../core/redact.js';
 import { isLoopbackHost, withoutTrailingSlashes } from '../core/url.js';
 import type { WebhookKeyChoice } from '../core/webhook-key.js';
@@ -23,6 +24,7 @@ import {
   type WebhookReceiver,
 } from './receiver.js';
 import { subscribeWebhook } from './subscription.js';
+import type { Tunnel, TunnelKind } from './tunnel.js';
 import { keyFingerprint, WebhookKeyVerifier } from './verify.js';
 
 export interface ListenSessionOptions {
@@ -40,8 +42,17 @@ export interface ListenSessionOptions {
   logFile?: string;
   /** Every accepted event is forwarded to `target`, through a queue kept in `queueFile`. */
   forward?: { target: URL; queueFile: string; lockWaitMs?: number };
-  /** `publicUrl` is subscribed to `event` once the receiver listens. */
-  subscribe?: { api: ApiClient; event: string; publicUrl: URL };
+  /** `publicUrl` (else the tunnel's address) is subscribed to `event` once the receiver listens. */
+  subscribe?: { api: ApiClient; event: string; publicUrl?: URL };
+  /** `listen --tunnel`: the tunnel started (or found) for the receiver's port, its output passed on. */
+  tunnel?: {
+    kind: TunnelKind;
+    onOutput?: (line: string) => void;
+    /** The environment the program runs in, and whose PATH finds it. */
+    env: NodeJS.ProcessEnv;
+    /** Where a running ngrok agent's API is (ORDERCLI_NGROK_API; default 127.0.0.1:4040). */
+    ngrokApi?: string;
+  };
   /** Masks the key a subscription answer carries. */
   redactor: Redactor;
   /** Ctrl-C: ends the session as 'interrupted' (and ends a wait for the queue's lock). */
@@ -64,6 +75,8 @@ export interface ListenSessionEvents {
   /** The forwarding queue's lock is held by another process: waiting for it. */
   lockWait(message: string): void;
   subscribed(subscription: ListenSubscription): void;
+  /** `--tunnel`: its public address is known (before any subscription). */
+  tunnel?(tunnel: ListenTunnel): void;
   ready(ready: ListenReady): void;
   /** Once everything is closed, also when the session ends with an error after the receiver started. */
   stopped(result: ListenResult): void;
@@ -79,6 +92,14 @@ export interface ListenSubscription {
   keyFromAnswer: boolean;
   /** The answer's key differs from the one given: the service's notifications will get 401. */
   keyMismatch?: { answerFingerprint: string; givenFingerprint: string; givenSource: string };
+}
+
+export interface ListenTunnel {
+  kind: TunnelKind;
+  /** The tunnel's address with the receiver's path: where the service sends. */
+  publicUrl: string;
+  /** False for an ngrok agent that was already running (it is left running at the end). */
+  started: boolean;
 }
 
 export interface ListenReady {
@@ -149,6 +170,7 @@ class ListenSession {
   private queue: ForwardQueue | undefined;
   private receiver: WebhookReceiver | undefined;
   private inspector: Inspector | undefined;
+  private tunnel: Tunnel | undefined;
   private ending: ListenEnding | undefined;
 
   constructor(private readonly options: ListenSessionOptions) {
@@ -177,15 +199,17 @@ class ListenSession {
         '--forward-to points at this listener itself: give the address of your application.',
       );
     }
-    if (options.subscribe) await this.subscribe(options.subscribe, receiver);
+    const publicUrl = options.tunnel ? await this.startTunnel(options.tunnel, receiver) : undefined;
+    if (options.subscribe) await this.subscribe(options.subscribe, receiver, publicUrl);
     this.on.ready(this.ready(receiver));
     this.queue?.start();
-    this.ending = await waitForEnd(options.signal, options.until, options.untilMs);
+    this.ending = await waitForEnd(options.signal, options.until, options.untilMs, this.tunnel);
     return this.ending;
   }
 
   /** Closes what was opened; tells `stopped` once the receiver had started. */
   async close(): Promise<void> {
+    await this.tunnel?.stop();
     await this.receiver?.close();
     await this.queue?.close();
     await this.log?.close();
@@ -227,13 +251,41 @@ class ListenSession {
     if (queue.damaged) this.inspector?.warn(damagedLinesWarning(queue.damaged));
   }
 
+  /** Starts (or finds) the tunnel to the receiver's port: its address with the receiver's path. */
+  private async startTunnel(
+    tunnel: NonNullable<ListenSessionOptions['tunnel']>,
+    receiver: WebhookReceiver,
+  ): Promise<URL> {
+    const { startTunnel, TunnelError } = await import('./tunnel.js');
+    try {
+      this.tunnel = await startTunnel(tunnel.kind, {
+        port: Number(new URL(receiver.url).port),
+        onOutput: tunnel.onOutput,
+        signal: this.options.signal,
+        env: tunnel.env,
+        path: tunnel.env.PATH ?? '',
+        ngrokApi: tunnel.ngrokApi,
+      });
+    } catch (error) {
+      if (error instanceof TunnelError) throw new CliError(error.message, ExitCode.Failure);
+      throw error;
+    }
+    const publicUrl = new URL(this.options.path.replace(/^\//, ''), this.tunnel.publicUrl);
+    const told: ListenTunnel = { kind: tunnel.kind, publicUrl: publicUrl.href, started: this.tunnel.started };
+    this.on.tunnel?.(told);
+    this.inspector?.tunnel(told);
+    return publicUrl;
+  }
+
   /** Subscribes the public URL; a key in the answer is checked from now on when none was given. */
   private async subscribe(
     subscribe: NonNullable<ListenSessionOptions['subscribe']>,
     receiver: WebhookReceiver,
+    tunnelUrl: URL | undefined,
   ): Promise<void> {
     const { options } = this;
-    const { api, event, publicUrl } = subscribe;
+    const { api, event } = subscribe;
+    const publicUrl = subscribe.publicUrl ?? tunnelUrl!;
     const answer = await subscribeWebhook(
       api,
       { event, url: publicUrl.href },
@@ -371,23 +423,40 @@ function persistWith(
   return log ? toLog : queue ? toQueue : undefined;
 }
 
+/**
+ * Resolves with how the session ends: Ctrl-C, `until`, its time limit. A tunnel started for it that
+ * ends on its own ends the session with an error (exit 1): the service can no longer reach it.
+ */
 function waitForEnd(
   signal: AbortSignal,
   until: Promise<void> | undefined,
   untilMs: number | undefined,
+  tunnel: Tunnel | undefined,
 ): Promise<ListenEnding> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    const finish = (ending: ListenEnding) => {
+    let settled = false;
+    const finish = (ending: ListenEnding | Error) => {
+      if (settled) return;
+      settled = true;
       if (timer) clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
-      resolve(ending);
+      if (ending instanceof Error) reject(ending);
+      else resolve(ending);
     };
     const onAbort = () => finish('interrupted');
     if (signal.aborted) return finish('interrupted');
     signal.addEventListener('abort', onAbort, { once: true });
     if (until) void until.then(() => finish('done'));
     if (until && untilMs !== undefined) timer = setTimeout(() => finish('timeout'), untilMs);
+    void tunnel?.ended.then((how) =>
+      finish(
+        new CliError(
+          `The ${tunnel.kind} tunnel ${how}, so the service can no longer reach this listener: listen stopped. Run it again (with --verbose to see the tunnel's output).`,
+          ExitCode.Failure,
+        ),
+      ),
+    );
   });
 }
 

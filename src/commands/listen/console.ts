@@ -13,7 +13,7 @@ import type { IOStreams } from '../../io/streams.js';
 import { codeOf, summarizeBody } from '../../webhooks/event-record.js';
 import type { ForwardAttempt } from '../../webhooks/forward-queue.js';
 import { damagedLinesWarning } from '../../webhooks/forward-queue-file.js';
-import type { ListenReady, ListenSubscription } from '../../webhooks/listen-session.js';
+import type { ListenReady, ListenSubscription, ListenTunnel } from '../../webhooks/listen-session.js';
 import type { AcceptedEvent, Rejection } from '../../webhooks/receiver.js';
 import { answerLine, previewLines as preview } from '../../webhooks/receiver-answer.js';
 
@@ -148,6 +148,14 @@ export class ListenConsole {
   }
 
   /** What the subscription of `listen --subscribe` answered, and what is wrong with it. */
+  /** `--tunnel`: the public address, and whether listen owns the tunnel. */
+  tunnel(tunnel: ListenTunnel): void {
+    const owner = tunnel.started
+      ? `${tunnel.kind === 'cloudflared' ? 'a cloudflared quick tunnel' : 'ngrok'} started by listen, stopped with it`
+      : 'the ngrok agent already running, left running';
+    this.io.err(`Tunnel: ${tunnel.publicUrl} (${owner})\n`);
+  }
+
   subscribed(subscription: ListenSubscription, path: string): void {
     const { io } = this;
     io.err(

@@ -14,6 +14,8 @@ export interface ListenFlags {
   exec?: string;
   subscribe?: string;
   publicUrl?: string;
+  /** `--tunnel cloudflared|ngrok`. */
+  tunnel?: string;
   once?: boolean;
   /** With --once: how long to wait for the event (a duration; a bare number is seconds). */
   wait?: string;
@@ -49,8 +51,15 @@ export function registerListen(program: Command, ctx: Context): void {
     )
     .option('--fetch', 'fetch the entity of each event with GET /api/v1/<entity>/{id} and show it')
     .option('--exec <command>', 'run a shell command per event, the JSON body on its stdin')
-    .option('--subscribe <event>', 'subscribe --public-url to this event (PUT /api/v1/webhooks) on start')
+    .option(
+      '--subscribe <event>',
+      "subscribe the tunnel's (or --public-url's) address to this event (PUT /api/v1/webhooks) on start",
+    )
     .option('--public-url <url>', 'the address the service reaches this listener at (with --subscribe)')
+    .option(
+      '--tunnel <program>',
+      'start a tunnel to this listener with cloudflared (a quick tunnel) or ngrok, and use its public address',
+    )
     .option('--once', 'exit 0 after the first accepted event (see --event and --wait)')
     .option(
       '--wait <duration>',

@@ -18,6 +18,7 @@ import {
   runListenSession,
 } from '../../webhooks/listen-session.js';
 import type { AcceptedEvent } from '../../webhooks/receiver.js';
+import { TUNNEL_KINDS, type TunnelKind } from '../../webhooks/tunnel.js';
 import { ListenConsole } from './console.js';
 import { FollowUpChain } from './follow-up.js';
 import type { ListenFlags } from './index.js';
@@ -36,6 +37,8 @@ export interface ListenPlan {
   publicUrl: URL | undefined;
   /** The inspector's port (`--inspect`), undefined without it. */
   inspectPort: number | undefined;
+  /** `--tunnel`. */
+  tunnel: TunnelKind | undefined;
 }
 
 /** Checks the flags, --wait among them (a duration; a bare number is seconds). */
@@ -49,9 +52,15 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
       `--path must be a URL path starting with /, such as /webhooks, not ${JSON.stringify(flags.path)}.`,
     );
   }
-  if ((flags.subscribe === undefined) !== (flags.publicUrl === undefined)) {
+  const tunnel = planTunnel(flags);
+  if (flags.subscribe !== undefined && flags.publicUrl === undefined && tunnel === undefined) {
     throw new UsageError(
-      "--subscribe and --public-url go together: the service must be told where to reach this listener (e.g. a tunnel's https:// address).",
+      "--subscribe needs the address the service reaches this listener at: --tunnel cloudflared (or ngrok) starts a tunnel and uses its address, or give a tunnel's https:// address with --public-url.",
+    );
+  }
+  if (flags.publicUrl !== undefined && flags.subscribe === undefined) {
+    throw new UsageError(
+      '--public-url only tells --subscribe where the service reaches this listener: add --subscribe <event>, or leave --public-url out.',
     );
   }
   if (flags.queueDir !== undefined && flags.forwardTo === undefined) {
@@ -94,7 +103,24 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
     publicUrl:
       flags.publicUrl === undefined ? undefined : parseHttpUrl(flags.publicUrl, '--public-url', EXAMPLE_URL),
     inspectPort,
+    tunnel,
   };
+}
+
+/** `--tunnel`: a program ordercli knows, alone (it gives the public address), to 127.0.0.1. */
+function planTunnel(flags: ListenFlags): TunnelKind | undefined {
+  if (flags.tunnel === undefined) return undefined;
+  const kind = flags.tunnel.toLowerCase();
+  if (!(TUNNEL_KINDS as readonly string[]).includes(kind)) {
+    throw new UsageError(`--tunnel takes cloudflared or ngrok, not ${JSON.stringify(flags.tunnel)}.`);
+  }
+  if (flags.publicUrl !== undefined) {
+    throw new UsageError('--tunnel gives the public address itself: leave --public-url out.');
+  }
+  if (!isLoopbackHost(flags.host) && !['0.0.0.0', '::'].includes(flags.host)) {
+    throw new UsageError(`--tunnel sends to 127.0.0.1: leave --host out (it is ${flags.host}).`);
+  }
+  return kind as TunnelKind;
 }
 
 /** The key X-WEBHOOK-KEY must carry (flag > environment > profile), with warnings about its value. */
@@ -148,6 +174,13 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       apiToken: settings.token,
       logFile,
       ...sessionExtras(plan, flags, ctx, logFile, api),
+      tunnel: plan.tunnel && {
+        kind: plan.tunnel,
+        // The tunnel's own output is for --verbose only.
+        onOutput: settings.verbose ? (line) => io.err(`  [${plan.tunnel}] ${line}\n`) : undefined,
+        env: ctx.env,
+        ngrokApi: ctx.env.ORDERCLI_NGROK_API || undefined,
+      },
       redactor: io.redactor,
       signal: ctx.signal,
       until: flags.once ? shown.firstEvent : undefined,
@@ -158,6 +191,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
         forwardAttempt: (attempt) => out.forward(attempt, plan.forwardTo!.href),
         lockWait: (message) => io.err(`${message}\n`),
         subscribed: (subscription) => out.subscribed(subscription, plan.path),
+        tunnel: (tunnel) => out.tunnel(tunnel),
         ready: (ready) =>
           out.ready(ready, flags.once ? { event: flags.event, waitMs: plan.onceWaitMs } : undefined),
         stopped: (stopped) => {
@@ -219,7 +253,7 @@ function sessionExtras(
       lockWaitMs: lockWaitFromEnv(ctx.env),
     },
     subscribe:
-      flags.subscribe !== undefined && plan.publicUrl && api
+      flags.subscribe !== undefined && (plan.publicUrl || plan.tunnel) && api
         ? { api, event: flags.subscribe, publicUrl: plan.publicUrl }
         : undefined,
     inspect:

@@ -4,8 +4,12 @@
 // "public" side is a loopback proxy (see proxy.mjs), so the hostname is 127.0.0.1:<port>.
 // STANDIN_MODE: "log-only" gives the address only in a log line (no /quicktunnel), "exit" exits 1
 // after its first log lines, "silent" never gives an address.
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { startProxy } from './proxy.mjs';
+
+// A test that ends the tunnel itself reads its process id here.
+if (process.env.STANDIN_PIDFILE) writeFileSync(process.env.STANDIN_PIDFILE, String(process.pid));
 
 const args = process.argv.slice(2);
 const option = (name) => args[args.indexOf(name) + 1];

@@ -1,0 +1,128 @@
+/**
+ * `listen --tunnel` through the built binary, with stand-ins named cloudflared and ngrok on PATH
+ * (test/support/tunnels: the real programs' arguments and answers, a loopback proxy as the public
+ * side) and the sandbox playing the remote service: the tunnel's address is learnt and subscribed,
+ * the sandbox's notification comes through the tunnel, the tunnel stops with listen, a tunnel that
+ * dies stops listen with exit 1, a missing program is exit 2 with how to install it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runBin, runCli, tempDir } from '../../support/cli.js';
+import { freePort, spawnListen } from '../../support/listen.js';
+import { useSandbox } from '../../support/sandbox.js';
+import { standInPath } from '../../support/tunnels/index.js';
+import { waitFor } from '../../support/wait.js';
+
+const ORDER = join(import.meta.dirname, '../../support/fixtures/order.json');
+const sandbox = useSandbox({ validationDelayMs: 50 });
+let env: Record<string, string>;
+
+beforeEach(() => {
+  env = {
+    ORDERCLI_BASE_URL: sandbox.url,
+    ORDERCLI_TOKEN: sandbox.tokens.full,
+    ORDERCLI_CONFIG_DIR: tempDir(),
+  };
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('listen --tunnel', () => {
+  it('cloudflared: learns the address, subscribes it, and the sandbox notification arrives through it; Ctrl-C stops the tunnel', async () => {
+    const pidFile = join(tempDir(), 'cloudflared.pid');
+    const listen = await spawnListen(
+      ['--port', '0', '--path', '/hooks', '--tunnel', 'cloudflared', '--subscribe', 'sales_order_validated'],
+      {
+        ...env,
+        PATH: `${standInPath(['cloudflared'])}${delimiter}${process.env.PATH}`,
+        STANDIN_PIDFILE: pidFile,
+      },
+    );
+    const publicUrl =
+      /Tunnel: (http:\/\/127\.0\.0\.1:\d+\/hooks) \(a cloudflared quick tunnel started by listen, stopped with it\)/.exec(
+        listen.stderr(),
+      )?.[1];
+    expect(publicUrl, listen.stderr()).toBeDefined();
+    expect(listen.stderr()).toContain(
+      `Subscribed ${publicUrl} to sales_order_validated (PUT /api/v1/webhooks: `,
+    );
+    // The tunnel's own log lines are for --verbose only.
+    expect(listen.stderr()).not.toContain('Requesting new quick Tunnel');
+    expect(listen.stderr()).toMatch(/X-WEBHOOK-KEY checked \(key from the subscription answer/);
+
+    const created = await runCli(['api', 'POST', '/api/v1/orders', '--data', `@${ORDER}`], { env });
+    expect(created.code, created.stderr).toBe(0);
+    const { code } = JSON.parse(created.stdout) as { code: string };
+    await waitFor(() => listen.stdout().includes(code), 15_000, 'the notification through the tunnel');
+    expect(sandbox.deliveries.at(-1)).toMatchObject({ status: 200, url: publicUrl });
+
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(130);
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('a tunnel that dies stops listen with exit 1 and says why', async () => {
+    const pidFile = join(tempDir(), 'cloudflared.pid');
+    const listen = await spawnListen(
+      ['--port', '0', '--key', sandbox.webhookKey, '--tunnel', 'cloudflared'],
+      {
+        ...env,
+        PATH: `${standInPath(['cloudflared'])}${delimiter}${process.env.PATH}`,
+        STANDIN_PIDFILE: pidFile,
+      },
+    );
+    await waitFor(() => existsSync(pidFile), 10_000, 'the tunnel pid');
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    expect(await listen.exited).toBe(1);
+    expect(listen.stderr()).toContain(
+      'The cloudflared tunnel ended by SIGKILL, so the service can no longer reach this listener: listen stopped.',
+    );
+  });
+
+  it('shows the tunnel output with --verbose, and ngrok works the same way', async () => {
+    const web = `127.0.0.1:${await freePort()}`;
+    const listen = await spawnListen(
+      ['--verbose', '--port', '0', '--key', sandbox.webhookKey, '--tunnel', 'ngrok'],
+      {
+        ...env,
+        PATH: `${standInPath(['ngrok'])}${delimiter}${process.env.PATH}`,
+        NGROK_STANDIN_WEB_ADDR: web,
+        ORDERCLI_NGROK_API: `http://${web}/api/tunnels`,
+      },
+    );
+    expect(listen.stderr()).toMatch(
+      /Tunnel: http:\/\/127\.0\.0\.1:\d+\/ \(ngrok started by listen, stopped with it\)/,
+    );
+    expect(listen.stderr()).toContain('  [ngrok] {"t":');
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(130);
+  });
+
+  it('refuses a missing program (how to install it), an unknown one, and --public-url beside it, with exit 2', async () => {
+    const missing = await runBin(['listen', '--port', '0', '--key', 'k', '--tunnel', 'cloudflared'], {
+      env: { ...env, PATH: standInPath([]) },
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(
+      '--tunnel cloudflared: cloudflared is not installed (not found on PATH); install it with your package manager',
+    );
+    const unknown = await runCli(['listen', '--key', 'k', '--tunnel', 'localtunnel'], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--tunnel takes cloudflared or ngrok, not "localtunnel".');
+    const both = await runCli(
+      ['listen', '--key', 'k', '--tunnel', 'ngrok', '--subscribe', 'x', '--public-url', 'https://a.example/'],
+      { env },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--tunnel gives the public address itself');
+  });
+});
