@@ -79,7 +79,7 @@ export class ProfileStore {
   ) {}
 
   static async open(env: NodeJS.ProcessEnv): Promise<ProfileStore> {
-    const { default: Conf } = await import('conf');
+    const Conf = await loadConf();
     const conf = new Conf<ConfigFile>({
       projectName: 'ordercli',
       cwd: configDir(env),
@@ -118,4 +118,25 @@ export class ProfileStore {
     this.store.set('profiles', { ...profiles, [name]: { ...profiles[name], [field]: value } });
     await chmod(this.path, 0o600);
   }
+}
+
+/** The signals the CLI stops cleanly on (src/cli/main.ts): nothing else may act on them. */
+const HANDLED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
+
+/**
+ * Loads conf. Its atomic writes (atomically, through when-exit) hook SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT when first loaded and send the signal again to the process once caught: a Ctrl-C after
+ * any config write would then count as a second one and exit at once, before `listen` stops its
+ * tunnel or an import closes its journal. The CLI handles those signals itself, so the hooks added
+ * by the import are taken off again (its other signals, and its cleanup at exit, stay).
+ */
+async function loadConf(): Promise<typeof import('conf').default> {
+  const before = new Map(HANDLED_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: Conf } = await import('conf');
+  for (const signal of HANDLED_SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.off(signal, listener);
+    }
+  }
+  return Conf;
 }

@@ -42,8 +42,17 @@ export interface ListenSessionOptions {
   logFile?: string;
   /** Every accepted event is forwarded to `target`, through a queue kept in `queueFile`. */
   forward?: { target: URL; queueFile: string; lockWaitMs?: number };
-  /** `publicUrl` (else the tunnel's address) is subscribed to `event` once the receiver listens. */
-  subscribe?: { api: ApiClient; event: string; publicUrl?: URL };
+  /**
+   * `publicUrl` (else the tunnel's address) is subscribed to each of `events` once the receiver
+   * listens; a key the service returns, when none was given, is checked and passed to `saveKey`.
+   */
+  subscribe?: {
+    api: ApiClient;
+    events: string[];
+    publicUrl?: URL;
+    /** Keeps the key the service returned (in the profile); says where. */
+    saveKey?: (key: string) => Promise<string>;
+  };
   /** `listen --tunnel`: the tunnel started (or found) for the receiver's port, its output passed on. */
   tunnel?: {
     kind: TunnelKind;
@@ -90,6 +99,8 @@ export interface ListenSubscription {
   pathMismatch: boolean;
   /** The key the session now checks came from the answer (none was given). */
   keyFromAnswer: boolean;
+  /** Where that key was kept (the profile), when it was. */
+  keySavedIn?: string;
   /** The answer's key differs from the one given: the service's notifications will get 401. */
   keyMismatch?: { answerFingerprint: string; givenFingerprint: string; givenSource: string };
 }
@@ -200,7 +211,10 @@ class ListenSession {
       );
     }
     const publicUrl = options.tunnel ? await this.startTunnel(options.tunnel, receiver) : undefined;
-    if (options.subscribe) await this.subscribe(options.subscribe, receiver, publicUrl);
+    if (options.subscribe) {
+      for (const event of options.subscribe.events)
+        await this.subscribe(options.subscribe, event, receiver, publicUrl);
+    }
     this.on.ready(this.ready(receiver));
     this.queue?.start();
     this.ending = await waitForEnd(options.signal, options.until, options.untilMs, this.tunnel);
@@ -280,11 +294,12 @@ class ListenSession {
   /** Subscribes the public URL; a key in the answer is checked from now on when none was given. */
   private async subscribe(
     subscribe: NonNullable<ListenSessionOptions['subscribe']>,
+    event: string,
     receiver: WebhookReceiver,
     tunnelUrl: URL | undefined,
   ): Promise<void> {
     const { options } = this;
-    const { api, event } = subscribe;
+    const { api } = subscribe;
     const publicUrl = subscribe.publicUrl ?? tunnelUrl!;
     const answer = await subscribeWebhook(
       api,
@@ -302,6 +317,7 @@ class ListenSession {
       this.key = { key: answer.key, source: 'the subscription answer' };
       subscription.keyFromAnswer = true;
       this.queue?.useKey(answer.key);
+      if (subscribe.saveKey) subscription.keySavedIn = await subscribe.saveKey(answer.key);
     } else if (answer.key !== undefined && this.key !== undefined && answer.key !== this.key.key) {
       subscription.keyMismatch = {
         answerFingerprint: keyFingerprint(answer.key),

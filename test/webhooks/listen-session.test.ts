@@ -18,7 +18,8 @@ import {
 } from '../../src/webhooks/listen-session.js';
 import type { Rejection } from '../../src/webhooks/receiver.js';
 import { tempDir } from '../support/cli.js';
-import { type LocalApp, post, startApp, waitFor } from '../support/listen.js';
+import { type LocalApp, post, startApp } from '../support/listen.js';
+import { waitFor } from '../support/wait.js';
 import { useSandbox } from '../support/sandbox.js';
 
 const KEY = 'whk_session_test_key_0123456789';
@@ -170,7 +171,7 @@ describe('runListenSession --subscribe', () => {
     const session = await startSession({
       key: NO_KEY,
       redactor,
-      subscribe: { api, event: EVENT, publicUrl: new URL('http://127.0.0.1:9/elsewhere') },
+      subscribe: { api, events: [EVENT], publicUrl: new URL('http://127.0.0.1:9/elsewhere') },
     });
     expect(session.seen.subscribed).toMatchObject({
       event: EVENT,

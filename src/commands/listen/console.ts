@@ -156,11 +156,19 @@ export class ListenConsole {
     this.io.err(`Tunnel: ${tunnel.publicUrl} (${owner})\n`);
   }
 
+  /** The subscriptions made by this run, for the note at its end. */
+  readonly subscriptions: ListenSubscription[] = [];
+
   subscribed(subscription: ListenSubscription, path: string): void {
     const { io } = this;
+    this.subscriptions.push(subscription);
     io.err(
       `Subscribed ${subscription.publicUrl} to ${subscription.event} (PUT /api/v1/webhooks: ${subscription.status}).\n`,
     );
+    if (subscription.keySavedIn)
+      io.err(
+        `Saved the key the service returned as ${subscription.keySavedIn}: webhooks trigger and the next listen use it.\n`,
+      );
     if (subscription.pathMismatch) {
       io.err(
         `warning: --public-url has the path ${new URL(subscription.publicUrl).pathname} but listen serves ${path}: notifications would get 404.\n`,

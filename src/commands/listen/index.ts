@@ -12,7 +12,8 @@ export interface ListenFlags {
   queueDir?: string;
   fetch?: boolean;
   exec?: string;
-  subscribe?: string;
+  /** `--subscribe a,b` or repeated; `all` for every event the service lists. */
+  subscribe?: string[];
   publicUrl?: string;
   /** `--tunnel cloudflared|ngrok`. */
   tunnel?: string;
@@ -52,8 +53,15 @@ export function registerListen(program: Command, ctx: Context): void {
     .option('--fetch', 'fetch the entity of each event with GET /api/v1/<entity>/{id} and show it')
     .option('--exec <command>', 'run a shell command per event, the JSON body on its stdin')
     .option(
-      '--subscribe <event>',
-      "subscribe the tunnel's (or --public-url's) address to this event (PUT /api/v1/webhooks) on start",
+      '--subscribe <events>',
+      "subscribe the tunnel's (or --public-url's) address to these events on start (a,b; repeatable; all: every event webhooks available lists)",
+      (value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        ...value
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== ''),
+      ],
     )
     .option('--public-url <url>', 'the address the service reaches this listener at (with --subscribe)')
     .option(

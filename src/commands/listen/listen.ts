@@ -11,6 +11,7 @@ import { chooseWebhookKey, type WebhookKeyChoice } from '../../core/webhook-key.
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { invocation } from '../../io/invocation.js';
 import { writeNote } from '../../io/wrap.js';
+import type { ListenSubscription } from '../../webhooks/listen-session.js';
 import {
   type ListenResult,
   type ListenSessionOptions,
@@ -159,6 +160,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
   const settings = await ctx.settings();
   // Fail before listening when the service cannot be reached for --fetch or --subscribe.
   const api: ApiClient | undefined = flags.fetch || flags.subscribe ? await ctx.api() : undefined;
+  const events = api && flags.subscribe ? await subscribedEvents(flags.subscribe, api) : undefined;
   const logFile = flags.log === undefined ? undefined : resolve(ctx.cwd, flags.log);
   const out = new ListenConsole(io, { json: ctx.json, logFile });
   const shown = new EventShowing(flags, out, followUpsOf(flags, ctx, api));
@@ -173,7 +175,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       key,
       apiToken: settings.token,
       logFile,
-      ...sessionExtras(plan, flags, ctx, logFile, api),
+      ...sessionExtras(plan, flags, ctx, logFile, api, events),
       tunnel: plan.tunnel && {
         kind: plan.tunnel,
         // The tunnel's own output is for --verbose only.
@@ -212,7 +214,59 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     await shown.followUps?.idle();
     out.close();
     if (result) writeNote(io, `${summary(result, shown.count)}\n`);
+    if (result && out.subscriptions.length > 0)
+      writeNote(io, `${subscriptionsLeft(out.subscriptions, plan)}\n`);
   }
+}
+
+/**
+ * `--subscribe`'s names, `all` replaced by the events `GET /api/v1/webhooks/available` lists, each
+ * checked against that list before any is subscribed (none is, when one is not listed). An answer
+ * ordercli cannot read leaves the names unchecked: the service refuses what it does not know.
+ */
+async function subscribedEvents(names: string[], api: ApiClient): Promise<string[]> {
+  const { eventRows } = await import('../webhooks/available.js');
+  const answer = await api.get('/api/v1/webhooks/available').catch((error: unknown) => {
+    if (names.includes('all')) throw error;
+    return undefined;
+  });
+  const listed = answer === undefined ? undefined : eventRows(answer.body)?.map((row) => row.event);
+  if (names.includes('all') && (listed === undefined || listed.length === 0)) {
+    throw new UsageError(
+      '--subscribe all: the service lists no events (GET /api/v1/webhooks/available); name them: --subscribe sales_order_validated,…',
+    );
+  }
+  const wanted = [...new Set(names.flatMap((name) => (name === 'all' ? listed! : [name])))];
+  const unknown = listed === undefined ? [] : wanted.filter((name) => !listed.includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `--subscribe: the service does not list ${unknown.join(', ')} (GET /api/v1/webhooks/available lists ${listed!.join(', ')}); nothing was subscribed.`,
+    );
+  }
+  return wanted;
+}
+
+/** Keeps the key a subscription returned as the profile's webhook-key, as `subscribe --save-key` does. */
+async function saveKeyInProfile(key: string, ctx: Context): Promise<string> {
+  const settings = await ctx.settings();
+  const { ProfileStore } = await import('../../config/profiles.js');
+  const store = await ProfileStore.open(ctx.env);
+  await store.update(settings.profileName, { 'webhook-key': key });
+  return `webhook-key of profile "${settings.profileName}" (${store.path})`;
+}
+
+/**
+ * Said once at the end: the interface has no way to remove a subscription, so the service keeps
+ * sending there; what the next run does about it.
+ */
+function subscriptionsLeft(subscriptions: ListenSubscription[], plan: ListenPlan): string {
+  const urls = [...new Set(subscriptions.map((s) => s.publicUrl))];
+  const events = subscriptions.map((s) => s.event).join(', ');
+  const next =
+    plan.tunnel === 'cloudflared'
+      ? 'a quick tunnel gets a new address each run, so the next run subscribes that one, and the service keeps trying this one (its notifications there fail)'
+      : 'the next run with the same address subscribes it again, which the sandbox treats as the same subscription';
+  return `note: ${urls.join(', ')} stays subscribed to ${events}: the service's interface has no way to remove a subscription (see docs/assumptions.md); ${next}.`;
 }
 
 /** --fetch and --exec, run after each event shown; undefined without them. */
@@ -238,6 +292,7 @@ function sessionExtras(
   ctx: Context,
   logFile: string | undefined,
   api: ApiClient | undefined,
+  events: string[] | undefined,
 ): Pick<ListenSessionOptions, 'forward' | 'subscribe' | 'inspect'> {
   return {
     forward: plan.forwardTo && {
@@ -253,8 +308,8 @@ function sessionExtras(
       lockWaitMs: lockWaitFromEnv(ctx.env),
     },
     subscribe:
-      flags.subscribe !== undefined && (plan.publicUrl || plan.tunnel) && api
-        ? { api, event: flags.subscribe, publicUrl: plan.publicUrl }
+      events !== undefined && (plan.publicUrl || plan.tunnel) && api
+        ? { api, events, publicUrl: plan.publicUrl, saveKey: (key) => saveKeyInProfile(key, ctx) }
         : undefined,
     inspect:
       plan.inspectPort === undefined ? undefined : { port: plan.inspectPort, program: invocation(ctx.env) },

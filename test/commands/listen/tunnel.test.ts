@@ -107,6 +107,88 @@ describe('listen --tunnel', () => {
     expect(await listen.exited).toBe(130);
   });
 
+  it('--subscribe all: one subscription and one line per event the service lists, the key kept in the profile, and a note at the end that they stay', async () => {
+    const configDir = env.ORDERCLI_CONFIG_DIR!;
+    const available = await runCli(['--json', 'webhooks', 'available'], { env });
+    const events = (JSON.parse(available.stdout) as { event: string }[]).map((row) => row.event);
+    expect(events.length).toBeGreaterThan(1);
+    const listen = await spawnListen(['--port', '0', '--tunnel', 'cloudflared', '--subscribe', 'all'], {
+      ...env,
+      PATH: `${standInPath(['cloudflared'])}${delimiter}${process.env.PATH}`,
+    });
+    const lines = listen.stderr().split('\n');
+    for (const event of events)
+      expect(
+        lines.filter((line) => line.startsWith('Subscribed ') && line.includes(` to ${event} (`)),
+      ).toHaveLength(1);
+    expect(sandbox.requests.filter((r) => r.method === 'PUT' && r.path === '/api/v1/webhooks')).toHaveLength(
+      events.length,
+    );
+    expect(listen.stderr()).toContain(
+      'Saved the key the service returned as webhook-key of profile "default"',
+    );
+    const config = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8'));
+    expect(config.profiles.default['webhook-key']).toBe(sandbox.webhookKey);
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(130);
+    expect(listen.stderr()).toMatch(
+      /note: http:\/\/127\.0\.0\.1:\d+\/ stays subscribed to .*: the service's interface has no way to remove a subscription/,
+    );
+    expect(listen.stderr()).not.toContain(sandbox.webhookKey);
+  });
+
+  it('--subscribe a,b with --public-url subscribes each, once', async () => {
+    const port = await freePort();
+    const listen = await spawnListen(
+      [
+        '--port',
+        String(port),
+        '--key',
+        sandbox.webhookKey,
+        '--public-url',
+        `http://127.0.0.1:${port}/`,
+        '--subscribe',
+        'sales_order_validated,sales_order_validated',
+        '--subscribe',
+        'contact_updated',
+      ],
+      env,
+    );
+    const subscribed = listen
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('Subscribed '));
+    expect(subscribed).toEqual([
+      expect.stringContaining('to sales_order_validated ('),
+      expect.stringContaining('to contact_updated ('),
+    ]);
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(130);
+  });
+
+  it('refuses an event the service does not list before subscribing any (exit 2)', async () => {
+    const port = await freePort();
+    const result = await runBin(
+      [
+        'listen',
+        '--port',
+        String(port),
+        '--key',
+        sandbox.webhookKey,
+        '--public-url',
+        `http://127.0.0.1:${port}/`,
+        '--subscribe',
+        'sales_order_validated,sales_order_shipped',
+      ],
+      { env },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '--subscribe: the service does not list sales_order_shipped (GET /api/v1/webhooks/available lists sales_order_validated, contact_updated, packaging_updated); nothing was subscribed.',
+    );
+    expect(sandbox.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
+  });
+
   it('refuses a missing program (how to install it), an unknown one, and --public-url beside it, with exit 2', async () => {
     const missing = await runBin(['listen', '--port', '0', '--key', 'k', '--tunnel', 'cloudflared'], {
       env: { ...env, PATH: standInPath([]) },
