@@ -38,6 +38,8 @@ export interface ListenSessionOptions {
   key: WebhookKeyChoice;
   /** The API token of this run: a notification carrying it instead of the key is named as such. */
   apiToken: string | undefined;
+  /** `--events`: only these events are accepted; others are answered 200 and ignored (`on.ignored`). */
+  events?: string[];
   /** Every accepted event is appended to this file before its 200. */
   logFile?: string;
   /** Every accepted event is forwarded to `target`, through a queue kept in `queueFile`. */
@@ -80,6 +82,8 @@ export interface ListenSessionEvents {
   /** After its 200 has been written. */
   accepted(event: AcceptedEvent): void;
   rejected(rejection: Rejection): void;
+  /** `--events` leaves this one out: answered 200, not recorded, forwarded nor counted as accepted. */
+  ignored?(event: AcceptedEvent): void;
   forwardAttempt(attempt: ForwardAttempt): void;
   /** The forwarding queue's lock is held by another process: waiting for it. */
   lockWait(message: string): void;
@@ -138,6 +142,8 @@ export interface ListenResult {
   ending: ListenEnding | undefined;
   accepted: number;
   rejected: number;
+  /** Answered 200 but left out by `--events`. */
+  ignored: number;
   forwarding?: {
     queueFile: string;
     delivered: number;
@@ -386,6 +392,10 @@ async function startReceiver(
       ...parts,
       onAccepted: (event) => on.accepted(event),
       onRejected: (rejection) => on.rejected(rejection),
+      ...(options.events && {
+        accepts: (event: string | null) => event !== null && options.events!.includes(event),
+        onIgnored: (event: AcceptedEvent) => on.ignored?.(event),
+      }),
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -487,7 +497,7 @@ function resultOf(
     if (status === 200) accepted += n;
     else rejected += n;
   }
-  const result: ListenResult = { ending, accepted, rejected };
+  const result: ListenResult = { ending, accepted, rejected, ignored: receiver.ignored.count };
   if (queue) {
     result.forwarding = {
       queueFile: queue.file,

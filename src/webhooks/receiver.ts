@@ -74,6 +74,12 @@ export interface ReceiverOptions {
   persist?: (event: AcceptedEvent, done: (error?: Error) => void) => void;
   /** Called after the 200 has been written. */
   onAccepted?: (event: AcceptedEvent) => void;
+  /**
+   * `listen --events`: whether an event (its X-WEBHOOK-EVENT) is one to accept. Another is answered
+   * 200 (the service did nothing wrong) but neither recorded nor accepted: `onIgnored` is told.
+   */
+  accepts?: (event: string | null) => boolean;
+  onIgnored?: (event: AcceptedEvent) => void;
   /** Called for every refused request (and malformed HTTP). */
   onRejected?: (rejection: Rejection) => void;
   /** Rejections carry the request's headers and a 400's body (`listen --inspect` shows them). */
@@ -92,6 +98,8 @@ export interface WebhookReceiver {
   readonly port: number;
   /** Requests answered, by status. */
   readonly counts: Map<number, number>;
+  /** Events answered 200 but not accepted (`accepts` said no). */
+  readonly ignored: { count: number };
   setVerifier(verifier: WebhookKeyVerifier | 'off'): void;
   /**
    * Stops accepting (later requests on open connections get 503), waits for the requests in
@@ -209,6 +217,7 @@ function clientErrorRefusal(error: NodeJS.ErrnoException): Refusal {
 /** The receiver's requests: checked, read, recorded and answered, with their counts. */
 class RequestHandler implements ReceiverState {
   readonly counts = new Map<number, number>();
+  readonly ignored = { count: 0 };
   accepting = true;
   private inFlight = 0;
   private drained: (() => void) | undefined;
@@ -309,6 +318,10 @@ class RequestHandler implements ReceiverState {
     const event = headers[WEBHOOK_EVENT_HEADER] ?? null;
     const line = formatEventLine(receivedAt, event, headers, raw, text, parsed.body);
     const accepted: AcceptedEvent = { receivedAt, event, headers, body: parsed.body, line, raw };
+    if (this.options.accepts && !this.options.accepts(event)) {
+      this.ignore(res, accepted);
+      return;
+    }
     const { persist } = this.options;
     if (!persist) {
       this.ok(res, accepted);
@@ -319,6 +332,18 @@ class RequestHandler implements ReceiverState {
         this.refuse(req, res, { status: 500, reason: `could not record the event: ${error.message}` });
       else this.ok(res, accepted);
     });
+  }
+
+  /** 200 for an event `--events` leaves out: nothing recorded, nothing forwarded. */
+  private ignore(res: ServerResponse, event: AcceptedEvent): void {
+    this.ignored.count++;
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': OK_BODY.length,
+      ...(this.accepting ? {} : { connection: 'close' }),
+    });
+    res.end(OK_BODY);
+    this.options.onIgnored?.(event);
   }
 
   private ok(res: ServerResponse, accepted: AcceptedEvent): void {
@@ -399,6 +424,7 @@ export async function startWebhookReceiver(options: ReceiverOptions): Promise<We
     url: `http://${host}:${address.port}${servedPath}`,
     port: address.port,
     counts: handler.counts,
+    ignored: handler.ignored,
     setVerifier(next) {
       handler.verifier = next;
     },

@@ -19,8 +19,8 @@ import {
 import type { Rejection } from '../../src/webhooks/receiver.js';
 import { tempDir } from '../support/cli.js';
 import { type LocalApp, post, startApp } from '../support/listen.js';
-import { waitFor } from '../support/wait.js';
 import { useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 const KEY = 'whk_session_test_key_0123456789';
 const EVENT = 'sales_order_validated';
@@ -33,6 +33,7 @@ async function startSession(options: Partial<ListenSessionOptions> = {}) {
   const seen = {
     accepted: 0,
     rejections: [] as Rejection[],
+    ignored: [] as string[],
     subscribed: undefined as ListenSubscription | undefined,
   };
   let stopped: ListenResult | undefined;
@@ -52,6 +53,7 @@ async function startSession(options: Partial<ListenSessionOptions> = {}) {
     on: {
       accepted: () => seen.accepted++,
       rejected: (rejection) => seen.rejections.push(rejection),
+      ignored: (event) => seen.ignored.push(event.event ?? ''),
       forwardAttempt: () => undefined,
       lockWait: () => undefined,
       subscribed: (subscription) => {
@@ -105,12 +107,39 @@ describe('runListenSession', () => {
       ending: 'interrupted',
       accepted: 1,
       rejected: 1,
+      ignored: 0,
       forwarding: { queueFile: join(dir, 'queue.ndjson'), delivered: 1, refused: 0, waiting: 0 },
     });
     const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!).body).toEqual(JSON.parse(BODY));
     expect(app.received[0]!.headers['x-webhook-key']).toBe(KEY);
+  });
+
+  it('with events, answers 200 to another event but neither logs, forwards nor counts it as accepted', async () => {
+    app = await startApp();
+    const dir = tempDir();
+    const logFile = join(dir, 'events.ndjson');
+    const session = await startSession({
+      logFile,
+      events: [EVENT],
+      forward: { target: new URL(app.url), queueFile: join(dir, 'queue.ndjson') },
+    });
+    const other = await post(session.info.url, BODY, {
+      'x-webhook-event': 'contact_updated',
+      'x-webhook-key': KEY,
+    });
+    const none = await post(session.info.url, BODY, { 'x-webhook-key': KEY });
+    const wanted = await post(session.info.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+    expect([other.status, none.status, wanted.status]).toEqual([200, 200, 200]);
+    await waitFor(() => app!.received.length === 1);
+    expect(session.seen.ignored).toEqual(['contact_updated', '']);
+    expect(session.seen.accepted).toBe(1);
+    expect(app.received[0]!.headers['x-webhook-event']).toBe(EVENT);
+    session.stop();
+    await session.ending;
+    const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n');
+    expect(lines.map((line) => JSON.parse(line).event)).toEqual([EVENT]);
   });
 
   it("ends as 'done' when `until` resolves, and as 'timeout' when its time runs out first", async () => {
@@ -120,7 +149,7 @@ describe('runListenSession', () => {
 
     const late = await startSession({ until: new Promise(() => undefined), untilMs: 20 });
     expect(await late.ending).toBe('timeout');
-    expect(late.stopped()).toEqual({ ending: 'timeout', accepted: 0, rejected: 0 });
+    expect(late.stopped()).toEqual({ ending: 'timeout', accepted: 0, rejected: 0, ignored: 0 });
   });
 
   it('a busy port is a usage error, and nothing is reported as stopped', async () => {

@@ -103,11 +103,11 @@ export class ListenConsole {
     this.print(text);
   }
 
-  /** An accepted event that `--event` leaves out: a note, so a waiting user sees it came. */
-  skipped(event: AcceptedEvent, wanted: string): void {
+  /** An event `--events` leaves out (answered 200): a note, so a waiting user sees it came. */
+  ignored(event: AcceptedEvent): void {
     const c = this.err;
     this.io.err(
-      `${c.dim(`${clock(event.receivedAt)}  ${event.event ?? '(no X-WEBHOOK-EVENT)'} accepted, not shown (--event ${wanted})`)}\n`,
+      `${c.dim(`${clock(event.receivedAt)}  ${event.event ?? '(no X-WEBHOOK-EVENT)'} ignored (not in --events): answered 200, not logged nor forwarded`)}\n`,
     );
   }
 

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { withExamples } from '../../cli/command-help.js';
 import type { Context } from '../../cli/context.js';
 
@@ -20,11 +20,23 @@ export interface ListenFlags {
   once?: boolean;
   /** With --once: how long to wait for the event (a duration; a bare number is seconds). */
   wait?: string;
-  event?: string;
+  /** `--events a,b` (or repeated; `--event` is the same option): only these are accepted. */
+  events?: string[];
+  /** `--event`: folded into `events` (see listen.ts `acceptedEvents`). */
+  event?: string[];
   /** false with --no-verify */
   verify: boolean;
   /** `--inspect [port]`: true without a port. */
   inspect?: string | true;
+}
+
+/** A comma-separated, repeatable list of names, as commander collects it. */
+function collectNames(value: string, previous: string[] | undefined): string[] {
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  return [...(previous ?? []), ...names];
 }
 
 export function registerListen(program: Command, ctx: Context): void {
@@ -55,28 +67,24 @@ export function registerListen(program: Command, ctx: Context): void {
     .option(
       '--subscribe <events>',
       "subscribe the tunnel's (or --public-url's) address to these events on start (a,b; repeatable; all: every event webhooks available lists)",
-      (value: string, previous: string[] | undefined) => [
-        ...(previous ?? []),
-        ...value
-          .split(',')
-          .map((name) => name.trim())
-          .filter((name) => name !== ''),
-      ],
+      collectNames,
     )
     .option('--public-url <url>', 'the address the service reaches this listener at (with --subscribe)')
     .option(
       '--tunnel <program>',
       'start a tunnel to this listener with cloudflared (a quick tunnel) or ngrok, and use its public address',
     )
-    .option('--once', 'exit 0 after the first accepted event (see --event and --wait)')
+    .option('--once', 'exit 0 after the first accepted event (see --events and --wait)')
     .option(
       '--wait <duration>',
       'with --once: exit 1 if no event came within this time (30s, 2m, 500ms; a bare number is seconds)',
     )
     .option(
-      '--event <name>',
-      "only this event counts: shown, fetched, exec'd, ends --once (others are still accepted)",
+      '--events <names>',
+      'accept only these events (a,b; repeatable): others are answered 200 and ignored, neither logged nor forwarded',
+      collectNames,
     )
+    .addOption(new Option('--event <name>', 'the same as --events').hideHelp().argParser(collectNames))
     .option(
       '--inspect [port]',
       'serve a page on 127.0.0.1 that shows every request live, with replay (default port 4781)',

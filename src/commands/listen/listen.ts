@@ -40,6 +40,8 @@ export interface ListenPlan {
   inspectPort: number | undefined;
   /** `--tunnel`. */
   tunnel: TunnelKind | undefined;
+  /** `--events`: only these are accepted; undefined accepts every event. */
+  events: string[] | undefined;
 }
 
 /** Checks the flags, --wait among them (a duration; a bare number is seconds). */
@@ -105,7 +107,14 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
       flags.publicUrl === undefined ? undefined : parseHttpUrl(flags.publicUrl, '--public-url', EXAMPLE_URL),
     inspectPort,
     tunnel,
+    events: acceptedEvents(flags),
   };
+}
+
+/** `--events` and `--event` (one option under two names): the events accepted, or all. */
+function acceptedEvents(flags: ListenFlags): string[] | undefined {
+  const names = [...(flags.events ?? []), ...(flags.event ?? [])];
+  return names.length === 0 ? undefined : [...new Set(names)];
 }
 
 /** `--tunnel`: a program ordercli knows, alone (it gives the public address), to 127.0.0.1. */
@@ -175,6 +184,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       key,
       apiToken: settings.token,
       logFile,
+      events: plan.events,
       ...sessionExtras(plan, flags, ctx, logFile, api, events),
       tunnel: plan.tunnel && {
         kind: plan.tunnel,
@@ -195,7 +205,11 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
         subscribed: (subscription) => out.subscribed(subscription, plan.path),
         tunnel: (tunnel) => out.tunnel(tunnel),
         ready: (ready) =>
-          out.ready(ready, flags.once ? { event: flags.event, waitMs: plan.onceWaitMs } : undefined),
+          out.ready(
+            ready,
+            flags.once ? { event: plan.events?.join(' or '), waitMs: plan.onceWaitMs } : undefined,
+          ),
+        ignored: (event) => out.ignored(event),
         stopped: (stopped) => {
           result = stopped;
         },
@@ -206,7 +220,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     if (ending === 'interrupted') ctx.exitCode = ExitCode.Interrupted;
     if (ending === 'timeout') {
       throw new IncompleteError(
-        `No ${flags.event ?? 'notification'} was accepted within ${formatDuration(plan.onceWaitMs!)} (listen --once --wait).`,
+        `No ${plan.events?.join(' or ') ?? 'notification'} was accepted within ${formatDuration(plan.onceWaitMs!)} (listen --once --wait).`,
         ExitCode.Failure,
       );
     }
@@ -317,7 +331,7 @@ function sessionExtras(
 }
 
 /**
- * What is shown of accepted events: those of --event only, after their --fetch/--exec; with
+ * What is shown of accepted events (those of --events: the receiver ignores the others), after their --fetch/--exec; with
  * --once, the first one, which then ends the session (`firstEvent`).
  */
 class EventShowing {
@@ -338,10 +352,6 @@ class EventShowing {
 
   present(event: AcceptedEvent): void {
     const { flags, out, followUps } = this;
-    if (flags.event !== undefined && event.event !== flags.event) {
-      out.skipped(event, flags.event);
-      return;
-    }
     if (flags.once && this.onceDone) {
       out.note(
         `${event.receivedAt.slice(11, 23)}  ${event.event ?? 'event'} accepted after --once was satisfied (logged, not shown)`,
@@ -365,7 +375,8 @@ class EventShowing {
 }
 
 function summary(result: ListenResult, shown: number): string {
-  let text = `Stopped: ${result.accepted} accepted (${shown} shown), ${result.rejected} rejected`;
+  const ignored = result.ignored > 0 ? `, ${result.ignored} ignored (not in --events)` : '';
+  let text = `Stopped: ${result.accepted} accepted (${shown} shown)${ignored}, ${result.rejected} rejected`;
   const forwarding = result.forwarding;
   if (forwarding) {
     text += `; forwarded ${forwarding.delivered}, refused by the application ${forwarding.refused}`;
