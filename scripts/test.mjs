@@ -8,6 +8,7 @@
 //
 //   node scripts/test.mjs build typecheck lint test:vitest test:other-nodes    (npm test)
 //   ORDERCLI_SKIP_OTHER_NODES=1 npm test      # without Node 22/24 (says so)
+//   ORDERCLI_TEST_SET=smoke npm test          # every stage, vitest on test/smoke.ts only (says so)
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +31,11 @@ const ANSI = /\x1b\[[0-9;]*m/g;
 
 /** Every SKIPPED line seen, once each (the end-to-end tests repeat them under each Node). */
 const skipped = new Set();
+if (process.env.ORDERCLI_TEST_SET === 'smoke') {
+  skipped.add(
+    'SKIPPED: every test file outside the smoke set of test/smoke.ts (ORDERCLI_TEST_SET=smoke); npm test without it runs them all.',
+  );
+}
 
 /** Runs `npm run <script>` with its output streamed through; resolves with its exit code and closing lines. */
 function runScript(script) {

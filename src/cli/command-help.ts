@@ -1,27 +1,7 @@
 /**
- * What a command group declares about its commands besides commander's own: help examples and
- * the values shell completion offers. It imports no command, so every group may import it.
+ * Moved to src/command-support/command-help.ts (commands import nothing from src/cli). This
+ * re-export remains only for the modules of src/commands that other work in progress holds
+ * (listen and the imports); .dependency-cruiser.mjs names them. Delete it once they import the new
+ * path.
  */
-import type { Command } from 'commander';
-
-/**
- * Values the shell completion offers for an option or argument that accepts others too (aliases,
- * any case, names the service may add), so that commander does not restrict them as `.choices()`
- * would. Read by `ordercli completion`.
- */
-export const completionValues = new WeakMap<object, readonly string[]>();
-
-/** Declares the values completion offers for `flag` (`--format`) or the argument named `flag`. */
-export function completeWith(command: Command, flag: string, values: readonly string[]): Command {
-  const target =
-    command.options.find((option) => option.long === flag || option.short === flag) ??
-    command.registeredArguments.find((argument) => argument.name() === flag);
-  if (!target) throw new Error(`completeWith: ${command.name()} has no ${flag}`);
-  completionValues.set(target, values);
-  return command;
-}
-
-/** Appends an Examples section to a command's help. */
-export function withExamples(command: Command, examples: string[]): Command {
-  return command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
-}
+export * from '../command-support/command-help.js';

@@ -2,11 +2,11 @@
  * argv in, exit code out. The only place where errors become messages and exit codes.
  */
 import { CommanderError } from 'commander';
+import { Context } from '../command-support/context.js';
 import { CancelledError, CliError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { escapeControl, escapeControlKeepingLines } from '../io/quote.js';
 import { type IOStreams, processIO } from '../io/streams.js';
-import { Context } from './context.js';
 import { buildProgram, expandHelpCommand } from './program.js';
 
 export interface MainOptions {

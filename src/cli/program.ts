@@ -2,7 +2,8 @@
  * The root command: global options of the contract and the registry of command groups. Only
  * commander and the groups' metadata load here; each verb's module is imported by its action.
  */
-import { Command, Help, Option } from 'commander';
+import { Command, type CommandUnknownOpts, Help, Option, untyped } from '../command-support/commander.js';
+import type { Context } from '../command-support/context.js';
 import { registerApi } from '../commands/api/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
 import { registerConfig } from '../commands/config/index.js';
@@ -19,7 +20,6 @@ import { registerSchema } from '../commands/schema/index.js';
 import { registerWebhooks } from '../commands/webhooks/index.js';
 import { UsageError } from '../core/errors.js';
 import { VERSION } from '../version.js';
-import type { Context } from './context.js';
 
 /** Each group adds its commands to the program; order here is the order in `--help`. */
 const GROUPS: ((program: Command, ctx: Context) => void)[] = [
@@ -32,7 +32,8 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerGet,
   registerApi,
   registerWebhooks,
-  registerListen,
+  // listen's index still takes commander's own Command (its flags are typed by a cast).
+  (program, ctx) => registerListen(untyped(program), ctx),
   registerSandbox,
   registerSchema,
   registerConfig,
@@ -40,7 +41,7 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
 ];
 
 /** Builds the program for one run, bound to its context. */
-export function buildProgram(ctx: Context): Command {
+export function buildProgram(ctx: Context): CommandUnknownOpts {
   const root = new Command('ordercli')
     .description(
       'Orders, bulk imports, reference lists and webhooks of the order-taking service, from the command line.',
@@ -77,7 +78,7 @@ export function buildProgram(ctx: Context): Command {
 }
 
 /** The global options of the contract, in the order `ordercli --help` lists them. */
-function withGlobalOptions(program: Command): Command {
+function withGlobalOptions(program: Command) {
   return program
     .addOption(
       new Option('--base-url <url>', 'service root; /api/v1/... is appended (env ORDERCLI_BASE_URL)'),
@@ -130,7 +131,7 @@ its unit (ms for --timeout, seconds for listen --wait), and refused elsewhere.`;
  * Every subcommand writes through the same IO and never calls process.exit; every group gets a
  * `help [command...]` command and names its commands when given an unknown one.
  */
-function configureSubcommands(command: Command, ctx: Context): void {
+function configureSubcommands(command: CommandUnknownOpts, ctx: Context): void {
   for (const sub of command.commands) {
     sub.exitOverride();
     sub.configureOutput({ writeOut: (t) => ctx.io.out(t), writeErr: (t) => ctx.io.err(t) });
@@ -152,7 +153,7 @@ function configureSubcommands(command: Command, ctx: Context): void {
  * any verb. Words that name no command are a usage error naming the group's commands; options
  * before `help` (global ones) are kept, those after it dropped. Other argv is returned as is.
  */
-export function expandHelpCommand(program: Command, argv: readonly string[]): string[] {
+export function expandHelpCommand(program: CommandUnknownOpts, argv: readonly string[]): string[] {
   let command = program;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
@@ -179,19 +180,19 @@ export function expandHelpCommand(program: Command, argv: readonly string[]): st
       target = next;
     }
     const path: string[] = [];
-    for (let c: Command | null = target; c && c !== command; c = c.parent) path.unshift(c.name());
+    for (let c: CommandUnknownOpts | null = target; c && c !== command; c = c.parent) path.unshift(c.name());
     return [...argv.slice(0, i), ...path, '--help'];
   }
   return [...argv];
 }
 
 /** The subcommand of `command` that `word` names (its name or an alias). */
-function findCommand(command: Command, word: string): Command | undefined {
+function findCommand(command: CommandUnknownOpts, word: string): CommandUnknownOpts | undefined {
   return command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
 }
 
 /** Whether `flag` is an option of `command` that takes the next word as its value. */
-function takesValue(command: Command, flag: string): boolean {
+function takesValue(command: CommandUnknownOpts, flag: string): boolean {
   if (flag.includes('=')) return false;
   const option = command.options.find((o) => o.long === flag || o.short === flag);
   return option?.required === true;
@@ -200,9 +201,9 @@ function takesValue(command: Command, flag: string): boolean {
 const GLOBAL_OPTIONS_LINE = 'Global options (--json, --profile, --verbose, ...): see ordercli --help.';
 
 /** The full name of a command, as typed: `ordercli refs contacts`. */
-function commandPath(command: Command): string {
+function commandPath(command: CommandUnknownOpts): string {
   const names: string[] = [];
-  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  for (let c: CommandUnknownOpts | null = command; c; c = c.parent) names.unshift(c.name());
   return names.join(' ');
 }
 
@@ -210,9 +211,9 @@ function commandPath(command: Command): string {
  * A word that is none of a group's commands: names the group's commands and the closest one, and
  * exits 2 (a usage error, nothing done).
  */
-function unknownCommand(group: Command, typed: string): never {
+function unknownCommand(group: CommandUnknownOpts, typed: string): never {
   const names = group.commands
-    .filter((c) => !(c as Command & { _hidden?: boolean })._hidden)
+    .filter((c) => !(c as CommandUnknownOpts & { _hidden?: boolean })._hidden)
     .map((c) => c.name());
   const path = commandPath(group);
   const closest = closestName(typed, names);

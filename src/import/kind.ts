@@ -6,16 +6,19 @@
 import { validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { validateContactReference } from '../schemas/references.js';
-import { type ExistingRecord, existingContactReference } from './already-exists.js';
-import { CONTACT_REFERENCE_COLUMNS, CSV_COLUMNS } from './columns.js';
-import type { LedgerKind } from './ledger/store.js';
+import { CONTACT_REFERENCE_COLUMNS, CSV_COLUMNS } from './read/columns.js';
+import { type ExistingRecord, existingContactReference } from './send/already-exists.js';
+import type { LedgerKind } from './send/ledger/store.js';
 
 export interface ImportKind {
   /** The command, as the ledger records it and messages name it. */
   command: 'orders import' | 'refs contacts import';
-  /** One record and several, in messages: `order`, `orders`. */
+  /** One record and several, in messages: `order`, `orders`; and one with its article, `an order`. */
   one: string;
   many: string;
+  oneWithArticle: string;
+  /** The command that sends a single record, for a JSON file that holds one instead of an array. */
+  sendOne?: string;
   /** The field that keys re-runs (journal, duplicates, the report's first column). */
   keyField: string;
   /** Where each record is sent with POST. */
@@ -24,6 +27,8 @@ export interface ImportKind {
   columns: readonly string[];
   /** CSV: adjacent rows with the same key form one record (an order's rows are its items). */
   groupsRows: boolean;
+  /** Its items may name a product by code, resolved to an `internalReferenceId` before sending. */
+  namesProducts: boolean;
   /** Which ledger its keys are claimed in (orders are shared with `orders create`). */
   ledger: LedgerKind;
   /** The key of a record body, or undefined when it has none. */
@@ -53,10 +58,13 @@ export const ORDER_IMPORT: ImportKind = {
   command: 'orders import',
   one: 'order',
   many: 'orders',
+  oneWithArticle: 'an order',
+  sendOne: 'ordercli orders create',
   keyField: 'externalId',
   path: '/api/v1/orders',
   columns: CSV_COLUMNS,
   groupsRows: true,
+  namesProducts: true,
   ledger: 'orders',
   keyOf: (body) => nonEmptyText(body.externalId),
   validate: (body, { requireKey }) => validateOrder(body, { requireExternalId: requireKey }),
@@ -74,10 +82,13 @@ export const CONTACT_REFERENCE_IMPORT: ImportKind = {
   command: 'refs contacts import',
   one: 'contact reference',
   many: 'contact references',
+  oneWithArticle: 'a contact reference',
+  sendOne: 'ordercli refs contacts add',
   keyField: 'contact.externalReference',
   path: '/api/v1/contact_references',
   columns: CONTACT_REFERENCE_COLUMNS,
   groupsRows: false,
+  namesProducts: false,
   ledger: 'contact-references',
   keyOf: (body) => {
     const contact = body.contact;

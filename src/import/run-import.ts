@@ -15,36 +15,36 @@ import { CancelledError, CliError, type InputProblem, UsageError } from '../core
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { formatCount } from '../io/numbers.js';
-import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './journal.js';
-import { journalOfInput } from './journal-location.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
-import { ledgerPlaceOf, localLedgerRoot, openLedger } from './ledger/open.js';
-import type { LedgerRecord } from './ledger/record.js';
-import type { LedgerStore } from './ledger/store.js';
-import type { InputLimits } from './limits.js';
-import { OutputWriteError } from './output-error.js';
-import { type NamedPath, refuseOverwrites } from './output-paths.js';
+import type { InputLimits } from './read/limits.js';
+import { OutputWriteError } from './report/output-error.js';
+import { type NamedPath, refuseOverwrites } from './report/output-paths.js';
 import {
   countResult,
   emptyCounts,
   type ImportCounts,
-  type OrderResult,
+  type RecordResult,
   ReportWriter,
   ResultSequencer,
   settledCount,
-} from './report.js';
+} from './report/report.js';
+import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './send/journal.js';
+import { journalOfInput } from './send/journal-location.js';
+import { ledgerPlaceOf, localLedgerRoot, openLedger } from './send/ledger/open.js';
+import type { LedgerRecord } from './send/ledger/record.js';
+import type { LedgerStore } from './send/ledger/store.js';
+import { problemsMessage, type SubmitStop, submitRecords } from './send/submit.js';
 import {
   checkRejectsPath,
   type InvalidRecord,
   invalidInputError,
-  openOrderSource,
-  prepareOrder,
+  openInputSource,
+  prepareRecord,
   ReferenceCatalog,
   validateImport,
   writeRejects,
 } from './source.js';
-import { problemsMessage, type SubmitStop, submitOrders } from './submit.js';
-import type { ImportValidation, InputFormat, OrderSource, SourceOrder, ValidatedOrder } from './types.js';
+import type { ImportValidation, InputSource, SourceRecord, ValidatedRecord } from './types.js';
 
 /** What to import and how: the command's flags, checked and parsed. */
 export interface ImportRequest {
@@ -52,7 +52,8 @@ export interface ImportRequest {
   kind?: ImportKind;
   /** A path, or `-` for standard input (which needs `journal`). */
   input: string;
-  format?: InputFormat;
+  /** `--format`: a name or alias of INPUT_FORMATS (read/formats.ts). */
+  format?: string;
   /** `--sheet`: the sheet of a workbook to read. */
   sheet?: string;
   delimiter?: string;
@@ -74,7 +75,7 @@ export interface ImportRequest {
   report?: string;
   rejects?: string;
   /** Keep every order's result in `ImportResult.orders` (for `--json`: memory grows with the input). */
-  keepOrderResults: boolean;
+  keepRecordResults: boolean;
   /** How many orders not created `ImportResult.notCreated` lists (default 10). */
   notCreatedListed?: number;
 }
@@ -101,7 +102,7 @@ export interface ImportHooks {
   /** Sending starts; `counts` change as orders finish. Returns what to call once sending ends. */
   onSendingStart?(counts: Readonly<ImportCounts>): () => void;
   /** Each order's result, in input order, as it is settled (CI annotations). */
-  onResult?(result: OrderResult): void;
+  onResult?(result: RecordResult): void;
 }
 
 /** What a dry run found. */
@@ -128,10 +129,10 @@ export interface ImportResult {
   /** The journal as shown to the user (as typed, or `<input>.journal.ndjson`). */
   journal: string;
   counts: ImportCounts;
-  /** Every order's result in input order, when `keepOrderResults` was asked; else empty. */
-  orders: OrderResult[];
+  /** Every record's result in input order, when `keepRecordResults` was asked; else empty. */
+  records: RecordResult[];
   /** The first orders not created (failed, unknown, invalid), in input order. */
-  notCreated: OrderResult[];
+  notCreated: RecordResult[];
   /** Why sending stopped before the end of the input, if it did. */
   stopped: SubmitStop | undefined;
   /** Requests sent, and their rate from the first request to the last answer. */
@@ -157,7 +158,7 @@ export async function runImport(
 ): Promise<DryRunResult | ImportResult> {
   const kind = request.kind ?? ORDER_IMPORT;
   const references = new ReferenceCatalog(() => environment.api(), environment.signal);
-  const source = await openOrderSource(
+  const source = await openInputSource(
     request.input,
     {
       format: request.format,
@@ -216,7 +217,7 @@ export async function runImport(
         `The input ${source.file} changed while it was being validated (its size or modification time differ), so nothing was sent; run the import again once the file is complete.`,
       );
     }
-    return await sendOrders(request, environment, hooks, source, validation, references);
+    return await sendRecords(request, environment, hooks, source, validation, references);
   } finally {
     await source.close();
   }
@@ -225,7 +226,7 @@ export async function runImport(
 async function dryRun(
   request: ImportRequest,
   environment: ImportEnvironment,
-  source: OrderSource,
+  source: InputSource,
   validation: ImportValidation,
 ): Promise<DryRunResult> {
   const kind = request.kind ?? ORDER_IMPORT;
@@ -248,10 +249,10 @@ async function dryRun(
           signal: environment.signal,
         });
   try {
-    if (store && validation.externalIds) {
-      await store.prefetch(validation.externalIds);
+    if (store && validation.keys) {
+      await store.prefetch(validation.keys);
       ledger = store.prefetchedCounts();
-      validation.externalIds = undefined;
+      validation.keys = undefined;
     }
     if (baseUrl !== undefined && location !== undefined) {
       // Only what the ledger does not know yet: what a real run would adopt from the journal.
@@ -287,11 +288,11 @@ async function dryRun(
   };
 }
 
-async function sendOrders(
+async function sendRecords(
   request: ImportRequest,
   environment: ImportEnvironment,
   hooks: ImportHooks,
-  source: OrderSource,
+  source: InputSource,
   validation: ImportValidation,
   references: ReferenceCatalog,
 ): Promise<ImportResult> {
@@ -315,9 +316,9 @@ async function sendOrders(
   const results = collectResults(request, hooks, validation, report);
 
   const sendingEnded = hooks.onSendingStart?.(results.counts);
-  let outcome: Awaited<ReturnType<typeof submitOrders>>;
+  let outcome: Awaited<ReturnType<typeof submitRecords>>;
   try {
-    outcome = await submitOrders(readAgainForSending(source, validation, references, kind), {
+    outcome = await submitRecords(readAgainForSending(source, validation, references, kind), {
       kind,
       client,
       journal: stores.journal,
@@ -340,7 +341,7 @@ async function sendOrders(
     baseUrl: client.baseUrl,
     journal: location.shown,
     counts,
-    orders: results.orders,
+    records: results.records,
     notCreated: results.notCreated,
     stopped,
     sent,
@@ -362,7 +363,7 @@ async function openStores(
   request: ImportRequest,
   environment: ImportEnvironment,
   hooks: ImportHooks,
-  source: OrderSource,
+  source: InputSource,
   validation: ImportValidation,
   baseUrl: string,
   location: { path: string; shown: string },
@@ -391,9 +392,9 @@ async function openStores(
     }
   };
   environment.onClose(close);
-  if (validation.externalIds) await ledger.prefetch(validation.externalIds);
+  if (validation.keys) await ledger.prefetch(validation.keys);
   // The validation's hold on the ids goes now: the ledger keeps what it knows of them.
-  validation.externalIds = undefined;
+  validation.keys = undefined;
   journal = await OrderJournal.open(location.path, {
     baseUrl,
     // What the ledger knows, the journal need not hold: only the rest may need adopting.
@@ -423,22 +424,22 @@ function collectResults(
   report: ReportWriter | undefined,
 ) {
   const counts = emptyCounts(validation.total);
-  const orders: OrderResult[] = [];
-  const notCreated: OrderResult[] = [];
+  const records: RecordResult[] = [];
+  const notCreated: RecordResult[] = [];
   const notCreatedListed = request.notCreatedListed ?? NOT_CREATED_LISTED;
-  const rejected: SourceOrder[] = [...validation.invalid];
+  const rejected: SourceRecord[] = [...validation.invalid];
   const inInputOrder = new ResultSequencer((result) => {
     report?.write(result);
     hooks.onResult?.(result);
-    if (request.keepOrderResults) orders.push(result);
+    if (request.keepRecordResults) records.push(result);
     if (isNotCreated(result) && notCreated.length < notCreatedListed) notCreated.push(result);
   });
-  const onResult = (result: OrderResult, item: ValidatedOrder): void => {
+  const onResult = (result: RecordResult, item: ValidatedRecord): void => {
     countResult(counts, result);
     if (result.status === 'failed') rejected.push(item.source);
     inInputOrder.push(result);
   };
-  return { counts, orders, notCreated, rejected, onResult };
+  return { counts, records, notCreated, rejected, onResult };
 }
 
 /**
@@ -448,9 +449,9 @@ function collectResults(
 async function writeOutputs(
   request: ImportRequest,
   environment: ImportEnvironment,
-  source: OrderSource,
+  source: InputSource,
   report: ReportWriter | undefined,
-  rejected: SourceOrder[],
+  rejected: SourceRecord[],
 ): Promise<CliError | undefined> {
   const unwritten: string[] = [];
   const noteUnwritten = (error: unknown): void => {
@@ -483,7 +484,7 @@ async function writeInvalidInputReport(
   path: string,
   request: ImportRequest,
   environment: ImportEnvironment,
-  source: OrderSource,
+  source: InputSource,
   {
     validation,
     references,
@@ -511,7 +512,7 @@ async function writeInvalidInputReport(
       references,
       checkRefs: request.checkRefs,
       maxInvalid: 0,
-      onOrder: (order, problems) => report.write(refusedInputResult(order, problems, notSent)),
+      onRecord: (order, problems) => report.write(refusedInputResult(order, problems, notSent)),
     });
   } finally {
     await report.close().catch((error: unknown) => {
@@ -523,11 +524,11 @@ async function writeInvalidInputReport(
 }
 
 /** An order of an input refused at exit 2, as its report line: built whole, as `resultOf` does. */
-function refusedInputResult(order: SourceOrder, problems: InputProblem[], notSent: string): OrderResult {
+function refusedInputResult(order: SourceRecord, problems: InputProblem[], notSent: string): RecordResult {
   const invalid = problems.length > 0;
   return {
     index: order.index,
-    externalId: order.externalId,
+    key: order.key,
     location: order.location,
     status: invalid ? 'invalid' : 'not-sent',
     httpStatus: undefined,
@@ -542,7 +543,7 @@ function refusedInputResult(order: SourceOrder, problems: InputProblem[], notSen
 async function refuseOverwritingWhatIsKept(
   request: ImportRequest,
   environment: ImportEnvironment,
-  source: OrderSource,
+  source: InputSource,
 ): Promise<void> {
   const outputs: NamedPath[] = [];
   const at = (path: string): string => resolve(environment.cwd, path);
@@ -594,7 +595,7 @@ async function adoptJournal(ledger: LedgerStore, journal: OrderJournal, kind: Im
   if (records.length > 0) await ledger.adopt(records);
 }
 
-function isNotCreated(result: OrderResult): boolean {
+function isNotCreated(result: RecordResult): boolean {
   return (
     result.status !== 'created' &&
     result.status !== 'skipped' &&
@@ -609,14 +610,14 @@ function isNotCreated(result: OrderResult): boolean {
  * come with its problems. Reading again keeps memory bounded whatever the input's size.
  */
 async function* readAgainForSending(
-  source: OrderSource,
+  source: InputSource,
   validation: ImportValidation,
   references: ReferenceCatalog,
   kind: ImportKind,
-): AsyncGenerator<ValidatedOrder> {
+): AsyncGenerator<ValidatedRecord> {
   const problemsByIndex = new Map<number, InputProblem[]>();
   for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
-  for await (const order of source.orders()) {
+  for await (const order of source.records()) {
     // Orders added to the file after the validation pass were never validated: they are not sent.
     if (order.index >= validation.total) break;
     const problems = problemsByIndex.get(order.index);
@@ -625,10 +626,10 @@ async function* readAgainForSending(
       continue;
     }
     if (!order.needsProductResolution && order.problems.length === 0) {
-      yield { source: order, body: order.order, problems: [] };
+      yield { source: order, body: order.body, problems: [] };
       continue;
     }
-    const prepared = await prepareOrder(order, references, { limits: source.limits, kind });
+    const prepared = await prepareRecord(order, references, { limits: source.limits, kind });
     yield prepared.problems.length > 0
       ? { source: order, body: undefined, problems: prepared.problems }
       : { source: order, body: prepared.body, problems: [] };

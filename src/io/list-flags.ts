@@ -3,7 +3,7 @@
  * how they become the options of `writeList`. Loaded by the commands' `index.ts`, so by `--help`:
  * it imports nothing heavy.
  */
-import type { Command } from 'commander';
+import type { Command, OptionValues } from '@commander-js/extra-typings';
 import { UsageError } from '../core/errors.js';
 import type { ListOptions } from './list-output.js';
 import { quote } from './quote.js';
@@ -11,22 +11,15 @@ import { quote } from './quote.js';
 /** Rows of a table shown on a terminal unless `--limit` says otherwise: more than a person reads. */
 export const DEFAULT_TABLE_ROWS = 1000;
 
-/** The flags `withListOptions` declares, as commander parses them. */
-export interface ListFlags {
-  csv?: boolean;
-  columns?: string[];
-  /** `--limit <rows>` as typed; checked by `listOptions`. */
-  limit?: string;
-}
-
 /**
  * Declares the list flags on a command. `keys` names the columns in the help; lists of
  * undocumented records take their columns from the records' own keys.
  */
-export function withListOptions(
-  command: Command,
-  keys = "the records' own keys, as in the table header",
-): Command {
+export function withListOptions<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  Globals extends OptionValues,
+>(command: Command<Args, Opts, Globals>, keys = "the records' own keys, as in the table header") {
   return command
     .option('--csv', 'write the rows as CSV (RFC 4180) instead of a table')
     .option(
@@ -39,6 +32,11 @@ export function withListOptions(
       `rows of the table on a terminal, ${DEFAULT_TABLE_ROWS} unless given, 0 for all (piped rows, --csv and --json are never limited)`,
     );
 }
+
+/** The flags `withListOptions` declares, as commander parses them (`--limit` as typed: see `listOptions`). */
+export type ListFlags = ReturnType<
+  ReturnType<typeof withListOptions<[], Record<never, never>, Record<never, never>>>['opts']
+>;
 
 function splitColumns(value: string): string[] {
   return value

@@ -82,6 +82,11 @@ export class WebhookDeliverer {
     );
   }
 
+  /** Attempts in flight and retries waiting for their turn (never 0 between an attempt and its retry). */
+  get pending(): number {
+    return this.inFlight.size + this.timers.size;
+  }
+
   /** Drops pending retries and aborts requests in flight (reset). */
   cancelAll(): void {
     this.cancel.abort();

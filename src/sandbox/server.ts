@@ -104,6 +104,11 @@ export interface Sandbox {
   setFaults(faults: Partial<FaultOptions>): void;
   /** Adds deterministic faults for the next matching requests. */
   scriptFaults(rules: FaultRule[]): void;
+  /**
+   * The work still to come: validations scheduled, and deliveries in flight or waiting for a retry.
+   * Once both are 0, nothing more happens until the next request (what tests wait for).
+   */
+  pending(): { validations: number; deliveries: number };
   /** Back to the seed: orders, contact references, subscriptions, logs, faults; pending work dropped. */
   reset(): void;
   /** Closes the server, its open connections, pending validations and deliveries. */
@@ -147,6 +152,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     orders: () => parts.store.orders(),
     setFaults: (changes) => faults.set(changes),
     scriptFaults: (rules) => faults.script(rules),
+    pending: () => ({ validations: parts.validation.pending, deliveries: parts.deliverer.pending }),
     reset() {
       resetParts(parts);
     },

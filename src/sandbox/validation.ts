@@ -32,6 +32,11 @@ export class OrderValidation {
     this.timers.add(timer);
   }
 
+  /** Validations scheduled and not yet run. */
+  get pending(): number {
+    return this.timers.size;
+  }
+
   /** Drops every pending validation (reset, close). */
   cancelAll(): void {
     for (const timer of this.timers) clearTimeout(timer);

@@ -40,7 +40,7 @@ const NOT_ONLY_WHITE_SPACE = '\\S';
 /**
  * In an order file (`orders create --file`, `orders import`), an item may name its packaging by
  * product code instead: ordercli resolves it to an `internalReferenceId` before sending
- * (src/import/resolve-products.ts), so the file's schema accepts it as a fourth way.
+ * (src/import/check/resolve-products.ts), so the file's schema accepts it as a fourth way.
  */
 const PRODUCT_CODE_FIELDS: Record<string, JsonSchema> = {
   productCode: {

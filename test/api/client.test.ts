@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkBaseUrl } from '../../src/core/url.js';
 import { runBin, runCli } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 const sandbox = useSandbox();
 
@@ -73,8 +74,14 @@ describe('exit codes', () => {
   it('130 when interrupted while a request is in flight', async () => {
     sandbox.setFaults({ latencyMs: 2000 });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
+    // Ctrl-C once the request has reached the sandbox, which holds its answer 2 s.
+    const interrupted = waitFor(
+      () => requestsTo('/api/v1/packaging_references/401').length === 1,
+      10_000,
+      'the request at the sandbox',
+    ).then(() => controller.abort());
     const result = await runCli(partner('get', 'packaging_references', '401'), { signal: controller.signal });
+    await interrupted;
     expect(result.code).toBe(130);
     expect(result.stderr).not.toContain('    at ');
   });

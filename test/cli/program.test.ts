@@ -1,9 +1,9 @@
 // Help that guides: every group and verb shows runnable examples, the global options are listed
 // once (in ordercli --help), and an unknown verb names the group's verbs and the closest one.
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { Context } from '../../src/cli/context.js';
 import { buildProgram, expandHelpCommand } from '../../src/cli/program.js';
+import type { CommandUnknownOpts as Command } from '../../src/command-support/commander.js';
+import { Context } from '../../src/command-support/context.js';
 import { createTestIO } from '../../src/io/memory.js';
 import { runBin, runCli } from '../support/cli.js';
 

@@ -10,8 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runBin, tempDir, testEnv } from '../support/cli.js';
-import { freePort, READY, waitFor } from '../support/listen.js';
+import { freePort, READY } from '../support/listen.js';
 import { useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 50 });
 let listen: ChildProcessWithoutNullStreams | undefined;

@@ -1,9 +1,9 @@
 // What an import sends, as the pipeline asks it: contact references read, keyed and reported.
 import { describe, expect, it } from 'vitest';
+import { validateImport } from '../../src/import/check/validate.js';
 import { CONTACT_REFERENCE_IMPORT, ORDER_IMPORT } from '../../src/import/kind.js';
-import { reportRecord } from '../../src/import/report.js';
+import { reportRecord } from '../../src/import/report/report.js';
 import { openOrderSource } from '../../src/import/source.js';
-import { validateImport } from '../../src/import/validate.js';
 import { lines, readAll, rejection, sourceContext, writeInput } from '../support/import-input.js';
 
 const HEADER = 'contact.externalReference,contact.firstName,contact.lastName,contact.email,customer.name';
@@ -18,11 +18,11 @@ describe('contact references from CSV', () => {
     );
     const source = await openOrderSource('contacts.csv', { kind: CONTACT_REFERENCE_IMPORT }, ctx);
     const records = await readAll(source);
-    expect(records.map((record) => [record.externalId, record.location.line])).toEqual([
+    expect(records.map((record) => [record.key, record.location.line])).toEqual([
       ['PART-C-1', 2],
       ['PART-C-1', 3],
     ]);
-    expect(records[0]!.order).toEqual({
+    expect(records[0]!.body).toEqual({
       contact: {
         externalReference: 'PART-C-1',
         firstName: 'Jeanne',
@@ -79,7 +79,7 @@ describe('contact references from JSON', () => {
     );
     const source = await openOrderSource('contacts.ndjson', { kind: CONTACT_REFERENCE_IMPORT }, ctx);
     const records = await readAll(source);
-    expect(records.map((record) => record.externalId)).toEqual(['PART-C-7', undefined]);
+    expect(records.map((record) => record.key)).toEqual(['PART-C-7', undefined]);
     const validation = await validateImport(source, { kind: CONTACT_REFERENCE_IMPORT });
     expect(lines(validation.problems)).toEqual([
       'contacts.ndjson:2: contact.externalReference: is required',
@@ -94,7 +94,7 @@ describe('the report of a kind', () => {
   it('names the key column by its field and leaves out what the kind has not', () => {
     const result = {
       index: 0,
-      externalId: 'PART-C-7',
+      key: 'PART-C-7',
       status: 'created' as const,
       httpStatus: 201,
       id: 312,

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { CancelledError } from '../../src/core/errors.js';
 import { Redactor } from '../../src/core/redact.js';
-import { DEFAULT_LIMITS } from '../../src/import/limits.js';
-import type { ImportCounts } from '../../src/import/report.js';
+import { DEFAULT_LIMITS } from '../../src/import/read/limits.js';
+import type { ImportCounts } from '../../src/import/report/report.js';
 import {
   type DryRunResult,
   type ImportEnvironment,
@@ -61,7 +61,7 @@ function request(input: string, extra: Partial<ImportRequest> = {}): ImportReque
     skipInvalid: false,
     checkRefs: false,
     retryUnknown: false,
-    keepOrderResults: false,
+    keepRecordResults: false,
     ...extra,
   };
 }
@@ -79,7 +79,7 @@ describe('runImport', () => {
     inputWithOneInvalid(dir);
     const sending: { counts: Readonly<ImportCounts>; ended: boolean }[] = [];
     const result = (await runImport(
-      request('orders.ndjson', { skipInvalid: true, keepOrderResults: true }),
+      request('orders.ndjson', { skipInvalid: true, keepRecordResults: true }),
       environment(dir),
       {
         onSendingStart: (counts) => {
@@ -112,7 +112,7 @@ describe('runImport', () => {
       exists: 0,
       notSent: 0,
     });
-    expect(result.orders.map((o) => [o.externalId, o.status, o.location.line])).toEqual([
+    expect(result.records.map((o) => [o.key, o.status, o.location.line])).toEqual([
       [externalId(1), 'created', 1],
       [externalId(2), 'created', 2],
       [externalId(6), 'invalid', 3],
@@ -120,7 +120,7 @@ describe('runImport', () => {
       [externalId(4), 'created', 5],
       [externalId(5), 'created', 6],
     ]);
-    expect(result.notCreated.map((o) => o.externalId)).toEqual([externalId(6)]);
+    expect(result.notCreated.map((o) => o.key)).toEqual([externalId(6)]);
     expect(result.notCreated[0]?.message).toContain('orderedQuantity');
     // The progress hook saw the live counts, and was told when sending ended.
     expect(sending).toHaveLength(1);
@@ -133,7 +133,7 @@ describe('runImport', () => {
     const dir = tempDir();
     writeNdjson(dir, 'orders.ndjson', orders(3));
     const first = (await runImport(request('orders.ndjson'), environment(dir))) as ImportResult;
-    expect(first.orders).toEqual([]);
+    expect(first.records).toEqual([]);
     expect(first.exitCode).toBe(0);
     const again = (await runImport(request('orders.ndjson'), environment(dir))) as ImportResult;
     expect(again.counts).toMatchObject({ total: 3, skipped: 3, created: 0 });

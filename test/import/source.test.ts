@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { CancelledError, InputError, UsageError } from '../../src/core/errors.js';
+import { validateImport } from '../../src/import/check/validate.js';
 import { openOrderSource } from '../../src/import/source.js';
-import { validateImport } from '../../src/import/validate.js';
 import { FIXTURES, lines, readAll, rejection, sourceContext, writeInput } from '../support/import-input.js';
 
 const CSV =
@@ -34,7 +34,7 @@ describe('format', () => {
       'Cannot tell the format of export.dat from its extension ".dat": name it .csv, .tsv, .txt, .json, .ndjson, .jsonl or .xlsx, or pass --format csv, json, ndjson or xlsx.',
     );
     const source = await openOrderSource('export.dat', { format: 'csv' }, ctx);
-    expect((await readAll(source))[0]?.externalId).toBe('S-1');
+    expect((await readAll(source))[0]?.key).toBe('S-1');
     await expect(openOrderSource('export.dat', { format: 'xml' as 'csv' }, ctx)).rejects.toThrow(
       'Unknown format "xml": use --format csv, json, ndjson or xlsx.',
     );
@@ -67,7 +67,7 @@ describe('standard input', () => {
     expect(existsSync(source.path)).toBe(true);
     const first = await readAll(source);
     const second = await readAll(source);
-    expect(second.map((order) => order.order)).toEqual(first.map((order) => order.order));
+    expect(second.map((order) => order.body)).toEqual(first.map((order) => order.body));
     expect(first[0]?.location.file).toBe('stdin');
     await source.close();
     await source.close();
@@ -90,7 +90,7 @@ describe('--map', () => {
       sourceContext(FIXTURES),
     );
     // Rejects keep the file's own header.
-    expect(source.csv?.header).toEqual([
+    expect(source.header).toEqual([
       'N° commande',
       'Réf. client',
       'Contact',
@@ -105,7 +105,7 @@ describe('--map', () => {
       'Qté',
     ]);
     const orders = await readAll(source);
-    expect(orders[0]?.order).toEqual({
+    expect(orders[0]?.body).toEqual({
       externalId: 'ERP-55001',
       externalReference: 'CDE-7781',
       contact: { internalReferenceId: 306 },

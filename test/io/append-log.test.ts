@@ -110,8 +110,8 @@ describe('AppendLog', () => {
     await log.append('a');
     const resolved: string[] = [];
     const b = log.append('b').then(() => resolved.push('b'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // Within the window: b waits for the next round, and c, appended in a later turn, joins it.
+    await new Promise((resolve) => setImmediate(resolve));
+    // A turn later, within the window: b waits for the next round, and c, appended now, joins it.
     expect(resolved).toEqual([]);
     const c = log.append('c').then(() => resolved.push('c'));
     await Promise.all([b, c]);

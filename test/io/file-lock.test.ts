@@ -21,16 +21,9 @@ import { thisProcess } from '../../src/core/liveness.js';
 import { AppendLog, NotRegularFileError } from '../../src/io/append-log.js';
 import { acquireFileLock, lockWaitFromEnv } from '../../src/io/file-lock.js';
 import { tempDir } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
 
 const OPTIONS = { what: 'the test file', busyAdvice: 'wait.' };
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('acquireFileLock', () => {
   it('records its owner, refreshes the record while held, and removes the lock on release', async () => {
@@ -50,7 +43,7 @@ describe('acquireFileLock', () => {
       'The test file is already in use by this ordercli process.',
     );
     const first = statSync(record).mtimeMs;
-    await until(() => statSync(record).mtimeMs > first, 'the record refreshed');
+    await waitFor(() => statSync(record).mtimeMs > first, 10_000, 'the record refreshed');
     await lock.release();
     expect(() => statSync(path)).toThrow();
   });
@@ -60,7 +53,7 @@ describe('acquireFileLock', () => {
     const lock = await acquireFileLock(path, { ...OPTIONS, staleMs: 200 });
     expect(lock.lost).toBeUndefined();
     rmSync(path, { recursive: true });
-    await until(() => lock.lost !== undefined, 'the loss noticed');
+    await waitFor(() => lock.lost !== undefined, 10_000, 'the loss noticed');
     expect(lock.lost?.message).toContain(
       `The lock ${path} of the test file was removed while this ordercli held it`,
     );
@@ -75,10 +68,14 @@ describe('acquireFileLock', () => {
     const ahead = new Date(Date.now() + 86_400_000);
     utimesSync(record, ahead, ahead);
     const seen = new Set<number>([statSync(record).mtimeMs]);
-    await until(() => {
-      seen.add(statSync(record).mtimeMs);
-      return seen.size >= 3;
-    }, 'two touches');
+    await waitFor(
+      () => {
+        seen.add(statSync(record).mtimeMs);
+        return seen.size >= 3;
+      },
+      10_000,
+      'two touches',
+    );
     await lock.release();
   });
 

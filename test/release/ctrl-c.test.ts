@@ -11,6 +11,7 @@ import { connect } from 'node:net';
 import { constants } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
 import { releaseEnv, TempDirs } from './support.js';
 
 const dirs = new TempDirs();
@@ -55,20 +56,17 @@ async function interrupt(
       resolve(code ?? 128 + (constants.signals[signal as NodeJS.Signals] ?? 0)),
     ),
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
+  const url = await waitFor(
+    () => {
       const match = ready.exec(stdout + stderr);
-      if (match?.[1]) {
-        clearInterval(timer);
-        resolve(match[1]);
-      } else if (child.exitCode !== null || child.signalCode !== null) {
-        clearInterval(timer);
-        reject(
-          new Error(`${how} ordercli ${args.join(' ')} ended before it was ready:\n${stdout}\n${stderr}`),
-        );
-      }
-    }, 50);
-  });
+      if (match?.[1]) return match[1];
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`${how} ordercli ${args.join(' ')} ended before it was ready:\n${stdout}\n${stderr}`);
+      return undefined;
+    },
+    60_000,
+    `the ready line of ${how} ordercli ${args.join(' ')}`,
+  );
   process.kill(-child.pid!, 'SIGINT');
   return { status: await closed, stdout, stderr, url };
 }

@@ -3,7 +3,10 @@
  * commands as written:
  * - on a fresh machine: HOME and the npm cache are empty folders, npm reaches the registry (and
  *   nothing else does: the tests stay on 127.0.0.1); `npm install && npx ordercli demo`, then
- *   `npm test`, whose other-Node stage is skipped (it says so) to save the two Node downloads;
+ *   `npm test` with ORDERCLI_TEST_SET=smoke: every stage (build, typecheck, lint, vitest, the
+ *   other Nodes) runs as written, vitest on the smoke set of test/smoke.ts (the whole suite runs
+ *   in this checkout, on the same commit in CI), and the other-Node stage is skipped (it says
+ *   so) to save the two Node downloads;
  * - with this machine's npm cache and npm offline: `npm install && npx ordercli demo`, which shows
  *   that the lockfile's packages are all in the cache once the project is installed.
  * `.ci/run` is checked to run exactly the README's `npm install` and `npm test`. Inside such a
@@ -12,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SMOKE_TESTS } from '../smoke.js';
 import { ROOT } from '../support/cli.js';
 import { describeRun, type ExecResult, exec, freshMachineEnv, releaseEnv, sh, TempDirs } from './support.js';
 
@@ -45,10 +49,11 @@ function seconds(result: ExecResult): string {
 }
 
 describe.skipIf(process.env.ORDERCLI_IN_FRESH_CLONE)('a fresh clone of HEAD', () => {
-  it.concurrent('on a fresh machine runs the README two commands: install and demo, then npm test', async () => {
+  it.concurrent('on a fresh machine runs the README two commands: install and demo, then npm test (its smoke set)', async () => {
     const env = freshMachineEnv(dirs.make('ordercli-home-'), dirs.make('ordercli-npm-cache-'), {
       ORDERCLI_IN_FRESH_CLONE: '1',
       ORDERCLI_SKIP_OTHER_NODES: '1',
+      ORDERCLI_TEST_SET: 'smoke',
     });
     const { clone, block } = await cloneHead(env);
     // The test follows the README of the clone: its first code block is these two commands.
@@ -69,9 +74,12 @@ describe.skipIf(process.env.ORDERCLI_IN_FRESH_CLONE)('a fresh clone of HEAD', ()
       expect(summary).toMatch(new RegExp(`${stage} +passed`));
     expect(summary).toContain('all passed');
     expect(output).toContain('SKIPPED: the end-to-end tests under Node 22 and 24');
-    // The clone did not clone again, and packed and installed its tarball on a fresh cache.
-    expect(output).toMatch(/test\/release\/fresh-clone\.test\.ts \([0-9]+ tests? \| [0-9]+ skipped\)/);
-    expect(output).toContain('pack: under Node 20 only');
+    // Vitest ran the smoke set, every file of it and nothing else, and the summary says so.
+    expect(summary).toMatch(
+      new RegExp(`Test Files +${SMOKE_TESTS.length} passed \\(${SMOKE_TESTS.length}\\)`),
+    );
+    expect(summary).toContain('SKIPPED: every test file outside the smoke set of test/smoke.ts');
+    for (const file of SMOKE_TESTS) expect(output).toContain(`✓ ${file}`);
     console.log(`fresh machine: ${README_INSTALL} ${seconds(install)}, ${README_TEST} ${seconds(test)}`);
   }, 960_000);
 

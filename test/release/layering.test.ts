@@ -1,9 +1,11 @@
 /**
  * `npm run lint` checks the layers of src/ (dependency-cruiser, .dependency-cruiser.mjs): no
- * runtime import cycle, nothing outside src/cli and src/commands imports from them, api/io/config/
- * schemas import no pipeline (import, webhooks, sandbox, refs), src/core imports nothing else from src. Checked on scratch projects with this repository's lint:layers
- * script and rules: one laid out right (with a type-only cycle, which is allowed), one breaking
- * each rule.
+ * runtime import cycle, nothing but src/cli imports from src/cli (commands reach Context in
+ * src/command-support), nothing outside src/cli and src/commands imports from src/commands, only
+ * they and src/command-support import from it, api/io/config/schemas import no pipeline (import,
+ * webhooks, sandbox, refs), src/core imports nothing else from src. Checked on scratch projects
+ * with this repository's lint:layers script and rules: one laid out right (with a type-only
+ * cycle, which is allowed), one breaking each rule.
  */
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,9 +27,11 @@ const GOOD: Record<string, string> = {
   'src/commands/demo/index.ts':
     "export interface DemoFlags { file?: string }\nexport async function register() { const { run } = await import('./demo.js'); return run; }\n",
   'src/commands/demo/demo.ts':
-    "import { client } from '../../api/client.js';\nimport type { DemoFlags } from './index.js';\nexport function run(flags: DemoFlags) { return [client, flags]; }\n",
+    "import { client } from '../../api/client.js';\nimport type { Context } from '../../command-support/context.js';\nimport type { DemoFlags } from './index.js';\nexport function run(flags: DemoFlags, ctx: Context) { return [client, flags, ctx]; }\n",
+  'src/command-support/context.ts':
+    "import { client } from '../api/client.js';\nexport class Context { api = client; }\n",
   'src/cli/program.ts':
-    "import { register } from '../commands/demo/index.js';\nexport const program = register;\n",
+    "import { register } from '../commands/demo/index.js';\nimport { Context } from '../command-support/context.js';\nexport const program = [register, Context];\n",
   'src/index.ts': "export { program } from './cli/program.js';\n",
 };
 
@@ -39,6 +43,14 @@ const BAD: Record<string, string> = {
   // a layer below the commands imports from one
   'src/io/output.ts':
     "import { register } from '../commands/demo/index.js';\nexport const output = register;\n",
+  // a command imports from the top layer
+  'src/commands/get/get.ts': "import { program } from '../../cli/program.js';\nexport const get = program;\n",
+  // command support imports a command
+  'src/command-support/command-help.ts':
+    "import { register } from '../commands/demo/index.js';\nexport const help = register;\n",
+  // a pipeline imports command support
+  'src/webhooks/listen-session.ts':
+    "import { Context } from '../command-support/context.js';\nexport const session = Context;\n",
   // the client imports a pipeline
   'src/api/errors.ts': "import '../webhooks/notify.js';\nexport {};\n",
   'src/webhooks/notify.ts': 'export const notify = 1;\n',
@@ -87,8 +99,13 @@ describe('npm run lint: the layers of src/', () => {
     const output = result.stdout + result.stderr;
     expect(result.code, describeRun('npm run lint:layers', result)).not.toBe(0);
     expect(output).toMatch(/core-is-the-bottom: src\/core\/errors\.ts → src\/api\/client\.ts/);
+    expect(output).toMatch(/commands-under-cli-only: src\/io\/output\.ts → src\/commands\/demo\/index\.ts/);
+    expect(output).toMatch(/cli-is-the-top: src\/commands\/get\/get\.ts → src\/cli\/program\.ts/);
     expect(output).toMatch(
-      /cli-and-commands-are-the-top: src\/io\/output\.ts → src\/commands\/demo\/index\.ts/,
+      /commands-under-cli-only: src\/command-support\/command-help\.ts → src\/commands\/demo\/index\.ts/,
+    );
+    expect(output).toMatch(
+      /command-support-for-commands: src\/webhooks\/listen-session\.ts → src\/command-support\/context\.ts/,
     );
     expect(output).toMatch(/pipelines-above-services: src\/api\/errors\.ts → src\/webhooks\/notify\.ts/);
     expect(output).toMatch(/no-circular: src\/import\/a\.ts → \s*src\/import\/b\.ts/);

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { ROOT } from '../support/cli.js';
+import { waitFor } from '../support/wait.js';
 import { commandLines, documents, readDocument, simpleCommands } from './markdown.js';
 import { describeRun, releaseEnv, sh, TempDirs } from './support.js';
 
@@ -184,10 +185,12 @@ describe('the README, run as typed against a sandbox', () => {
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
-    for (let i = 0; i < 600 && !stdout.includes('Press Ctrl-C to stop.'); i++) {
-      if (child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Without the banner in time, the assertion below says what was printed instead.
+    await waitFor(
+      () => stdout.includes('Press Ctrl-C to stop.') || child.exitCode !== null,
+      30_000,
+      `the banner of ${command}`,
+    ).catch(() => undefined);
     process.kill(-child.pid!, 'SIGINT');
     await closed;
     expect(stdout, `${command}\n${stderr}`).toContain('Press Ctrl-C to stop.');

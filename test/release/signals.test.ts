@@ -4,56 +4,41 @@
  * twice); a signal while the CLI is still loading ends it with 130, not by the signal's default.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, runBin, tempDir, testEnv } from '../support/cli.js';
+import { BIN, listensForSignals, runBin, tempDir, testEnv } from '../support/cli.js';
 import { createdCounts, orders, writeNdjson } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 const sandbox = useSandbox();
 
 /** Runs the binary; `signalWhen` says when to send `signal` (polled, never after a fixed delay). */
-function runUntilSignalled(
+async function runUntilSignalled(
   args: string[],
   env: Record<string, string>,
   signal: NodeJS.Signals,
   signalWhen: (pid: number) => boolean,
 ): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: testEnv(env),
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const watch = setInterval(() => {
-      if (child.pid !== undefined && signalWhen(child.pid)) {
-        clearInterval(watch);
-        child.kill(signal);
-      }
-    }, 2);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearInterval(watch);
-      resolve({ code, stderr });
-    });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: testEnv(env),
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
-}
-
-/**
- * Whether the binary has put its own signal listeners in place (Linux: SIGHUP in the SigCgt mask
- * of /proc/<pid>/status; Node itself catches SIGINT and SIGTERM from its first instant, SIGHUP
- * only when a listener asks, and the child is a copy of this process until its exec).
- */
-function listensForSignals(pid: number): boolean {
-  try {
-    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(BIN)) return false;
-    const mask = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return mask !== undefined && (BigInt(`0x${mask}`) & 1n) !== 0n;
-  } catch {
-    return false;
-  }
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code));
+  });
+  // Looked at every 2 ms: a signal while the CLI loads must come within its first moments.
+  await waitFor(
+    () => child.exitCode !== null || (child.pid !== undefined && signalWhen(child.pid)),
+    30_000,
+    `the moment to send ${signal}`,
+    2,
+  );
+  child.kill(signal);
+  return { code: await closed, stderr };
 }
 
 describe('signals', () => {

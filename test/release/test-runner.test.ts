@@ -65,6 +65,18 @@ describe('npm test', () => {
     expect(result.stdout).toContain('all passed');
   }, 60_000);
 
+  it('with ORDERCLI_TEST_SET=smoke, runs every stage and says in the summary that it left tests out', async () => {
+    const project = scratchProject(Object.fromEntries(STAGES.map((stage) => [stage, 'echo ok'])));
+    const env = releaseEnv(project, { ORDERCLI_TEST_SET: 'smoke' });
+    const result = await exec('npm', ['test'], { cwd: project, env, timeoutMs: 60_000 });
+    expect(result.code, describeRun('npm test', result)).toBe(0);
+    const summary = result.stdout.slice(result.stdout.indexOf('== npm test: summary'));
+    for (const stage of STAGES) expect(summary).toMatch(new RegExp(`${stage} +passed`));
+    expect(summary).toContain(
+      'SKIPPED: every test file outside the smoke set of test/smoke.ts (ORDERCLI_TEST_SET=smoke)',
+    );
+  }, 60_000);
+
   it('names a part that did not run once in the summary, however many stages said so', async () => {
     const skipped = "SKIPPED: the inspector's browser test did not run: no Chromium found.";
     const project = scratchProject({

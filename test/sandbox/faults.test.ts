@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
-import { call, eventually, partnerOrder, useSandbox } from '../support/sandbox.js';
+import { call, partnerOrder, useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 20, deliveryBackoffMs: 20 });
 let token: string;
@@ -33,7 +34,7 @@ describe('scripted faults', () => {
     expect(orderPosts()).toEqual([expect.objectContaining({ fault: 'reset-after', computedStatus: 201 })]);
     expect(orderPosts()[0]!.status).toBeUndefined();
     expect(orderPosts()[0]!.body).toMatchObject({ externalId: 'R-2' });
-    await eventually(() => sandbox.orders()[0]!.status === 'validated');
+    await waitFor(() => sandbox.orders()[0]!.status === 'validated', 10_000, 'the validation');
   });
 
   it('status: answers the given status with Retry-After, `times` times, without processing', async () => {
@@ -107,7 +108,7 @@ describe('scripted faults', () => {
       return response;
     });
     // A second request, not held, is answered while the first still waits.
-    await eventually(() => orderPosts().length === 1);
+    await waitFor(() => orderPosts().length === 1, 10_000, 'the POST');
     expect((await postOrder('H-2')).status).toBe(201);
     expect(answered).toBe(false);
     // Processed on arrival, answered once released.

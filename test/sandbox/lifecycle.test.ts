@@ -11,12 +11,12 @@ import {
 } from '../../src/sandbox/seed.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
-import { call, eventually, partnerOrder, useSandbox } from '../support/sandbox.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { call, partnerOrder, useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 describe('reset()', () => {
-  const sandbox = useSandbox({ validationDelayMs: 60, deliveryBackoffMs: 20 }, { resetEach: false });
+  // An hour to validation: the order created before the reset is still pending when it comes.
+  const sandbox = useSandbox({ validationDelayMs: 3_600_000 }, { resetEach: false });
   let receiver: Receiver;
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -40,12 +40,15 @@ describe('reset()', () => {
       },
     });
     await call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder('RS-1') });
+    expect(sandbox.pending()).toEqual({ validations: 1, deliveries: 0 });
     sandbox.scriptFaults([{ kind: 'status', status: 503, times: 5 }]);
     // An hour of latency: a request after the reset is answered only if the reset dropped it.
     sandbox.setFaults({ latencyMs: 3_600_000 });
 
     sandbox.reset();
 
+    // The order created before the reset is never validated nor notified: nothing is left to run.
+    expect(sandbox.pending()).toEqual({ validations: 0, deliveries: 0 });
     expect(sandbox.requests).toBe(requests);
     expect(sandbox.requests).toHaveLength(0);
     expect(sandbox.orders()).toHaveLength(0);
@@ -55,9 +58,7 @@ describe('reset()', () => {
     expect((await call(sandbox, 'GET', '/api/v1/webhooks', { token })).body).toEqual([]);
     const again = await call(sandbox, 'POST', '/api/v1/orders', { token, body: partnerOrder('RS-2') });
     expect((again.body as { code: string }).code).toMatch(/-000001$/);
-
-    // The order created before the reset is never validated nor notified.
-    await sleep(150);
+    expect(sandbox.pending()).toEqual({ validations: 1, deliveries: 0 });
     expect(receiver.received).toHaveLength(0);
     expect(sandbox.deliveries).toHaveLength(0);
   });
@@ -91,7 +92,7 @@ describe('persistence with dataDir', () => {
       token,
       body: { event: 'sales_order_validated', url: 'http://127.0.0.1:9/h' },
     });
-    await eventually(() => first.orders()[0]?.status === 'validated');
+    await waitFor(() => first.orders()[0]?.status === 'validated', 10_000, 'the validation');
     await first.close();
     expect(await readFile(join(dataDir, JOURNAL_FILE), 'utf8')).not.toContain('whk_secret_one');
 
@@ -177,11 +178,14 @@ describe('close()', () => {
   });
 
   it('ends requests in progress, pending validations and delivery retries', async () => {
-    const sandbox = await startSandbox({
+    // An hour to validation: the order is still pending when close() comes.
+    const sandbox = await startSandbox({ port: 0, quiet: true, validationDelayMs: 3_600_000 });
+    // An order validated at once whose notification fails: its retry waits (30 s or more).
+    const retrying = await startSandbox({
       port: 0,
       quiet: true,
-      validationDelayMs: 50,
-      deliveryBackoffMs: 20,
+      validationDelayMs: 1,
+      deliveryBackoffMs: 3_600_000,
     });
     const receiver = await startReceiver();
     try {
@@ -194,13 +198,33 @@ describe('close()', () => {
       // An hour of latency: close() returns only if it ends the request instead of waiting for it.
       sandbox.setFaults({ latencyMs: 3_600_000 });
       const slow = call(sandbox, 'GET', '/api/v1/shipping_modes', { token });
-      await eventually(() => sandbox.requests.length === 3);
+      await waitFor(() => sandbox.requests.length === 3, 10_000, 'the third request');
+      expect(sandbox.pending()).toEqual({ validations: 1, deliveries: 0 });
       await sandbox.close();
       await expect(slow).rejects.toThrow();
-      await sleep(120);
-      expect(receiver.received).toHaveLength(0);
+      expect(sandbox.pending()).toEqual({ validations: 0, deliveries: 0 });
+
+      receiver.failNext(500);
+      await call(retrying, 'PUT', '/api/v1/webhooks', {
+        token,
+        body: { event: 'sales_order_validated', url: receiver.url },
+      });
+      await call(retrying, 'POST', '/api/v1/orders', { token, body: partnerOrder('C-2') });
+      await waitFor(
+        () => retrying.deliveries.length === 1 && retrying.pending().deliveries === 1,
+        10_000,
+        'the first attempt, refused, and its retry waiting',
+      );
+      expect(retrying.pending()).toEqual({ validations: 0, deliveries: 1 });
+      await retrying.close();
+      expect(retrying.pending()).toEqual({ validations: 0, deliveries: 0 });
+      // Only the refused attempt reached the receiver: nothing of either sandbox is left to run.
+      expect(receiver.received.map((notification) => notification.body)).toMatchObject([
+        { externalId: 'C-2' },
+      ]);
       await sandbox.close(); // idempotent
     } finally {
+      await retrying.close();
       await receiver.close();
     }
   });

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, eventually, fullAccessOrder, partnerOrder, useSandbox } from '../support/sandbox.js';
+import { call, fullAccessOrder, partnerOrder, useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 20, deliveryBackoffMs: 20 });
 let partner: string;
@@ -41,7 +42,7 @@ describe('POST /api/v1/orders', () => {
     expect(typeof order.id).toBe('number');
     expect(Date.parse(order.createdAt as string)).not.toBeNaN();
 
-    await eventually(() => sandbox.orders()[0]?.status === 'validated');
+    await waitFor(() => sandbox.orders()[0]?.status === 'validated', 10_000, 'the validation');
     const fetched = await call(sandbox, 'GET', `/api/v1/orders/${order.id}`, { token: partner });
     expect(fetched.body).toMatchObject({ id: order.id, code: order.code, status: 'validated' });
     expect((fetched.body as { validatedAt?: string }).validatedAt).toBeDefined();

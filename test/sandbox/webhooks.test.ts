@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/server.js';
 import { VERSION } from '../../src/version.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
-import { call, eventually, partnerOrder, useSandbox } from '../support/sandbox.js';
+import { call, partnerOrder, useSandbox } from '../support/sandbox.js';
+import { waitFor } from '../support/wait.js';
 
 const sandbox = useSandbox({ webhookKey: 'whk_test_key', validationDelayMs: 20, deliveryBackoffMs: 20 });
 let receiver: Receiver;
@@ -92,7 +93,7 @@ describe('sales_order_validated deliveries', () => {
         { line: 2, internalReferenceId: 403, orderedQuantity: 1 },
       ],
     });
-    await eventually(() => sandbox.deliveries.length === 1);
+    await waitFor(() => sandbox.deliveries.length === 1, 10_000, 'the delivery');
     expect(sandbox.deliveries[0]).toMatchObject({
       event: 'sales_order_validated',
       url: receiver.url,
@@ -113,7 +114,7 @@ describe('sales_order_validated deliveries', () => {
     const received = await receiver.waitFor(3);
     expect(received[1]!.rawBody.equals(received[0]!.rawBody)).toBe(true);
     expect(received[2]!.rawBody.equals(received[0]!.rawBody)).toBe(true);
-    await eventually(() => sandbox.deliveries.length === 3);
+    await waitFor(() => sandbox.deliveries.length === 3, 10_000, 'three deliveries');
     expect(sandbox.deliveries.map((d) => [d.attempt, d.status])).toEqual([
       [1, 500],
       [2, 503],
@@ -137,13 +138,15 @@ describe('sales_order_validated deliveries', () => {
         body: { event: 'sales_order_validated', url: gone.url },
       });
       await call(down, 'POST', '/api/v1/orders', { token: down.tokens.partner, body: partnerOrder('WH-3') });
-      await eventually(() => down.deliveries.length === 2);
+      await waitFor(() => down.deliveries.length === 2, 10_000, 'two attempts');
       expect(down.deliveries.map((d) => d.attempt)).toEqual([1, 2]);
       for (const delivery of down.deliveries) {
         expect(delivery.status).toBeUndefined();
         expect(delivery.error).toMatch(/ECONNREFUSED/);
       }
-      await new Promise((resolve) => setTimeout(resolve, 60));
+      // Nothing is left to run (no retry waiting, no attempt in flight): the two attempts were all.
+      await waitFor(() => down.pending().deliveries === 0, 10_000, 'the deliveries settled');
+      expect(down.pending()).toEqual({ validations: 0, deliveries: 0 });
       expect(down.deliveries).toHaveLength(2);
     } finally {
       await down.close();
@@ -174,7 +177,7 @@ describe('sales_order_validated deliveries', () => {
       }
       // Both got the same bytes, once each.
       expect(other!.rawBody.equals(first!.rawBody)).toBe(true);
-      await eventually(() => sandbox.deliveries.length === 2);
+      await waitFor(() => sandbox.deliveries.length === 2, 10_000, 'two deliveries');
       expect(receiver.received).toHaveLength(1);
       expect(second.received).toHaveLength(1);
     } finally {

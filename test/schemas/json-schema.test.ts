@@ -2,7 +2,7 @@
  * The JSON Schemas of `ordercli schema` and ordercli's own checks agree: every order fixture and a
  * crafted order for each rule gets the same verdict from a real JSON Schema 2020-12 validator (ajv,
  * with ajv-formats, already installed for conf) and from ordercli. ordercli's verdict on an order
- * file is `prepareOrder`'s, the step `orders create --file` and `orders import` run: `validateOrder`
+ * file is `prepareRecord`'s, the step `orders create --file` and `orders import` run: `validateOrder`
  * after `productCode` is resolved, here against the sandbox's packaging references over HTTP.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,11 +12,11 @@ import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { Redactor } from '../../src/core/redact.js';
-import { ReferenceCatalog } from '../../src/import/references.js';
-import { namesProduct } from '../../src/import/resolve-products.js';
+import { ReferenceCatalog } from '../../src/import/check/references.js';
+import { namesProduct } from '../../src/import/check/resolve-products.js';
+import { prepareRecord } from '../../src/import/check/validate.js';
 import { openOrderSource } from '../../src/import/source.js';
-import type { SourceOrder } from '../../src/import/types.js';
-import { prepareOrder } from '../../src/import/validate.js';
+import type { SourceRecord } from '../../src/import/types.js';
 import {
   contactReferenceJsonSchema,
   type JsonSchema,
@@ -65,16 +65,16 @@ const contactReferenceSchema = compile(contactReferenceJsonSchema());
 
 /** ordercli's problems with an order as a file holds it (none: valid). */
 async function ordercliProblems(order: unknown, requireExternalId = false): Promise<string[]> {
-  const source: SourceOrder = {
+  const source: SourceRecord = {
     index: 0,
-    externalId: undefined,
-    order: order as Record<string, unknown>,
+    key: undefined,
+    body: order as Record<string, unknown>,
     location: { file: 'order.json', line: 1, endLine: 1 },
     raw: order,
     problems: [],
     needsProductResolution: isRecord(order) && Array.isArray(order.items) && order.items.some(namesProduct),
   };
-  const prepared = await prepareOrder(source, references, { requireExternalId });
+  const prepared = await prepareRecord(source, references, { requireExternalId });
   return prepared.problems.map((problem) => `${problem.field ?? ''}: ${problem.message}`);
 }
 
@@ -257,14 +257,14 @@ describe('the order schema and ordercli agree', () => {
       );
       for (const read of await readAll(source)) {
         const where = `${name}:${read.location.line}`;
-        const problems = await ordercliProblems(read.order);
-        const { valid } = schemaVerdict(orderSchema, read.order);
+        const problems = await ordercliProblems(read.body);
+        const { valid } = schemaVerdict(orderSchema, read.body);
         if (valid && problems.length > 0 && problems.every(isAboutProductCode)) {
           // A product code unknown or ambiguous at the service: only the service can tell.
           needService.push(where);
           continue;
         }
-        await expectAgreement(where, read.order);
+        await expectAgreement(where, read.body);
         compared++;
       }
     }

@@ -3,7 +3,7 @@
  * environment isolated from the developer's: its own config folder and no ORDERCLI_* variables.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -90,4 +90,20 @@ export function runBin(
     else if (options.stdin) options.stdin.pipe(child.stdin);
     else child.stdin.end();
   });
+}
+
+/**
+ * Whether the binary running as `pid` has put its own signal listeners in place (Linux: SIGHUP in
+ * the SigCgt mask of /proc/<pid>/status; Node itself catches SIGINT and SIGTERM from its first
+ * instant, SIGHUP only when a listener asks, and the child is a copy of this process until its
+ * exec). From then on a signal ends it through ordercli (exit 130), never by its default action.
+ */
+export function listensForSignals(pid: number): boolean {
+  try {
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(BIN)) return false;
+    const mask = /SigCgt:\s*([0-9a-f]+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask !== undefined && (BigInt(`0x${mask}`) & 1n) !== 0n;
+  } catch {
+    return false;
+  }
 }

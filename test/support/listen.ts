@@ -9,6 +9,7 @@ import { main } from '../../src/cli/main.js';
 import { createTestIO, type TestIO } from '../../src/io/memory.js';
 import { formatEventLine } from '../../src/webhooks/event-record.js';
 import { BIN, type CliResult, testEnv } from './cli.js';
+import { waitFor } from './wait.js';
 
 export const READY = /Ready: listening on (\S+)/;
 
@@ -19,21 +20,6 @@ export interface RunningListen {
   stop(): Promise<CliResult>;
   /** The outcome once listen ends by itself (--once). */
   done: Promise<CliResult>;
-}
-
-/** Polls until `probe` gives a value (or `timeoutMs` passes). */
-export async function waitFor<T>(
-  probe: () => T | undefined | false,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** Starts `ordercli [globals] listen --port 0 ...args` in-process and waits for its ready line. */

@@ -29,7 +29,7 @@ import {
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor } from './wait.js';
 
 /** The line a test file prints when it cannot run (see scripts/test.mjs). */
 export const POSTGRES_SKIPPED =
@@ -177,29 +177,36 @@ async function startServer(
   ].join(' ');
   const log = join(folder, 'server.log');
   runAs(owner, join(bindir, 'pg_ctl'), ['start', '-D', data, '-W', '-s', '-l', log, '-o', settings]);
-  const deadline = performance.now() + 30_000;
-  for (let poll = 1; ; poll++) {
-    const ready = spawnSync(join(bindir, 'pg_isready'), [
-      '-q',
-      '-h',
-      '127.0.0.1',
-      '-p',
-      String(port),
-      '-t',
-      '1',
-    ]);
-    if (ready.status === 0) return true;
-    // Every half second: has the server stopped (pg_ctl status: 3)?
-    if (poll % 10 === 0 && spawnAs(owner, join(bindir, 'pg_ctl'), ['status', '-D', data]).status === 3) {
-      if (/already in use|could not bind|could not create listen socket/i.test(serverLog(folder)))
-        return false;
-      throw new Error(`startPostgres: the server stopped: ${serverLog(folder)}`);
-    }
-    if (performance.now() > deadline) {
-      throw new Error(`startPostgres: the server on port ${port} never got ready: ${serverLog(folder)}`);
-    }
-    await sleep(50);
-  }
+  let poll = 0;
+  const outcome = await waitFor(
+    () => {
+      poll++;
+      const ready = spawnSync(join(bindir, 'pg_isready'), [
+        '-q',
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-t',
+        '1',
+      ]);
+      if (ready.status === 0) return 'ready';
+      // Every half second: has the server stopped (pg_ctl status: 3)?
+      if (poll % 10 === 0 && spawnAs(owner, join(bindir, 'pg_ctl'), ['status', '-D', data]).status === 3) {
+        if (/already in use|could not bind|could not create listen socket/i.test(serverLog(folder)))
+          return 'port taken';
+        throw new Error(`startPostgres: the server stopped: ${serverLog(folder)}`);
+      }
+      return undefined;
+    },
+    30_000,
+    `the PostgreSQL server on port ${port}`,
+    50,
+  ).catch((error: Error) => {
+    if (error.message.startsWith('startPostgres:')) throw error;
+    throw new Error(`startPostgres: the server on port ${port} never got ready: ${serverLog(folder)}`);
+  });
+  return outcome === 'ready';
 }
 
 const running = new Set<() => void>();

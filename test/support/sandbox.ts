@@ -76,15 +76,6 @@ export async function call(
   return { status: response.statusCode, headers: response.headers, body: parsed, text };
 }
 
-/** Waits until `check` is true, polling; for state that changes on the sandbox's timers. */
-export async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** A valid partner order: contact reference 301, packaging references 401 (two) and 403 (one). */
 export function partnerOrder(externalId = 'EXT-0001'): Record<string, unknown> {
   return {

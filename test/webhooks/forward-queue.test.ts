@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ForwardQueue } from '../../src/webhooks/forward-queue.js';
 import { ForwardQueueFile } from '../../src/webhooks/forward-queue-file.js';
 import { tempDir } from '../support/cli.js';
-import { eventLine, type LocalApp, queuedEvent, startApp, waitFor } from '../support/listen.js';
+import { eventLine, type LocalApp, queuedEvent, startApp } from '../support/listen.js';
+import { waitFor } from '../support/wait.js';
 
 const KEY = 'whk_queue_file_key';
 let app: LocalApp | undefined;

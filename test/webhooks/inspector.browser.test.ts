@@ -17,14 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatEventLine, recordedHeaders } from '../../src/webhooks/event-record.js';
 import { findChromium, HOW_TO_GET_CHROMIUM, launchChromium } from '../support/chromium.js';
 import { ROOT, runBin, tempDir } from '../support/cli.js';
-import {
-  freePort,
-  type LocalApp,
-  type RunningBin,
-  spawnListen,
-  startApp,
-  waitFor,
-} from '../support/listen.js';
+import { freePort, type LocalApp, type RunningBin, spawnListen, startApp } from '../support/listen.js';
+import { waitFor } from '../support/wait.js';
 
 const chromium = findChromium();
 if (chromium.path === undefined) {

@@ -16,14 +16,8 @@ import { copyCommand } from '../../src/webhooks/inspector-command.js';
 import { type ListenReady, runListenSession } from '../../src/webhooks/listen-session.js';
 import type { Rejection } from '../../src/webhooks/receiver.js';
 import { runCli, tempDir } from '../support/cli.js';
-import {
-  type LocalApp,
-  post,
-  type RunningListen,
-  startApp,
-  startListen,
-  waitFor,
-} from '../support/listen.js';
+import { type LocalApp, post, type RunningListen, startApp, startListen } from '../support/listen.js';
+import { waitFor } from '../support/wait.js';
 
 const KEY = 'whk_inspector_test_key_0123456789';
 const EVENT = 'sales_order_validated';

@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Rejection, startWebhookReceiver, type WebhookReceiver } from '../../src/webhooks/receiver.js';
 import { WebhookKeyVerifier } from '../../src/webhooks/verify.js';
-import { post, rawExchange, waitFor } from '../support/listen.js';
+import { post, rawExchange } from '../support/listen.js';
+import { waitFor } from '../support/wait.js';
 
 const KEY = 'whk_abuse_test_key';
 let receiver: WebhookReceiver | undefined;

@@ -2,22 +2,16 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { HttpMethod } from '../../api/client.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { InputError, UsageError } from '../../core/errors.js';
 import { statusLine } from '../../core/http-status.js';
 import { redactSecretFieldsInText } from '../../core/redact.js';
 import { readStream } from '../../io/input.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
+import type { ApiFlags } from './index.js';
 
-export interface ApiOptions {
-  method: string;
-  path: string;
-  data?: string;
-  header: string[];
-  include?: boolean;
-  /** Print secret-named fields of the answer (webhook keys) as received. */
-  showSecrets?: boolean;
-}
+/** `api`'s arguments and flags. */
+export type ApiOptions = ApiFlags & { method: string; path: string };
 
 const METHODS = new Set<HttpMethod>(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
 

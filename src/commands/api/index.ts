@@ -1,13 +1,13 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../command-support/command-help.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-export function registerApi(program: Command, ctx: Context): void {
-  withExamples(
+export function registerApi(program: Command, ctx: Context) {
+  return withExamples(
     program
       .command('api')
       .description('send any request to the service, with the same auth, retries and errors')
@@ -23,16 +23,10 @@ export function registerApi(program: Command, ctx: Context): void {
         '--show-secrets',
         'print secret fields of the answer (key, token, secret, password...) as received; by default they read [redacted]',
       )
-      .action(
-        async (
-          method: string,
-          path: string,
-          opts: { data?: string; header: string[]; include?: boolean; showSecrets?: boolean },
-        ) => {
-          const { run } = await import('./api.js');
-          await run({ method, path, ...opts }, ctx);
-        },
-      ),
+      .action(async (method, path, flags) => {
+        const { run } = await import('./api.js');
+        await run({ method, path, ...flags }, ctx);
+      }),
     [
       'ordercli api GET /api/v1/shipping_modes',
       'ordercli api POST /api/v1/contact_references --data @contact.json',
@@ -41,3 +35,6 @@ export function registerApi(program: Command, ctx: Context): void {
     ],
   );
 }
+
+/** The flags of `api`, as its action receives them. */
+export type ApiFlags = FlagsOf<ReturnType<typeof registerApi>>;

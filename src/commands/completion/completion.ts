@@ -2,9 +2,9 @@
  * `completion bash|zsh|fish`: a completion script generated from the commander program tree, so
  * that it always knows every command, option and argument choice of this version.
  */
-import type { Argument, Command, Option } from 'commander';
-import { completionValues } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { completionValues } from '../../command-support/command-help.js';
+import type { Argument, CommandUnknownOpts, Option } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 
@@ -72,11 +72,13 @@ function argumentChoices(argument: Argument): readonly string[] {
 }
 
 /** Walks `program.commands` depth-first: one node per command path. */
-export function commandTree(program: Command): CommandNode[] {
+export function commandTree(program: CommandUnknownOpts): CommandNode[] {
   const globals = program.options.filter((option) => !option.hidden).map(optionSpec);
   const nodes: CommandNode[] = [];
-  const visit = (command: Command, path: string, isRoot: boolean) => {
-    const visible = command.commands.filter((sub) => !(sub as Command & { _hidden?: boolean })._hidden);
+  const visit = (command: CommandUnknownOpts, path: string, isRoot: boolean) => {
+    const visible = command.commands.filter(
+      (sub) => !(sub as CommandUnknownOpts & { _hidden?: boolean })._hidden,
+    );
     const own = isRoot ? [] : command.options.filter((option) => !option.hidden).map(optionSpec);
     nodes.push({
       path,
@@ -94,7 +96,7 @@ export function commandTree(program: Command): CommandNode[] {
   return nodes;
 }
 
-export function run(shell: Shell, program: Command, ctx: Context): void {
+export function run(shell: Shell, program: CommandUnknownOpts, ctx: Context): void {
   const nodes = commandTree(program);
   const script =
     shell === 'bash' ? bashScript(nodes) : shell === 'zsh' ? zshScript(nodes) : fishScript(nodes);

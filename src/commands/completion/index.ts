@@ -1,14 +1,14 @@
-import { Argument, type Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../command-support/command-help.js';
+import { Argument, type Command } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 
 export function registerCompletion(program: Command, ctx: Context): void {
   withExamples(
     program
       .command('completion')
       .description('print a shell completion script for ordercli, generated from its commands')
-      .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-      .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish'] as const))
+      .action(async (shell) => {
         const { run } = await import('./completion.js');
         run(shell, program, ctx);
       }),

@@ -1,5 +1,5 @@
 /** `config list|get|set|path`: profile values; secrets are never printed. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { parseDuration } from '../../config/duration.js';
 import {
   configPath,

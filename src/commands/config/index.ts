@@ -1,6 +1,6 @@
-import type { Command } from 'commander';
-import { completeWith, withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { completeWith, withExamples } from '../../command-support/command-help.js';
+import type { Command } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 import { PROFILE_KEYS } from '../../config/profiles.js';
 
 export function registerConfig(program: Command, ctx: Context): void {
@@ -22,15 +22,15 @@ export function registerConfig(program: Command, ctx: Context): void {
       .action(async () => (await import('./config.js')).list(ctx)),
     ['ordercli config list', 'ordercli config list --profile staging --json'],
   );
-  withExamples(
+  const get = withExamples(
     config
       .command('get')
       .description('one value of the profile (secrets are shown redacted)')
       .argument('<key>', 'base-url, token, auth-header, timeout, allow-insecure-http or webhook-key')
-      .action(async (key: string) => (await import('./config.js')).get(key, ctx)),
+      .action(async (key) => (await import('./config.js')).get(key, ctx)),
     ['ordercli config get base-url', 'ordercli --profile staging config get timeout'],
   );
-  completeWith(config.commands.at(-1) as Command, 'key', PROFILE_KEYS);
+  completeWith(get, 'key', PROFILE_KEYS);
   withExamples(
     config
       .command('set')
@@ -40,9 +40,7 @@ export function registerConfig(program: Command, ctx: Context): void {
         '[value]',
         'the value; - reads it from stdin; for token and webhook-key, left out on a terminal: asked for, not echoed',
       )
-      .action(async (key: string, value: string | undefined) =>
-        (await import('./config.js')).set(key, value, ctx),
-      )
+      .action(async (key, value) => (await import('./config.js')).set(key, value, ctx))
       .addHelpText(
         'after',
         `

@@ -1,6 +1,6 @@
 /** `contacts get <id>`: one CRM contact, all its fields. */
 import { fetchRecord, PATHS } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
 import { writeRecord } from '../../io/list-output.js';
 import { explainRefusal } from '../../refs/access.js';

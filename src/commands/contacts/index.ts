@@ -1,7 +1,7 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
-import { type ListFlags, withListOptions } from '../../io/list-flags.js';
+import { withExamples } from '../../command-support/command-help.js';
+import type { Command } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
+import { withListOptions } from '../../io/list-flags.js';
 
 export function registerContacts(program: Command, ctx: Context): void {
   const contacts = program
@@ -14,7 +14,7 @@ export function registerContacts(program: Command, ctx: Context): void {
       contacts
         .command('list')
         .description('list the contacts with GET /api/v1/contacts; their ids go in an order as contact.id'),
-    ).action(async (flags: ListFlags) => {
+    ).action(async (flags) => {
       const { run } = await import('./list.js');
       await run(flags, ctx);
     }),
@@ -29,7 +29,7 @@ export function registerContacts(program: Command, ctx: Context): void {
       .command('get')
       .description('one contact with GET /api/v1/contacts/{id}')
       .argument('<id>', 'the contact id')
-      .action(async (id: string) => {
+      .action(async (id) => {
         const { run } = await import('./get.js');
         await run({ id }, ctx);
       }),

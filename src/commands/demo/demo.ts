@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import stringWidth from 'string-width';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { sleep } from '../../core/retry.js';

@@ -1,14 +1,12 @@
 /** `get <entity> <id>`: one entity of any kind, printed as JSON. */
 import { pathFor } from '../../api/client.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
 import { type SecretsChoice, writeAnswerJson } from '../../io/service-answer.js';
+import type { GetFlags } from './index.js';
 
-export interface GetOptions {
-  entity: string;
-  id: string;
-  showSecrets?: boolean;
-}
+/** `get`'s arguments and flags. */
+export type GetOptions = GetFlags & { entity: string; id: string };
 
 /** Entity kinds are path segments: lower-case words with underscores or dashes. */
 const ENTITY = /^[a-z][a-z0-9_-]*$/i;

@@ -1,9 +1,9 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../command-support/command-help.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 
-export function registerGet(program: Command, ctx: Context): void {
-  withExamples(
+export function registerGet(program: Command, ctx: Context) {
+  return withExamples(
     program
       .command('get')
       .description('fetch any entity with GET /api/v1/<entity>/{id}')
@@ -13,9 +13,9 @@ export function registerGet(program: Command, ctx: Context): void {
         '--show-secrets',
         'print secret fields (key, token, secret, password...) as received; by default they read [redacted]',
       )
-      .action(async (entity: string, id: string, opts: { showSecrets?: boolean }) => {
+      .action(async (entity, id, flags) => {
         const { run } = await import('./get.js');
-        await run({ entity, id, showSecrets: opts.showSecrets }, ctx);
+        await run({ entity, id, ...flags }, ctx);
       }),
     [
       'ordercli get shipping_modes 4',
@@ -24,3 +24,6 @@ export function registerGet(program: Command, ctx: Context): void {
     ],
   );
 }
+
+/** The flags of `get`, as its action receives them. */
+export type GetFlags = FlagsOf<ReturnType<typeof registerGet>>;

@@ -1,13 +1,10 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../command-support/command-help.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 
-export interface LoginFlags {
-  withToken?: boolean;
-}
-
-export function registerLogin(program: Command, ctx: Context): void {
-  withExamples(
+/** `login`: a profile saved after one checking request. Its flags are `LoginFlags` (`login.ts`). */
+export function registerLogin(program: Command, ctx: Context) {
+  return withExamples(
     program
       .command('login')
       .description(
@@ -17,7 +14,7 @@ export function registerLogin(program: Command, ctx: Context): void {
         '--with-token',
         'read the token from stdin (CI); the base URL comes from --base-url or ORDERCLI_BASE_URL',
       )
-      .action(async (flags: LoginFlags) => {
+      .action(async (flags) => {
         const { run } = await import('./login.js');
         await run(flags, ctx);
       }),
@@ -29,3 +26,6 @@ export function registerLogin(program: Command, ctx: Context): void {
     ],
   );
 }
+
+/** The flags of `login`, as its action receives them. */
+export type LoginFlags = FlagsOf<ReturnType<typeof registerLogin>>;

@@ -9,7 +9,7 @@
  */
 import { ApiError } from '../../api/errors.js';
 import { PATHS } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { ProfileStore } from '../../config/profiles.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
 import { checkBaseUrl, isInsecureHttp } from '../../core/url.js';

@@ -6,37 +6,27 @@
  * already created or in doubt, unless `--force`) and recorded in it; only a 2xx is a creation.
  */
 import { resolve } from 'node:path';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { InputError } from '../../core/errors.js';
-import { parseJson } from '../../import/json-syntax.js';
-import { ledgerPlaceOf } from '../../import/ledger/open.js';
-import { inputLimits } from '../../import/limits.js';
-import { readOrderText } from '../../import/read.js';
-import { ReferenceCatalog } from '../../import/references.js';
-import { namesProduct } from '../../import/resolve-products.js';
-import { createdSummary, sendOrder } from '../../import/send-order.js';
-import type { SourceOrder } from '../../import/types.js';
-import { prepareOrder } from '../../import/validate.js';
+import { ReferenceCatalog } from '../../import/check/references.js';
+import { namesProduct } from '../../import/check/resolve-products.js';
+import { prepareRecord } from '../../import/check/validate.js';
+import { readOrderText } from '../../import/read/input-file.js';
+import { parseJson } from '../../import/read/json-syntax.js';
+import { inputLimits } from '../../import/read/limits.js';
+import { ledgerPlaceOf } from '../../import/send/ledger/open.js';
+import { createdSummary, sendOrder } from '../../import/send/send-order.js';
+import type { SourceRecord } from '../../import/types.js';
 import { writeJson } from '../../io/json-output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
+import type { CreateFlags } from './index.js';
 
-export interface CreateOptions {
-  /** A path, or `-` for standard input. */
-  file: string;
-  dryRun?: boolean;
-  /** `--max-order-bytes`, `--max-cell-bytes`: sizes such as `2MiB` (default 1 MiB and 64 KiB). */
-  maxOrderBytes?: string;
-  maxCellBytes?: string;
-  /** Send even when the ledger says the externalId was already created or is in doubt. */
-  force?: boolean;
-}
-
-export async function run(options: CreateOptions, ctx: Context): Promise<void> {
+export async function run(options: CreateFlags, ctx: Context): Promise<void> {
   const limits = inputLimits(options);
   const { file, text } = await readOrderText(options.file, ctx, limits);
   const order = parseOrder(text, file);
   const references = new ReferenceCatalog(() => ctx.api(), ctx.signal);
-  const prepared = await prepareOrder(order, references, { limits });
+  const prepared = await prepareRecord(order, references, { limits });
   if (prepared.problems.length > 0) {
     const count = prepared.problems.length;
     throw new InputError(
@@ -69,7 +59,7 @@ export async function run(options: CreateOptions, ctx: Context): Promise<void> {
 }
 
 /** The one order of a JSON text, placed at its file for problems. */
-function parseOrder(text: string, file: string): SourceOrder {
+function parseOrder(text: string, file: string): SourceRecord {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const parsed = parseJson(body);
   if (!parsed.ok) {
@@ -93,8 +83,8 @@ function parseOrder(text: string, file: string): SourceOrder {
   const firstLine = body.slice(0, body.indexOf('{')).split('\n').length;
   return {
     index: 0,
-    externalId: typeof order.externalId === 'string' ? order.externalId : undefined,
-    order,
+    key: typeof order.externalId === 'string' ? order.externalId : undefined,
+    body: order,
     location: { file, line: firstLine, endLine: body.split('\n').length },
     raw: order,
     problems: [],

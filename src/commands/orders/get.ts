@@ -1,6 +1,6 @@
 /** `orders get <id>`: one order as the service returns it. */
 import { pathFor } from '../../api/client.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { statusLine } from '../../core/http-status.js';

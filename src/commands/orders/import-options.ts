@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { completeWith } from '../../cli/command-help.js';
+import { completeWith } from '../../command-support/command-help.js';
+import { formatChoices, formatNames } from '../../import/read/formats.js';
 
 /**
  * The options every import reads its input with (`orders import`, `refs contacts import`):
@@ -7,7 +8,7 @@ import { completeWith } from '../../cli/command-help.js';
  */
 export function withImportInputOptions(command: Command, renames: string): Command {
   command
-    .option('--format <format>', 'csv, json, ndjson or xlsx (default: from the file extension)')
+    .option('--format <format>', `${formatChoices()} (default: from the file extension)`)
     .option(
       '--sheet <name>',
       'the sheet of an .xlsx workbook to read (default: the first with known columns)',
@@ -24,7 +25,7 @@ export function withImportInputOptions(command: Command, renames: string): Comma
     )
     .option('--concurrency <n>', 'requests in flight at once', '8')
     .option('--dry-run', 'validate the whole input and stop; nothing is sent');
-  // The shell completion offers the contract's four formats (the aliases stay accepted).
-  completeWith(command, '--format', ['csv', 'json', 'ndjson', 'xlsx']);
+  // The shell completion offers the formats' names (the aliases stay accepted).
+  completeWith(command, '--format', formatNames());
   return command;
 }

@@ -1,8 +1,9 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../command-support/command-help.js';
+import { type Command, type FlagsOf, untyped } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 import { withImportInputOptions } from './import-options.js';
 
+/** The `orders` group: create, new, import, journal, resolve and get. */
 export function registerOrders(program: Command, ctx: Context): void {
   const orders = program.command('orders').description('create, import and fetch sales orders');
   withExamples(orders, [
@@ -10,8 +11,17 @@ export function registerOrders(program: Command, ctx: Context): void {
     'ordercli orders create --file order.json',
     'ordercli orders get 1001',
   ]);
+  registerCreate(orders, ctx);
+  registerNew(orders, ctx);
+  registerImport(orders, ctx);
+  registerJournal(orders, ctx);
+  registerResolve(orders, ctx);
+  registerGet(orders, ctx);
+}
 
-  withExamples(
+/** `orders create --file <path|->`: one order from JSON. Its flags are `CreateFlags` (`create.ts`). */
+function registerCreate(orders: Command, ctx: Context) {
+  return withExamples(
     orders
       .command('create')
       .description('create one order from JSON with POST /api/v1/orders, validated locally first')
@@ -27,9 +37,9 @@ export function registerOrders(program: Command, ctx: Context): void {
         'after',
         '\nExit codes: 0 created (a 2xx answer), 1 not created (the service refused or answered something else),\n2 invalid, or its externalId already created or in doubt at this service (nothing sent), 3 credentials refused.',
       )
-      .action(async (opts: import('./create.js').CreateOptions) => {
+      .action(async (flags) => {
         const { run } = await import('./create.js');
-        await run(opts, ctx);
+        await run(flags, ctx);
       }),
     [
       'ordercli orders create --file order.json',
@@ -39,8 +49,14 @@ export function registerOrders(program: Command, ctx: Context): void {
       'ordercli orders create --file order.json --force   # after checking it does not exist',
     ],
   );
+}
 
-  withExamples(
+/** The flags of `orders create`, as its action receives them. */
+export type CreateFlags = FlagsOf<ReturnType<typeof registerCreate>>;
+
+/** `orders new`: one order built step by step on a terminal. */
+function registerNew(orders: Command, ctx: Context) {
+  return withExamples(
     orders
       .command('new')
       .description(
@@ -59,9 +75,15 @@ export function registerOrders(program: Command, ctx: Context): void {
       "ordercli --profile staging orders new   # the recent addresses are the profile's",
     ],
   );
+}
 
-  withExamples(
-    withImportInputOptions(orders.command('import'), '{"Their header": "contact.email"}')
+/**
+ * `orders import <path|->`. `withImportInputOptions` still takes commander's own `Command`, so
+ * this verb's flags are typed by `ImportOptions` (import.ts) as before, not by their declarations.
+ */
+function registerImport(orders: Command, ctx: Context) {
+  return withExamples(
+    withImportInputOptions(untyped(orders.command('import')), '{"Their header": "contact.email"}')
       .description(
         'import orders from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled for safe re-runs',
       )
@@ -113,8 +135,11 @@ export function registerOrders(program: Command, ctx: Context): void {
       'ordercli orders import orders.csv --report report.xml   # JUnit for CI; GitHub annotations when GITHUB_ACTIONS=true',
     ],
   );
+}
 
-  withExamples(
+/** `orders journal <input|journal>`: what an import's journal knows. */
+function registerJournal(orders: Command, ctx: Context) {
+  return withExamples(
     orders
       .command('journal')
       .description(
@@ -125,7 +150,7 @@ export function registerOrders(program: Command, ctx: Context): void {
         'after',
         '\nThe base URL is the configured one (--base-url, ORDERCLI_BASE_URL, profile) when the journal holds it,\nelse the one the journal was last used with. --json prints {journal, baseUrl, counts, unknown, otherBaseUrls}.',
       )
-      .action(async (target: string) => {
+      .action(async (target) => {
         const { run } = await import('./journal.js');
         await run({ target }, ctx);
       }),
@@ -134,8 +159,11 @@ export function registerOrders(program: Command, ctx: Context): void {
       'ordercli orders journal orders.csv.journal.ndjson --json | jq -r ".unknown[].externalId"',
     ],
   );
+}
 
-  withExamples(
+/** `orders resolve [input|journal]`: what the user checked at the service, recorded. Flags: `ResolveFlags`. */
+function registerResolve(orders: Command, ctx: Context) {
+  return withExamples(
     orders
       .command('resolve')
       .description(
@@ -161,12 +189,10 @@ export function registerOrders(program: Command, ctx: Context): void {
         'after',
         '\nAn externalId the journal does not hold refuses the whole command (exit 2, nothing written), as does\na running import of the same journal. Then run the same import again. Without <input|journal>,\n--created and --not-created are recorded in the order ledger of --base-url alone: for an order that\norders create or orders new left in doubt.',
       )
-      .action(
-        async (target: string | undefined, opts: Omit<import('./resolve.js').ResolveOptions, 'target'>) => {
-          const { run } = await import('./resolve.js');
-          await run({ ...opts, target }, ctx);
-        },
-      ),
+      .action(async (target, flags) => {
+        const { run } = await import('./resolve.js');
+        await run({ ...flags, target }, ctx);
+      }),
     [
       'ordercli orders resolve orders.csv --created ACME-00000010=10042 --not-created ACME-00000054',
       'ordercli orders resolve orders.csv --from-events events.ndjson',
@@ -174,13 +200,19 @@ export function registerOrders(program: Command, ctx: Context): void {
       'ordercli listen --key "$KEY" --log events.ndjson   # earlier: records the notifications --from-events reads',
     ],
   );
+}
 
-  withExamples(
+/** The flags of `orders resolve`, as its action receives them. */
+export type ResolveFlags = FlagsOf<ReturnType<typeof registerResolve>>;
+
+/** `orders get <id>`: one order. */
+function registerGet(orders: Command, ctx: Context) {
+  return withExamples(
     orders
       .command('get')
       .description('fetch one order with GET /api/v1/orders/{id}')
       .argument('<id>', 'the order id the service returned')
-      .action(async (id: string) => {
+      .action(async (id) => {
         const { run } = await import('./get.js');
         await run({ id }, ctx);
       }),

@@ -3,9 +3,9 @@
  * URL, the other base URLs it holds, and every order whose outcome is unknown, with its input line
  * and when it was sent — so that a user can check those at the service and `orders resolve` them.
  */
-import type { Context } from '../../cli/context.js';
-import { OrderJournal } from '../../import/journal.js';
-import { locateJournal } from '../../import/journal-location.js';
+import type { Context } from '../../command-support/context.js';
+import { OrderJournal } from '../../import/send/journal.js';
+import { locateJournal } from '../../import/send/journal-location.js';
 import {
   chooseBaseUrl,
   emptyJournalCounts,
@@ -13,9 +13,9 @@ import {
   journalBaseUrls,
   summarizeJournal,
   type UnknownOrder,
-} from '../../import/journal-summary.js';
-import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
-import type { LedgerEntry } from '../../import/ledger/record.js';
+} from '../../import/send/journal-summary.js';
+import { ledgerPlaceOf, openLedger } from '../../import/send/ledger/open.js';
+import type { LedgerEntry } from '../../import/send/ledger/record.js';
 import { formatCount } from '../../io/numbers.js';
 
 export interface JournalOptions {

@@ -6,12 +6,12 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { fetchList, PATHS } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { readRecentAddresses, rememberAddresses } from '../../config/recent-addresses.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
-import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
-import { describeEntry } from '../../import/ledger/record.js';
-import { createdSummary, sendOrder } from '../../import/send-order.js';
+import { ledgerPlaceOf, openLedger } from '../../import/send/ledger/open.js';
+import { describeEntry } from '../../import/send/ledger/record.js';
+import { createdSummary, sendOrder } from '../../import/send/send-order.js';
 import { createPrompter, PromptEscape, requirePrompts } from '../../io/prompter.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 import { runGuidedOrder } from '../../orders/guided-order.js';

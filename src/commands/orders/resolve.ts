@@ -9,12 +9,12 @@
  * the configured service alone: what `orders create` and `orders new` sent, which no journal holds.
  */
 import { resolve as resolvePath } from 'node:path';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
-import { type JournalState, OrderJournal } from '../../import/journal.js';
-import { locateJournal } from '../../import/journal-location.js';
-import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/journal-summary.js';
-import { ledgerPlaceOf, openLedger } from '../../import/ledger/open.js';
+import { type JournalState, OrderJournal } from '../../import/send/journal.js';
+import { locateJournal } from '../../import/send/journal-location.js';
+import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/send/journal-summary.js';
+import { ledgerPlaceOf, openLedger } from '../../import/send/ledger/open.js';
 import {
   journalPlace,
   LEDGER_PLACE,
@@ -25,17 +25,16 @@ import {
   requestsFromEvents,
   requestsFromFlags,
   type ValidatedOrders,
-} from '../../import/resolutions.js';
+} from '../../import/send/resolutions.js';
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { formatCount } from '../../io/numbers.js';
+import type { ResolveFlags } from './index.js';
 
-export interface ResolveOptions {
+/** `orders resolve`'s flags and its argument. */
+export type ResolveOptions = ResolveFlags & {
   /** The input or journal; absent: the order ledger of the configured service alone. */
   target?: string;
-  created?: string[];
-  notCreated?: string[];
-  fromEvents?: string;
-}
+};
 
 /** The `--json` shape of `orders resolve`. */
 export interface ResolveReport {

@@ -1,7 +1,7 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
-import { type ListFlags, withListOptions } from '../../io/list-flags.js';
+import { withExamples } from '../../command-support/command-help.js';
+import type { Command } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
+import { withListOptions } from '../../io/list-flags.js';
 
 export function registerPackagings(program: Command, ctx: Context): void {
   const packagings = program
@@ -14,7 +14,7 @@ export function registerPackagings(program: Command, ctx: Context): void {
       packagings
         .command('list')
         .description('list the packagings with GET /api/v1/packagings; their ids go in an item as packaging'),
-    ).action(async (flags: ListFlags) => {
+    ).action(async (flags) => {
       const { run } = await import('./list.js');
       await run(flags, ctx);
     }),
@@ -25,7 +25,7 @@ export function registerPackagings(program: Command, ctx: Context): void {
       .command('get')
       .description('one packaging with GET /api/v1/packagings/{id}')
       .argument('<id>', 'the packaging id')
-      .action(async (id: string) => {
+      .action(async (id) => {
         const { run } = await import('./get.js');
         await run({ id }, ctx);
       }),

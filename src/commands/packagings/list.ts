@@ -1,6 +1,6 @@
 /** `packagings list`: the catalog packagings. Their fields are not documented, so columns follow the records' keys. */
 import { fetchList, PATHS } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { type ListFlags, listOptions } from '../../io/list-flags.js';
 import { writeListAnswer } from '../../io/list-output.js';
 import { explainRefusal } from '../../refs/access.js';

@@ -4,7 +4,7 @@
  * (and quits from the first question, exit 0); Ctrl-C exits 130.
  */
 import { fetchList, type ListAnswer, PATHS } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { cleanCell, displayWidth, truncate } from '../../io/cells.js';
 import { writeRecord } from '../../io/list-output.js';
 import { asRecord, isPlainObject } from '../../io/loose-record.js';

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { addContactReference, type ContactReferenceBody } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { InputError, UsageError } from '../../core/errors.js';
 import { readStream } from '../../io/input.js';
 import { writeRecord } from '../../io/list-output.js';
@@ -10,15 +10,7 @@ import { isPlainObject } from '../../io/loose-record.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 import { writeNote } from '../../io/wrap.js';
 import { validateContactReference } from '../../schemas/references.js';
-
-export interface ContactReferenceFlags {
-  externalReference?: string;
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  customer?: string;
-  file?: string;
-}
+import type { ContactsAddFlags } from './index.js';
 
 /** The flag that sets each field, to name it in problems. */
 const FLAG_OF_FIELD: Record<string, string> = {
@@ -33,7 +25,7 @@ const FLAG_OF_FIELD: Record<string, string> = {
 
 const FIELD_FLAGS = ['externalReference', 'firstName', 'lastName', 'email', 'customer'] as const;
 
-export async function run(flags: ContactReferenceFlags, ctx: Context): Promise<void> {
+export async function run(flags: ContactsAddFlags, ctx: Context): Promise<void> {
   const fromFlags = FIELD_FLAGS.some((key) => flags[key] !== undefined);
   if (flags.file !== undefined && fromFlags) {
     throw new UsageError('Give the contact reference either with --file or with the field flags, not both.');
@@ -79,7 +71,7 @@ export async function run(flags: ContactReferenceFlags, ctx: Context): Promise<v
   );
 }
 
-function bodyFromFlags(flags: ContactReferenceFlags): { body: unknown; source: string } {
+function bodyFromFlags(flags: ContactsAddFlags): { body: unknown; source: string } {
   const contact: Record<string, string> = {};
   if (flags.externalReference !== undefined) contact.externalReference = flags.externalReference;
   if (flags.firstName !== undefined) contact.firstName = flags.firstName;

@@ -4,10 +4,10 @@
  * `POST /api/v1/contact_references`, through the import pipeline of `orders import` (validation
  * of the whole input first, journal keyed by `contact.externalReference`, report, rejects).
  */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { CONTACT_REFERENCE_IMPORT } from '../../import/kind.js';
 import { formatCount } from '../../io/numbers.js';
-import { type ImportAdvice, type ImportOptions, runImportCommand } from '../orders/import.js';
+import { type ImportAdvice, type ImportOptions, runImportCommand } from '../support/import-command.js';
 
 export type ContactsImportOptions = Pick<
   ImportOptions,

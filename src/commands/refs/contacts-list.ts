@@ -1,6 +1,6 @@
 /** `refs contacts list`: the contact references a partner names in an order as `internalReferenceId`. */
 import { fetchList, PATHS } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { type ListFlags, listOptions } from '../../io/list-flags.js';
 import { writeListAnswer } from '../../io/list-output.js';
 import {

@@ -1,17 +1,15 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
-import { type ListFlags, withListOptions } from '../../io/list-flags.js';
+import { withExamples } from '../../command-support/command-help.js';
+import { type Command, type FlagsOf, untyped } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
+import { withListOptions } from '../../io/list-flags.js';
 import { withImportInputOptions } from '../orders/import-options.js';
-import type { ContactReferenceFlags } from './contacts-add.js';
 import type { ContactsImportOptions } from './contacts-import.js';
-
-import type { PackagingReferenceFlags } from './packagings-list.js';
 
 /** Column keys of the two lists, for the help (kept equal to the columns in format.ts by a test). */
 export const CONTACT_REFERENCE_KEYS = 'id, external-reference, first-name, last-name, email, customer';
 export const PACKAGING_REFERENCE_KEYS = 'id, active, label, packaging, unit, product, taxes, product-label';
 
+/** The `refs` group: `refs contacts` (list, add, import), `refs packagings` (list) and `refs browse`. */
 export function registerRefs(program: Command, ctx: Context): void {
   const refs = program
     .command('refs')
@@ -30,19 +28,41 @@ export function registerRefs(program: Command, ctx: Context): void {
     'ordercli refs contacts add --external-reference PART-C-0042 --first-name Jeanne --last-name Roux --email jeanne.roux@example.fr --customer "Épicerie Roux"',
     'ordercli refs contacts import contacts.csv --report contacts-report.csv',
   ]);
-  withExamples(
+  registerContactsList(contacts, ctx);
+  registerContactsAdd(contacts, ctx);
+  registerContactsImport(contacts, ctx);
+
+  const packagings = refs
+    .command('packagings')
+    .description('packaging references (GET /api/v1/packaging_references)');
+  withExamples(packagings, [
+    'ordercli refs packagings list --active',
+    'ordercli refs packagings list --search "creme fraiche" --columns id,label,packaging',
+  ]);
+  registerPackagingsList(packagings, ctx);
+
+  registerBrowse(refs, ctx);
+}
+
+/** `refs contacts list`: the contact references, as a list command. */
+function registerContactsList(contacts: Command, ctx: Context) {
+  return withExamples(
     withListOptions(
       contacts
         .command('list')
         .description('list the contact references; an id goes in an order as contact.internalReferenceId'),
       CONTACT_REFERENCE_KEYS,
-    ).action(async (flags: ListFlags) => {
+    ).action(async (flags) => {
       const { run } = await import('./contacts-list.js');
       await run(flags, ctx);
     }),
     ['ordercli refs contacts list', 'ordercli refs contacts list --columns id,email,customer --csv'],
   );
-  withExamples(
+}
+
+/** `refs contacts add`: one contact reference. Its flags are `ContactsAddFlags` (`contacts-add.ts`). */
+function registerContactsAdd(contacts: Command, ctx: Context) {
+  return withExamples(
     contacts
       .command('add')
       .description('create a contact reference with POST /api/v1/contact_references (checked before sending)')
@@ -55,7 +75,7 @@ export function registerRefs(program: Command, ctx: Context): void {
         '--file <path|->',
         'the whole request body as JSON ({"contact": {...}, "customer": {...}}), - for stdin',
       )
-      .action(async (flags: ContactReferenceFlags) => {
+      .action(async (flags) => {
         const { run } = await import('./contacts-add.js');
         await run(flags, ctx);
       }),
@@ -64,9 +84,18 @@ export function registerRefs(program: Command, ctx: Context): void {
       'ordercli refs contacts add --file contact.json --json',
     ],
   );
+}
 
-  withExamples(
-    withImportInputOptions(contacts.command('import'), '{"Courriel": "contact.email"}')
+/** The flags of `refs contacts add`, as its action receives them. */
+export type ContactsAddFlags = FlagsOf<ReturnType<typeof registerContactsAdd>>;
+
+/**
+ * `refs contacts import <path|->`. `withImportInputOptions` still takes commander's own `Command`,
+ * so this verb's flags are typed by `ContactsImportOptions` as before, not by their declarations.
+ */
+function registerContactsImport(contacts: Command, ctx: Context) {
+  return withExamples(
+    withImportInputOptions(untyped(contacts.command('import')), '{"Courriel": "contact.email"}')
       .description(
         'create contact references in bulk from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled',
       )
@@ -107,15 +136,11 @@ export function registerRefs(program: Command, ctx: Context): void {
       'ordercli refs contacts import contacts.csv --retry-unknown   # after checking refs contacts list',
     ],
   );
+}
 
-  const packagings = refs
-    .command('packagings')
-    .description('packaging references (GET /api/v1/packaging_references)');
-  withExamples(packagings, [
-    'ordercli refs packagings list --active',
-    'ordercli refs packagings list --search "creme fraiche" --columns id,label,packaging',
-  ]);
-  withExamples(
+/** `refs packagings list`: the packaging references, filtered. Flags: `PackagingsListFlags`. */
+function registerPackagingsList(packagings: Command, ctx: Context) {
+  return withExamples(
     withListOptions(
       packagings
         .command('list')
@@ -126,7 +151,7 @@ export function registerRefs(program: Command, ctx: Context): void {
           'only references whose label, product code or label, or packaging name hold every word (case and accents ignored)',
         ),
       PACKAGING_REFERENCE_KEYS,
-    ).action(async (flags: PackagingReferenceFlags) => {
+    ).action(async (flags) => {
       const { run } = await import('./packagings-list.js');
       await run(flags, ctx);
     }),
@@ -137,8 +162,14 @@ export function registerRefs(program: Command, ctx: Context): void {
       'ordercli refs packagings list --json | jq ".[] | select(.active) | .id"',
     ],
   );
+}
 
-  withExamples(
+/** The flags of `refs packagings list`, as its action receives them. */
+export type PackagingsListFlags = FlagsOf<ReturnType<typeof registerPackagingsList>>;
+
+/** `refs browse`: pick a reference interactively. */
+function registerBrowse(refs: Command, ctx: Context) {
+  return withExamples(
     refs
       .command('browse')
       .description(

@@ -1,7 +1,7 @@
 /** `refs packagings list`: the packaging references a partner names in an item as `internalReferenceId`. */
 import { fetchList, PATHS } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
-import { type ListFlags, listOptions } from '../../io/list-flags.js';
+import type { Context } from '../../command-support/context.js';
+import { listOptions } from '../../io/list-flags.js';
 import { writeListAnswer } from '../../io/list-output.js';
 import {
   isPackagingReferenceShape,
@@ -9,13 +9,9 @@ import {
   PACKAGING_REFERENCE_COLUMNS,
 } from '../../refs/format.js';
 import { filterPackagingReferences } from '../../refs/search.js';
+import type { PackagingsListFlags } from './index.js';
 
-export interface PackagingReferenceFlags extends ListFlags {
-  active?: boolean;
-  search?: string;
-}
-
-export async function run(flags: PackagingReferenceFlags, ctx: Context): Promise<void> {
+export async function run(flags: PackagingsListFlags, ctx: Context): Promise<void> {
   const options = listOptions(flags, ctx.json);
   const api = await ctx.api();
   const answer = await fetchList(api, PATHS.packagingReferences, ctx.signal);

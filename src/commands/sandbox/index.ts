@@ -1,23 +1,10 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../command-support/command-help.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 
-export interface SandboxFlags {
-  port: string;
-  host: string;
-  data?: string;
-  latency?: string;
-  failRate?: string;
-  throttleRate?: string;
-  resetRate?: string;
-  webhookKey?: string;
-  packagingReferences?: string;
-  validationDelay?: string;
-  quiet?: boolean;
-}
-
-export function registerSandbox(program: Command, ctx: Context): void {
-  withExamples(
+/** `sandbox`: the local service. Its flags are `SandboxFlags`, which `sandbox.ts` reads. */
+export function registerSandbox(program: Command, ctx: Context) {
+  return withExamples(
     program
       .command('sandbox')
       .description('run a local implementation of the service, seeded with realistic records, until Ctrl-C')
@@ -47,9 +34,9 @@ export function registerSandbox(program: Command, ctx: Context): void {
         'time before a created order becomes validated (default 300ms; a bare number is ms)',
       )
       .option('-q, --quiet', 'do not print one line per request')
-      .action(async (opts: SandboxFlags) => {
+      .action(async (flags) => {
         const { run } = await import('./sandbox.js');
-        await run(opts, ctx);
+        await run(flags, ctx);
       }),
     [
       'ordercli sandbox',
@@ -58,3 +45,6 @@ export function registerSandbox(program: Command, ctx: Context): void {
     ],
   );
 }
+
+/** The flags of `sandbox`, as its action receives them. */
+export type SandboxFlags = FlagsOf<ReturnType<typeof registerSandbox>>;

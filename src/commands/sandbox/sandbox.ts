@@ -1,5 +1,5 @@
 /** `sandbox`: the local service, until Ctrl-C. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';

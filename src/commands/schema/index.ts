@@ -1,10 +1,9 @@
-import type { Command } from 'commander';
-import { completeWith, withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { completeWith, withExamples } from '../../command-support/command-help.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 import { SCHEMA_NAMES } from '../../schemas/schema-names.js';
-import type { SchemaFlags } from './schema.js';
 
-export function registerSchema(program: Command, ctx: Context): void {
+export function registerSchema(program: Command, ctx: Context) {
   const schema = program
     .command('schema')
     .description(
@@ -13,7 +12,7 @@ export function registerSchema(program: Command, ctx: Context): void {
     .argument('<name>', `${SCHEMA_NAMES.join(', ')}`)
     .option('--items', 'the schema of one item of an order (with order or orders)')
     .option('--output <file>', 'write it to this file instead of stdout')
-    .action(async (name: string, flags: SchemaFlags) => {
+    .action(async (name, flags) => {
       const { run } = await import('./schema.js');
       await run(name, flags, ctx);
     });
@@ -24,4 +23,8 @@ export function registerSchema(program: Command, ctx: Context): void {
     'ordercli schema order --items',
     'ordercli schema contact-reference',
   ]);
+  return schema;
 }
+
+/** The flags of `schema`, as its action receives them. */
+export type SchemaFlags = FlagsOf<ReturnType<typeof registerSchema>>;

@@ -5,18 +5,13 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
 import { describeCode } from '../../io/file-lock.js';
 import { quote } from '../../io/quote.js';
 import { jsonSchemaFor } from '../../schemas/json-schema.js';
 import { isSchemaName, SCHEMA_NAMES } from '../../schemas/schema-names.js';
-
-export interface SchemaFlags {
-  items?: boolean;
-  /** A file, or `-` for stdout (the default). */
-  output?: string;
-}
+import type { SchemaFlags } from './index.js';
 
 export async function run(name: string, flags: SchemaFlags, ctx: Context): Promise<void> {
   if (!isSchemaName(name)) {

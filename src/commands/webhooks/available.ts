@@ -4,7 +4,7 @@
  * object, or an object mapping names to descriptions. Anything else is printed as JSON.
  */
 import { PATHS, unwrapList } from '../../api/references.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
 import { writeJson } from '../../io/json-output.js';
 import { type ListFlags, listOptions } from '../../io/list-flags.js';

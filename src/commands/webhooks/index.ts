@@ -1,28 +1,7 @@
-import type { Command } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
-import { type ListFlags, withListOptions } from '../../io/list-flags.js';
-
-export interface SubscribeFlags {
-  event: string;
-  url: string;
-  saveKey?: boolean;
-  keyFile?: string;
-  showSecrets?: boolean;
-}
-
-export interface TriggerFlags {
-  url: string;
-  key?: string;
-  data?: string;
-}
-
-export interface ReplayFlags {
-  url: string;
-  key?: string;
-  event?: string;
-  receivedAt?: string;
-}
+import { withExamples } from '../../command-support/command-help.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
+import { withListOptions } from '../../io/list-flags.js';
 
 /** The `webhooks` group: available, subscribe, trigger and replay. */
 export function registerWebhooks(program: Command, ctx: Context): void {
@@ -41,14 +20,14 @@ export function registerWebhooks(program: Command, ctx: Context): void {
 }
 
 /** `webhooks available`: the events this user may subscribe to. */
-function registerAvailable(webhooks: Command, ctx: Context): void {
-  withExamples(
+function registerAvailable(webhooks: Command, ctx: Context) {
+  return withExamples(
     withListOptions(
       webhooks
         .command('available')
         .description('the events this user may subscribe to (GET /api/v1/webhooks/available)'),
       'event, description',
-    ).action(async (flags: ListFlags) => {
+    ).action(async (flags) => {
       const { run } = await import('./available.js');
       await run(flags, ctx);
     }),
@@ -57,8 +36,8 @@ function registerAvailable(webhooks: Command, ctx: Context): void {
 }
 
 /** `webhooks subscribe`: a URL subscribed to an event. */
-function registerSubscribe(webhooks: Command, ctx: Context): void {
-  withExamples(
+function registerSubscribe(webhooks: Command, ctx: Context) {
+  return withExamples(
     webhooks
       .command('subscribe')
       .description(
@@ -78,7 +57,7 @@ function registerSubscribe(webhooks: Command, ctx: Context): void {
         '--show-secrets',
         "print the subscription's key on stdout once (it stays in your terminal's scrollback: prefer --save-key or --key-file)",
       )
-      .action(async (flags: SubscribeFlags) => {
+      .action(async (flags) => {
         const { run } = await import('./subscribe.js');
         await run(flags, ctx);
       }),
@@ -90,9 +69,12 @@ function registerSubscribe(webhooks: Command, ctx: Context): void {
   );
 }
 
+/** The flags of `webhooks subscribe`, as its action receives them. */
+export type SubscribeFlags = FlagsOf<ReturnType<typeof registerSubscribe>>;
+
 /** `webhooks trigger <event>`: one notification sent as the service does. */
-function registerTrigger(webhooks: Command, ctx: Context): void {
-  withExamples(
+function registerTrigger(webhooks: Command, ctx: Context) {
+  return withExamples(
     webhooks
       .command('trigger')
       .description('send one notification exactly as the service does, to test a receiver')
@@ -106,7 +88,7 @@ function registerTrigger(webhooks: Command, ctx: Context): void {
         '--data <file|->',
         'the JSON body, sent byte for byte (default for sales_order_validated: a realistic order)',
       )
-      .action(async (event: string, flags: TriggerFlags) => {
+      .action(async (event, flags) => {
         const { run } = await import('./trigger.js');
         await run(event, flags, ctx);
       }),
@@ -117,9 +99,12 @@ function registerTrigger(webhooks: Command, ctx: Context): void {
   ).addHelpText('after', '\nExit code 1 when the receiver does not answer 2xx (or cannot be reached).\n');
 }
 
+/** The flags of `webhooks trigger`, as its action receives them. */
+export type TriggerFlags = FlagsOf<ReturnType<typeof registerTrigger>>;
+
 /** `webhooks replay <log.ndjson>`: recorded notifications sent again. */
-function registerReplay(webhooks: Command, ctx: Context): void {
-  withExamples(
+function registerReplay(webhooks: Command, ctx: Context) {
+  return withExamples(
     webhooks
       .command('replay')
       .description('re-send notifications recorded by listen --log, with their original headers and body')
@@ -134,7 +119,7 @@ function registerReplay(webhooks: Command, ctx: Context): void {
         '--received-at <time>',
         'only the notification recorded at this time (its receivedAt in the log, as listen --inspect copies it)',
       )
-      .action(async (file: string, flags: ReplayFlags) => {
+      .action(async (file, flags) => {
         const { run } = await import('./replay.js');
         await run(file, flags, ctx);
       }),
@@ -146,3 +131,6 @@ function registerReplay(webhooks: Command, ctx: Context): void {
     '\nSent one at a time, in the order of the file. Exit code 1 when any is not answered 2xx.\n',
   );
 }
+
+/** The flags of `webhooks replay`, as its action receives them. */
+export type ReplayFlags = FlagsOf<ReturnType<typeof registerReplay>>;

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import {
   CancelledError,
   IncompleteError,

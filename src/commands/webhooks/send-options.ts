@@ -1,5 +1,5 @@
 /** Options shared by `webhooks trigger` and `webhooks replay`: the key, the time-out, the receiver URL. */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
 import { checkSendable } from '../../core/header-value.js';
 import { parseHttpUrl } from '../../core/url.js';

@@ -8,7 +8,7 @@
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { ProfileStore } from '../../config/profiles.js';
 import { UsageError } from '../../core/errors.js';
 import { isLoopbackHost } from '../../core/url.js';

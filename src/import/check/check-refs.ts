@@ -2,7 +2,7 @@
  * `--check-refs`: before anything is sent, every `internalReferenceId` of an order (its contact's
  * and its items') must exist in the service's reference lists and be active.
  */
-import type { ValidationProblem } from '../schemas/problems.js';
+import type { ValidationProblem } from '../../schemas/problems.js';
 import { describePackagingReference, isActive, type ReferenceCatalog } from './references.js';
 
 /** Problems with the internal references of one order (already shaped as the schema wants). */

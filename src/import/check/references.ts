@@ -3,10 +3,10 @@
  * (`GET /api/v1/packaging_references`, `GET /api/v1/contact_references`), only when an input
  * needs them, and indexed so that a lookup costs the same with ten references or fifty thousand.
  */
-import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
-import { PATHS, unwrapList } from '../api/references.js';
-import { type PackagingReference, packagingReferenceSchema } from '../schemas/references.js';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import { PATHS, unwrapList } from '../../api/references.js';
+import { type PackagingReference, packagingReferenceSchema } from '../../schemas/references.js';
 
 /** A record of `GET /api/v1/contact_references`; the interface does not show its fields beyond `id`. */
 export interface ContactReference {

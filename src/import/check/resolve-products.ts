@@ -4,10 +4,10 @@
  * the order sent carries the id instead of the code and name.
  */
 
-import { excerpt, quoteAny } from '../io/quote.js';
-import { ITEM_IDENTIFIERS } from '../schemas/order.js';
-import type { ValidationProblem } from '../schemas/problems.js';
-import type { PackagingReference } from '../schemas/references.js';
+import { excerpt, quoteAny } from '../../io/quote.js';
+import { ITEM_IDENTIFIERS } from '../../schemas/order.js';
+import type { ValidationProblem } from '../../schemas/problems.js';
+import type { PackagingReference } from '../../schemas/references.js';
 import { describePackagingReference, isActive, type PackagingReferenceIndex } from './references.js';
 
 export interface ProductResolution {

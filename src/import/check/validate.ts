@@ -1,29 +1,29 @@
 /**
- * Step 4: validation. `prepareOrder` makes one order (or a record of another `ImportKind`) ready
+ * Step 4: validation. `prepareRecord` makes one order (or a record of another `ImportKind`) ready
  * to send (product codes resolved) and lists its problems: those found while reading, the
  * schema's (`validateOrder`, `validateContactReference`: the one definition of the rules) and,
  * with `--check-refs`, unknown or inactive references.
  * `validateImport` runs it over a whole input in one streaming pass and adds what only the whole
- * input can tell (an `externalId` used twice); it keeps the externalIds seen and the invalid
+ * input can tell (a key used twice); it keeps the keys seen and the invalid
  * orders, never every order.
  */
-import { InputError, type InputProblem } from '../core/errors.js';
-import { KeyTable } from '../core/key-table.js';
-import { escapeControl, quote } from '../io/quote.js';
-import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS } from '../schemas/order.js';
-import type { ValidationProblem } from '../schemas/problems.js';
-import { checkReferences } from './check-refs.js';
-import { type ImportKind, ORDER_IMPORT } from './kind.js';
-import { DEFAULT_LIMITS, type InputLimits, sizeProblems } from './limits.js';
-import type { ReferenceCatalog } from './references.js';
-import { resolveProductCodes } from './resolve-products.js';
+import { InputError, type InputProblem } from '../../core/errors.js';
+import { KeyTable } from '../../core/key-table.js';
+import { escapeControl, quote } from '../../io/quote.js';
+import { CONTACT_IDENTIFIERS, ITEM_IDENTIFIERS } from '../../schemas/order.js';
+import type { ValidationProblem } from '../../schemas/problems.js';
+import { type ImportKind, ORDER_IMPORT } from '../kind.js';
+import { DEFAULT_LIMITS, type InputLimits, sizeProblems } from '../read/limits.js';
 import type {
   ImportValidation,
-  OrderSource,
-  PreparedOrder,
-  SourceOrder,
+  InputSource,
+  PreparedRecord,
+  SourceRecord,
   ValidateImportOptions,
-} from './types.js';
+} from '../types.js';
+import { checkReferences } from './check-refs.js';
+import type { ReferenceCatalog } from './references.js';
+import { resolveProductCodes } from './resolve-products.js';
 
 const CSV_EXTERNAL_ID_REQUIRED =
   'is required on every row: it is the key that makes re-runs safe, and the rows of one order are adjacent rows with the same externalId';
@@ -43,18 +43,18 @@ export interface PrepareOptions {
  * One order made ready to send: `body` has its product codes resolved to internal reference ids;
  * `problems` lists everything wrong with it, placed as `file:line: field` (an item's row in a CSV).
  */
-export async function prepareOrder(
-  source: SourceOrder,
+export async function prepareRecord(
+  source: SourceRecord,
   references?: ReferenceCatalog,
   options: PrepareOptions = {},
-): Promise<PreparedOrder> {
+): Promise<PreparedRecord> {
   const problems: InputProblem[] = [...source.problems];
   // A problem without a field means the order could not be read at all (not JSON, a broken row).
-  if (problems.some((problem) => problem.field === undefined)) return { body: source.order, problems };
+  if (problems.some((problem) => problem.field === undefined)) return { body: source.body, problems };
 
   // First, so that a value too large is reported as such rather than by a rule it also breaks.
-  addNew(problems, sizeProblems(source.order, options.limits ?? DEFAULT_LIMITS), source);
-  let body = source.order;
+  addNew(problems, sizeProblems(source.body, options.limits ?? DEFAULT_LIMITS), source);
+  let body = source.body;
   let unresolved = new Set<number>();
   if (source.needsProductResolution) {
     const resolution = await resolveProductCodes(
@@ -90,7 +90,7 @@ export async function prepareOrder(
  * Adds problems, except those about a field that already has one on the same line, and a contact
  * or item that "names no identifier" because its identifier's cell did not convert.
  */
-function addNew(problems: InputProblem[], found: ValidationProblem[], source: SourceOrder): void {
+function addNew(problems: InputProblem[], found: ValidationProblem[], source: SourceRecord): void {
   for (const problem of found) {
     const placed = place(source, problem);
     const told = source.problems.some(
@@ -120,7 +120,7 @@ function itemIndexOf(field: string): number {
  * Where a problem stands in the input. In a CSV, `items[i].field` is on the row of item i and is
  * named `item.field`, as its column; elsewhere it is on the order's first line, named by its path.
  */
-export function place(source: SourceOrder, problem: ValidationProblem): InputProblem {
+export function place(source: SourceRecord, problem: ValidationProblem): InputProblem {
   const { file, line } = source.location;
   if (source.itemLines) {
     const match = /^items\[(\d+)\](.*)$/.exec(problem.field);
@@ -143,45 +143,46 @@ export function place(source: SourceOrder, problem: ValidationProblem): InputPro
 
 /**
  * Validates a whole input in one streaming pass (the first of an import). Orders are checked as
- * they are read; only the externalIds seen, the invalid orders and their problems are kept.
+ * they are read; only the keys seen, the invalid records and their problems are kept.
  */
 export async function validateImport(
-  source: Pick<OrderSource, 'orders' | 'format' | 'signal' | 'locateCell'> & { limits?: InputLimits },
+  source: Pick<InputSource, 'records' | 'header' | 'signal' | 'locateCell'> & { limits?: InputLimits },
   options: ValidateImportOptions = {},
 ): Promise<ImportValidation> {
   const kind = options.kind ?? ORDER_IMPORT;
   const prepareOptions: PrepareOptions = {
     kind,
-    requireExternalId: options.requireExternalId ?? true,
+    requireExternalId: options.requireKey ?? true,
     checkRefs: options.checkRefs,
     limits: options.limits ?? source.limits,
   };
-  /** externalId -> the line where it first appeared (a million keys: outside the heap). */
+  /** key -> the line where it first appeared (a million keys: outside the heap). */
   const seen = new KeyTable();
-  const invalid: SourceOrder[] = [];
+  const invalid: SourceRecord[] = [];
   const invalidIndexes = new Set<number>();
   const problems: InputProblem[] = [];
   const maxInvalid = options.maxInvalid ?? Number.POSITIVE_INFINITY;
   let omitted = 0;
   let total = 0;
   try {
-    for await (const order of source.orders()) {
+    for await (const order of source.records()) {
       // Ctrl-C during a long validation stops it: nothing has been sent yet.
       if (source.signal?.aborted) throw source.signal.reason;
       total++;
-      const prepared = await prepareOrder(order, options.references, prepareOptions);
+      const prepared = await prepareRecord(order, options.references, prepareOptions);
       const orderProblems = prepared.problems;
-      if (order.externalId !== undefined) {
-        const firstLine = seen.get(order.externalId);
-        if (firstLine === undefined) seen.set(order.externalId, order.location.line);
-        else orderProblems.unshift(duplicateProblem(order, firstLine, source.format === 'csv', kind));
+      if (order.key !== undefined) {
+        const firstLine = seen.get(order.key);
+        if (firstLine === undefined) seen.set(order.key, order.location.line);
+        // Rows under a header (CSV, a workbook) group into records: a key met again is out of place.
+        else orderProblems.unshift(duplicateProblem(order, firstLine, source.header !== undefined, kind));
       }
       if (orderProblems.length === 0) {
-        options.onOrder?.(order, orderProblems);
+        options.onRecord?.(order, orderProblems);
         continue;
       }
       if (source.locateCell) for (const problem of orderProblems) problem.cell ??= source.locateCell(problem);
-      options.onOrder?.(order, orderProblems);
+      options.onRecord?.(order, orderProblems);
       invalidIndexes.add(order.index);
       if (invalid.length >= maxInvalid) {
         omitted++;
@@ -205,30 +206,30 @@ export async function validateImport(
     invalidIndexes,
     problems,
     omitted,
-    externalIds: seen,
+    keys: seen,
   };
 }
 
 function duplicateProblem(
-  order: SourceOrder,
+  order: SourceRecord,
   firstLine: number,
-  csv: boolean,
+  rows: boolean,
   kind: ImportKind,
 ): InputProblem {
-  const id = quote(order.externalId ?? '');
+  const id = quote(order.key ?? '');
   return {
     file: order.location.file,
     line: order.location.line,
     field: kind.keyField,
     message:
-      csv && kind.groupsRows
+      rows && kind.groupsRows
         ? `${id} reappears here after other orders: its first rows are on line ${firstLine}; the rows of one order must be adjacent`
         : `${id} is also the ${kind.keyField} of the ${kind.one} on line ${firstLine}: each ${kind.one} needs its own`,
   };
 }
 
 /** An invalid record as the CI output shows it: its key, where it is, and its problems in order. */
-export type InvalidRecord = Pick<SourceOrder, 'externalId' | 'location' | 'problems'>;
+export type InvalidRecord = Pick<SourceRecord, 'key' | 'location' | 'problems'>;
 
 /**
  * The error that stops an import whose input has invalid orders (exit 2): every problem listed,
@@ -250,7 +251,7 @@ export class InvalidInputError extends InputError {
 
 /** The error that stops an import whose input has invalid orders: every problem listed, exit 2. */
 export function invalidInputError(
-  source: Pick<OrderSource, 'file'>,
+  source: Pick<InputSource, 'file'>,
   validation: ImportValidation,
   kind: Pick<ImportKind, 'one' | 'many'> = ORDER_IMPORT,
 ): InvalidInputError {

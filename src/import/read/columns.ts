@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { InputError, type InputProblem, UsageError } from '../core/errors.js';
-import { escapeControl, excerpt, quote, quoteAny, shellWord } from '../io/quote.js';
+import { InputError, type InputProblem, UsageError } from '../../core/errors.js';
+import { escapeControl, excerpt, quote, quoteAny, shellWord } from '../../io/quote.js';
 import { parseJson } from './json-syntax.js';
 
 /** Header problems listed one by one; a header of thousands of unknown columns says how many more. */

@@ -5,11 +5,10 @@
  */
 import { pipeline, Transform, type TransformCallback } from 'node:stream';
 import type { CsvError } from 'csv-parse';
-import { InputError, UsageError } from '../core/errors.js';
-import { excerpt, quote } from '../io/quote.js';
+import { InputError, UsageError } from '../../core/errors.js';
+import { excerpt, quote } from '../../io/quote.js';
+import { readBytes } from './input-file.js';
 import { DEFAULT_LIMITS, formatSize, type InputLimits } from './limits.js';
-import { readBytes } from './read.js';
-import type { CsvLayout } from './types.js';
 
 /** One CSV record and where it stands (1-based lines; a quoted line break makes it span several). */
 export interface CsvRow {
@@ -17,7 +16,18 @@ export interface CsvRow {
   line: number;
   endLine: number;
   /** Problems found in the row's cells by its reader (a workbook's error cell); none for CSV. */
-  problems?: import('../core/errors.js').InputProblem[];
+  problems?: import('../../core/errors.js').InputProblem[];
+}
+
+/** How a CSV input is written, so that rejects can be written back in the same dialect. */
+export interface CsvLayout {
+  /** The file's own header cells, as written (before `--map`). */
+  header: string[];
+  delimiter: string;
+  /** The line ending of the header line. */
+  lineEnding: '\r\n' | '\n';
+  /** Whether the file starts with a UTF-8 byte order mark (spreadsheets need it back). */
+  bom: boolean;
 }
 
 const CANDIDATE_DELIMITERS = [';', '\t', ','] as const;
@@ -140,35 +150,7 @@ async function* readCsvRecords(
 ): AsyncGenerator<CsvRow> {
   const limits = options.limits ?? DEFAULT_LIMITS;
   const { Parser, CsvError } = await import('csv-parse');
-  /**
-   * Tags each record with the parser's byte count when it is pushed (the end of the record).
-   * csv-parse's own `info: true` would do it too, but builds a dozen-field object per record,
-   * which costs a third more time and memory on a million rows. A syntax error is queued after
-   * the records parsed before it, instead of failing the stream at once and dropping them.
-   */
-  class PositionedParser extends Parser {
-    override push(record: unknown, encoding?: BufferEncoding): boolean {
-      return super.push(record === null ? null : { cells: record, bytes: this.info.bytes }, encoding);
-    }
-
-    override _transform(chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback): void {
-      super._transform(chunk, encoding, (error?: Error | null) => callback(this.queue(error)));
-    }
-
-    override _flush(callback: TransformCallback): void {
-      super._flush((error?: Error | null) => callback(this.queue(error)));
-    }
-
-    private queue(error: Error | null | undefined): null {
-      if (error) {
-        // csv-parse's state, for a row too large: how much of it its finished cells hold.
-        const state = (this as unknown as { state?: { record_length?: number } }).state;
-        super.push({ error, bytes: this.info.bytes, finishedCells: state?.record_length ?? 0 });
-        super.push(null);
-      }
-      return null;
-    }
-  }
+  const PositionedParser = positionedParser(Parser);
   const lines = new LineTracker();
   const parser = new PositionedParser({
     bom: true,
@@ -214,6 +196,39 @@ async function* readCsvRecords(
     bytes.destroy();
     parser.destroy();
   }
+}
+
+/** csv-parse's Parser, whose records carry the byte count at their end (see below). */
+function positionedParser(Parser: typeof import('csv-parse').Parser) {
+  /**
+   * Tags each record with the parser's byte count when it is pushed (the end of the record).
+   * csv-parse's own `info: true` would do it too, but builds a dozen-field object per record,
+   * which costs a third more time and memory on a million rows. A syntax error is queued after
+   * the records parsed before it, instead of failing the stream at once and dropping them.
+   */
+  return class PositionedParser extends Parser {
+    override push(record: unknown, encoding?: BufferEncoding): boolean {
+      return super.push(record === null ? null : { cells: record, bytes: this.info.bytes }, encoding);
+    }
+
+    override _transform(chunk: Buffer, encoding: BufferEncoding, callback: TransformCallback): void {
+      super._transform(chunk, encoding, (error?: Error | null) => callback(this.queue(error)));
+    }
+
+    override _flush(callback: TransformCallback): void {
+      super._flush((error?: Error | null) => callback(this.queue(error)));
+    }
+
+    private queue(error: Error | null | undefined): null {
+      if (error) {
+        // csv-parse's state, for a row too large: how much of it its finished cells hold.
+        const state = (this as unknown as { state?: { record_length?: number } }).state;
+        super.push({ error, bytes: this.info.bytes, finishedCells: state?.record_length ?? 0 });
+        super.push(null);
+      }
+      return null;
+    }
+  };
 }
 
 type ParsedRecord =
@@ -294,7 +309,7 @@ function csvSyntaxError(
   ]);
 }
 
-/** Readers of a non-existent file fail before this point (read.ts); this only guards the header. */
+/** Readers of a non-existent file fail before this point (input-file.ts); this only guards the header. */
 async function readHead(path: string, file: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let length = 0;

@@ -5,7 +5,7 @@
  * older Excel's "CSV (Comma delimited)"), found wherever they are, with their line.
  */
 import { isUtf8 } from 'node:buffer';
-import { InputError } from '../core/errors.js';
+import { InputError } from '../../core/errors.js';
 
 /** What is wrong with the encoding of an input, and where (a byte offset in the file). */
 export type EncodingProblem =

@@ -4,11 +4,11 @@
  * empty or repeat them). Cells stay text, except the seed's integer fields, which are converted.
  * Only the rows of the order being built are held in memory.
  */
-import type { InputProblem } from '../core/errors.js';
-import { quote } from '../io/quote.js';
+import type { InputProblem } from '../../core/errors.js';
+import { quote } from '../../io/quote.js';
+import type { SourceRecord } from '../types.js';
 import { CSV_COLUMNS, type CsvColumn } from './columns.js';
-import type { CsvRow } from './csv.js';
-import type { SourceOrder } from './types.js';
+import type { CsvRow } from './csv-rows.js';
 
 /** What a cell converts to, or why it does not. */
 type Converted = { value: string | number } | { problem: string };
@@ -57,7 +57,7 @@ export async function* groupRows(
   header: string[],
   file: string,
   grouping: RowGrouping = ORDER_ROWS,
-): AsyncGenerator<SourceOrder> {
+): AsyncGenerator<SourceRecord> {
   // In the contract's order, so that bodies list their fields the same way whatever the file's order.
   const targets = [...columns]
     .sort((a, b) => grouping.columns.indexOf(a.path) - grouping.columns.indexOf(b.path))
@@ -153,9 +153,9 @@ class OrderInProgress {
     this.addCommon(row);
   }
 
-  finish(): SourceOrder {
+  finish(): SourceRecord {
     if (this.items.length > 0) this.order.items = this.items;
-    return new CsvSourceOrder(
+    return new RowsRecord(
       this.index,
       this.externalId,
       this.order,
@@ -200,7 +200,7 @@ class OrderInProgress {
 
   /** Converts a cell and sets it at its place, or records why it does not convert. */
   private set(object: Record<string, unknown>, target: Target, cell: string, line: number): void {
-    // The reader has refused a file that is not UTF-8 (src/import/encoding.ts).
+    // The reader has refused a file that is not UTF-8 (src/import/read/encoding.ts).
     const converted = convertCell(cell, target);
     if ('problem' in converted) {
       this.problems.push({ file: this.shape.file, line, field: target.path, message: converted.problem });
@@ -216,16 +216,16 @@ class OrderInProgress {
 }
 
 /**
- * An order read from CSV. Its `raw` records are built when asked for (rejects, invalid orders):
+ * A record read from rows (CSV, a workbook). Its `raw` records are built when asked for (rejects, invalid orders):
  * most orders never need them. A class keeps that cheap: a getter in an object literal gives
  * every order its own hidden class, which made V8's heap grow by 50 MB per 100,000 orders.
  */
-class CsvSourceOrder implements SourceOrder {
+class RowsRecord implements SourceRecord {
   constructor(
     readonly index: number,
-    readonly externalId: string | undefined,
-    readonly order: Record<string, unknown>,
-    readonly location: SourceOrder['location'],
+    readonly key: string | undefined,
+    readonly body: Record<string, unknown>,
+    readonly location: SourceRecord['location'],
     public problems: InputProblem[],
     readonly needsProductResolution: boolean,
     readonly itemLines: number[],

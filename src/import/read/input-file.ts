@@ -1,70 +1,22 @@
 /**
- * Step 1 of the input pipeline: find the file to read and its format. Standard input is copied
+ * Step 1 of the input pipeline: the file to read (its format is found in formats.ts). Standard input is copied
  * to a private temporary file first, because an import reads its input twice (validate all,
  * then send) and a pipe can be read only once.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InputError, UsageError } from '../core/errors.js';
-import { escapeControl } from '../io/quote.js';
+import { InputError, UsageError } from '../../core/errors.js';
+import { escapeControl } from '../../io/quote.js';
+import type { SourceContext } from '../types.js';
 import { decodeUtf8, encodingError, type InputKind, Utf8Check } from './encoding.js';
 import { formatSize, type InputLimits, orderTextTooLarge } from './limits.js';
-import type { InputFormat, SourceContext } from './types.js';
 
 /** The name problems give to standard input. */
 export const STDIN_NAME = 'stdin';
-
-const FORMAT_BY_EXTENSION: Record<string, InputFormat> = {
-  '.json': 'json',
-  '.ndjson': 'ndjson',
-  '.jsonl': 'ndjson',
-  '.csv': 'csv',
-  '.tsv': 'csv',
-  '.txt': 'csv',
-  '.xlsx': 'xlsx',
-  '.xlsm': 'xlsx',
-};
-
-/** `--format` values: the contract's four, and the usual aliases of two of them. */
-const FORMAT_NAMES: Record<string, InputFormat> = {
-  csv: 'csv',
-  tsv: 'csv',
-  json: 'json',
-  ndjson: 'ndjson',
-  jsonl: 'ndjson',
-  xlsx: 'xlsx',
-};
-
-/** The format of an input: `--format` when given, else the file's extension. */
-export function detectFormat(input: string, format?: string): InputFormat {
-  if (format !== undefined) {
-    const known = FORMAT_NAMES[format.trim().toLowerCase()];
-    if (!known) throw new UsageError(`Unknown format "${format}": use --format csv, json, ndjson or xlsx.`);
-    return known;
-  }
-  if (input === '-') {
-    throw new UsageError(
-      'Standard input has no file name to tell its format: pass --format csv, json, ndjson or xlsx.',
-    );
-  }
-  const extension = extname(input).toLowerCase();
-  if (extension === '.xls') {
-    throw new UsageError(
-      `${escapeControl(input)} is an old binary Excel file (.xls), which ordercli does not read: open it in Excel and save it as "Excel Workbook (.xlsx)".`,
-    );
-  }
-  const known = FORMAT_BY_EXTENSION[extension];
-  if (!known) {
-    throw new UsageError(
-      `Cannot tell the format of ${escapeControl(input)} from its extension${extension ? ` "${escapeControl(extension)}"` : ''}: name it .csv, .tsv, .txt, .json, .ndjson, .jsonl or .xlsx, or pass --format csv, json, ndjson or xlsx.`,
-    );
-  }
-  return known;
-}
 
 /** A file ready to be read any number of times. */
 export interface InputFile {

@@ -1,11 +1,11 @@
 /**
  * The size limits of an order input: they protect the service (which refuses large bodies) and
  * this machine (a 50 MiB cell must not be held several times over). Readers stop buffering at
- * them; `prepareOrder` checks the order's body against them.
+ * them; `prepareRecord` checks the order's body against them.
  */
-import { UsageError } from '../core/errors.js';
-import { excerpt } from '../io/quote.js';
-import { fieldPath, type ValidationProblem } from '../schemas/problems.js';
+import { UsageError } from '../../core/errors.js';
+import { excerpt } from '../../io/quote.js';
+import { fieldPath, type ValidationProblem } from '../../schemas/problems.js';
 
 export interface InputLimits {
   /** Largest order: its JSON body, and its text in the input (a JSON element, an NDJSON line, a CSV row). */

@@ -5,8 +5,8 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { InputProblem } from '../core/errors.js';
-import { escapeControl, shorten } from '../io/quote.js';
+import type { InputProblem } from '../../core/errors.js';
+import { escapeControl, shorten } from '../../io/quote.js';
 import type { KeyedResult } from './junit.js';
 
 /** Whether the command runs in a GitHub Actions job. */

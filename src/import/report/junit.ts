@@ -10,7 +10,7 @@
  */
 import { createWriteStream, fstatSync, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { formatInputProblem, type InputProblem, UsageError } from '../core/errors.js';
+import { formatInputProblem, type InputProblem, UsageError } from '../../core/errors.js';
 import { OutputWriteError } from './output-error.js';
 
 /** The outcome of one record, as the reports and the CI annotations show it. */

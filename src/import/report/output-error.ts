@@ -1,5 +1,5 @@
-import { CliError } from '../core/errors.js';
-import { ExitCode } from '../core/exit-codes.js';
+import { CliError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
 
 /**
  * An output of an import (`--report`, `--rejects`) could not be written: a full or read-only

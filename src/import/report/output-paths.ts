@@ -6,8 +6,8 @@
  */
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { UsageError } from '../core/errors.js';
-import { escapeControl } from '../io/quote.js';
+import { UsageError } from '../../core/errors.js';
+import { escapeControl } from '../../io/quote.js';
 
 /** A file the run reads or keeps, or one it writes: what it is, its path, and how it is shown. */
 export interface NamedPath {

@@ -4,9 +4,9 @@
  * It reads the live counts on a timer, so the per-order path costs nothing here.
  */
 
-import { formatCount } from '../io/numbers.js';
-import { escapeControl } from '../io/quote.js';
-import type { IOStreams } from '../io/streams.js';
+import { formatCount } from '../../io/numbers.js';
+import { escapeControl } from '../../io/quote.js';
+import type { IOStreams } from '../../io/streams.js';
 import { doneCount, type ImportCounts } from './report.js';
 
 export interface ProgressOptions {

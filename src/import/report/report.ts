@@ -5,24 +5,25 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
-import { type InputProblem, UsageError } from '../core/errors.js';
-import { csvField, formulaSafe } from '../io/delimited.js';
-import { escapeControl } from '../io/quote.js';
+import { type InputProblem, UsageError } from '../../core/errors.js';
+import { csvField, formulaSafe } from '../../io/delimited.js';
+import { escapeControl } from '../../io/quote.js';
+import type { RecordOutcome, SourceLocation } from '../types.js';
 import { JUnitWriter, type KeyedResult } from './junit.js';
 import { OutputWriteError } from './output-error.js';
-import type { OrderOutcome, SourceLocation } from './types.js';
 
 /**
  * The status of an order in the report: the contract's five, and `not-sent` for an order this run
  * never sent because it stopped first (Ctrl-C, credentials refused, service unreachable): neither
  * refused by the service nor in doubt, it is simply sent by the next run.
  */
-export type ReportStatus = OrderOutcome | 'not-sent';
+export type ReportStatus = RecordOutcome | 'not-sent';
 
-/** What happened to one order; `line` is where it starts in the input. */
-export interface OrderResult {
+/** What happened to one record; `location` is where it starts in the input. */
+export interface RecordResult {
   index: number;
-  externalId: string | undefined;
+  /** The record's key (an order's `externalId`); undefined when the input lacks it. */
+  key: string | undefined;
   status: ReportStatus;
   httpStatus?: number;
   /** The service's id and code of the created order (also for `skipped`, from the journal, and `exists`). */
@@ -69,7 +70,7 @@ export function settledCount(counts: ImportCounts): number {
 }
 
 /** Adds one result to the counts. */
-export function countResult(counts: ImportCounts, result: OrderResult): void {
+export function countResult(counts: ImportCounts, result: RecordResult): void {
   if (result.status === 'not-sent') counts.notSent++;
   else counts[result.status]++;
 }
@@ -113,11 +114,11 @@ const ORDER_REPORT: ReportLayout = {
 
 /** One result as a report row, every column present (empty or null when it does not apply). */
 export function reportRecord(
-  result: OrderResult,
+  result: RecordResult,
   layout: ReportLayout = ORDER_REPORT,
 ): Record<string, string | number | null> {
   const values: Record<string, string | number | null> = {
-    [layout.keyField]: result.externalId ?? null,
+    [layout.keyField]: result.key ?? null,
     status: result.status,
     httpStatus: result.httpStatus ?? null,
     id: result.id ?? null,
@@ -131,13 +132,13 @@ export function reportRecord(
 }
 
 /** One order's result as the JUnit report and the CI annotations take a keyed record. */
-export function keyedResult(result: OrderResult): KeyedResult {
+export function keyedResult(result: RecordResult): KeyedResult {
   const ids = [
     result.id !== undefined ? `id ${result.id}` : '',
     result.code !== undefined ? `code ${result.code}` : '',
   ].filter((part) => part !== '');
   return {
-    key: result.externalId,
+    key: result.key,
     status: result.status,
     message: result.message,
     file: result.location.file,
@@ -203,7 +204,7 @@ export class ReportWriter {
     return writer;
   }
 
-  write(result: OrderResult): void {
+  write(result: RecordResult): void {
     if (this.junit) {
       this.junit.write(keyedResult(result));
       return;
@@ -250,11 +251,11 @@ export class ResultSequencer {
    * ahead than it holds. (A Map that fills and empties at every result allocates a new table
    * each time, in the old generation: a million orders left hundreds of megabytes of garbage.)
    */
-  private ahead: (OrderResult | undefined)[] = new Array<OrderResult | undefined>(64).fill(undefined);
+  private ahead: (RecordResult | undefined)[] = new Array<RecordResult | undefined>(64).fill(undefined);
 
-  constructor(private readonly emit: (result: OrderResult) => void) {}
+  constructor(private readonly emit: (result: RecordResult) => void) {}
 
-  push(result: OrderResult): void {
+  push(result: RecordResult): void {
     if (result.index !== this.next) {
       while (result.index - this.next >= this.ahead.length) this.grow();
       this.ahead[result.index % this.ahead.length] = result;
@@ -273,7 +274,7 @@ export class ResultSequencer {
   }
 
   private grow(): void {
-    const bigger = new Array<OrderResult | undefined>(this.ahead.length * 2).fill(undefined);
+    const bigger = new Array<RecordResult | undefined>(this.ahead.length * 2).fill(undefined);
     for (const waiting of this.ahead) if (waiting) bigger[waiting.index % bigger.length] = waiting;
     this.ahead = bigger;
   }

@@ -6,7 +6,7 @@
  */
 import { open, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { UsageError } from '../core/errors.js';
+import { UsageError } from '../../core/errors.js';
 
 export const JOURNAL_SUFFIX = '.journal.ndjson';
 

@@ -4,8 +4,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { UsageError } from '../core/errors.js';
-import { normalizeBaseUrl } from '../core/url.js';
+import { UsageError } from '../../core/errors.js';
+import { normalizeBaseUrl } from '../../core/url.js';
 import { type JournalState, OrderJournal } from './journal.js';
 
 /** Orders of one base URL by state; `resolved*` are the states `orders resolve` recorded. */

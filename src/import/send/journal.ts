@@ -1,7 +1,7 @@
 /**
  * The import journal: what the runs of one input did, record by record, for resume, the report,
  * `orders journal` and `orders resolve`. It holds the same records as the order ledger
- * (src/import/ledger/record.ts), each with the `baseUrl` it was sent to, and replays them with
+ * (src/import/send/ledger/record.ts), each with the `baseUrl` it was sent to, and replays them with
  * the same `applyRecord`.
  *
  * The journal never decides what may be sent: the ledger does, with a claim before each request.
@@ -22,18 +22,18 @@
  * journal is read, and checked before each write.
  */
 
-import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.js';
-import { ExitCode } from '../core/exit-codes.js';
-import { normalizeBaseUrl } from '../core/url.js';
+import { CancelledError, CliError, errorCode, UsageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
+import { normalizeBaseUrl } from '../../core/url.js';
 import {
   AppendLog,
   AppendLogError,
   type LineVisitor,
   NotRegularFileError,
   readLog,
-} from '../io/append-log.js';
-import { describeCode } from '../io/file-lock.js';
-import { isoNow } from '../io/iso-time.js';
+} from '../../io/append-log.js';
+import { describeCode } from '../../io/file-lock.js';
+import { isoNow } from '../../io/iso-time.js';
 import {
   applyRecord,
   bodyHash,

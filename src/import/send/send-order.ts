@@ -4,11 +4,11 @@
  * already created or in doubt, unless `force`) and recorded in it; only a 2xx is a creation.
  */
 
-import type { ApiClient, ApiResponse } from '../api/client.js';
-import { ApiError, ConnectionError, TimeoutError } from '../api/errors.js';
-import { UsageError } from '../core/errors.js';
-import { statusLine } from '../core/http-status.js';
-import { shellWord } from '../io/quote.js';
+import type { ApiClient, ApiResponse } from '../../api/client.js';
+import { ApiError, ConnectionError, TimeoutError } from '../../api/errors.js';
+import { UsageError } from '../../core/errors.js';
+import { statusLine } from '../../core/http-status.js';
+import { shellWord } from '../../io/quote.js';
 import { type LedgerPlace, openLedger } from './ledger/open.js';
 import { bodyHash, describeEntry, describeOwner, type RecordSource } from './ledger/record.js';
 import type { Claim, ClaimRefusal, LedgerStore } from './ledger/store.js';

@@ -11,19 +11,18 @@
  * that a request slot that frees up is used at once instead of after a synced write; a record
  * claimed but not sent (the import stopped) is recorded as not sent.
  */
-import type { ApiClient } from '../api/client.js';
-import { ApiError, AuthError, ConnectionError, TimeoutError } from '../api/errors.js';
-import type { InputProblem } from '../core/errors.js';
-import { statusLine } from '../core/http-status.js';
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { ApiClient } from '../../api/client.js';
+import { ApiError, AuthError, ConnectionError, TimeoutError } from '../../api/errors.js';
+import type { InputProblem } from '../../core/errors.js';
+import { statusLine } from '../../core/http-status.js';
+import { type ImportKind, ORDER_IMPORT } from '../kind.js';
+import type { RecordResult, ReportStatus } from '../report/report.js';
+import type { ValidatedRecord } from '../types.js';
 import type { ExistingRecord } from './already-exists.js';
 import type { OrderJournal } from './journal.js';
-import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import { answeredAlreadyThere, bodyHash, describeEntry, describeOwner } from './ledger/record.js';
 import type { Claim, ClaimRefusal, LedgerStore } from './ledger/store.js';
-import type { OrderResult, ReportStatus } from './report.js';
-import type { ValidatedOrder } from './types.js';
-
-export const ORDERS_PATH = ORDER_IMPORT.path;
 
 export interface SubmitOptions {
   /** What is sent (its endpoint, key and words); default orders. */
@@ -39,7 +38,7 @@ export interface SubmitOptions {
   /** Aborted on Ctrl-C: no new request starts; those in flight are waited for. */
   signal: AbortSignal;
   /** Called once per order, in completion order (`index` gives the input order). */
-  onResult: (result: OrderResult, item: ValidatedOrder) => void;
+  onResult: (result: RecordResult, item: ValidatedRecord) => void;
 }
 
 export type StopKind = 'interrupted' | 'credentials' | 'unreachable' | 'journal' | 'ledger' | 'error';
@@ -71,68 +70,170 @@ const STOP_NOTE: Record<StopKind, string> = {
   error: 'not sent: the import stopped on an unexpected error',
 };
 
-/** Sends the orders and reports each outcome; resolves once nothing is in flight. */
-export async function submitOrders(
-  items: AsyncIterable<ValidatedOrder> | Iterable<ValidatedOrder>,
+/** Sends the records and reports each outcome; resolves once nothing is in flight. */
+export async function submitRecords(
+  items: AsyncIterable<ValidatedRecord> | Iterable<ValidatedRecord>,
   options: SubmitOptions,
 ): Promise<SubmitOutcome> {
-  const { client, journal, ledger, signal, onResult } = options;
-  const kind = options.kind ?? ORDER_IMPORT;
-  const concurrency = Math.max(1, Math.floor(options.concurrency));
-  /** Orders between their `sending` record and their outcome: at most 2 × concurrency. */
-  let inFlight = 0;
-  const slots = new RequestSlots(concurrency);
-  let sent = 0;
-  let firstSend = 0;
-  let lastAnswer = 0;
-  let stopped: SubmitStop | undefined;
-  /** Resumes the main loop when it waits for a free slot or for the last answers. */
-  let resumeMainLoop: (() => void) | undefined;
-  const slotFreed = (): void => {
-    const resume = resumeMainLoop;
-    resumeMainLoop = undefined;
-    resume?.();
-  };
-  const nextSlotFreed = (): Promise<void> => new Promise<void>((resolve) => (resumeMainLoop = resolve));
-  const stop = (kind: StopKind, error?: Error): void => {
-    stopped ??= error ? { kind, error } : { kind };
-    slotFreed();
-  };
-  // Read through a function: callbacks set the stop while the main loop waits.
-  const stopReason = (): SubmitStop | undefined => stopped;
+  return new Submission(options).run(items);
+}
+
+/** One run of the sending step: its limits, what it has sent, and why it stopped. */
+class Submission {
+  private readonly kind: ImportKind;
+  /** Records between their claim and their outcome: claims run up to `concurrency` ahead of requests. */
+  private readonly claimsAhead: LimitFunction;
+  /** Requests out at once; records waiting for one are served first come, first served. */
+  private readonly requests: LimitFunction;
+  /** Each record handed to `claimsAhead` until it settles: what the end of the run waits for. */
+  private readonly unsettled = new Set<Promise<void>>();
+  private stopped: SubmitStop | undefined;
+  /** Resolves once the run stops, to wake a loop that waits for a free place. */
+  private readonly whenStopped: Promise<void>;
+  private stoppedNow!: () => void;
+  private sent = 0;
+  private firstSend = 0;
+  private lastAnswer = 0;
   /**
    * Requests still in flight this long after an interrupt are abandoned (recorded in doubt), so
    * that Ctrl-C or SIGTERM ends the import within 2 s whatever the service does.
    */
-  const abandon = new AbortController();
+  private readonly abandon = new AbortController();
   /**
    * One controller per request in flight, aborted on abandon: a signal shared by every request
    * would collect a dependant per request (AbortSignal.any in the client), which slows each one.
    */
-  const requestsInFlight = new Set<AbortController>();
-  let abandonTimer: NodeJS.Timeout | undefined;
-  const onAbort = (): void => {
-    stop('interrupted');
-    abandonTimer = setTimeout(() => {
-      abandon.abort();
-      for (const request of requestsInFlight) request.abort();
-    }, INTERRUPT_GRACE_MS);
-    abandonTimer.unref();
-  };
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
+  private readonly requestsInFlight = new Set<AbortController>();
+  private abandonTimer: NodeJS.Timeout | undefined;
 
-  /** A claimed record that did not leave: its earlier state stands. */
-  const recordNotSent = (claim: Claim, reason: string): void => {
-    journal.notSent(claim, reason);
-    ledger.notSent(claim, reason);
-  };
+  constructor(private readonly options: SubmitOptions) {
+    this.kind = options.kind ?? ORDER_IMPORT;
+    const concurrency = Math.max(1, Math.floor(options.concurrency));
+    this.claimsAhead = pLimit(2 * concurrency);
+    this.requests = pLimit(concurrency);
+    this.whenStopped = new Promise<void>((resolve) => (this.stoppedNow = resolve));
+  }
 
-  const notSent = (item: ValidatedOrder, kind: StopKind): void => {
-    onResult(resultOf(item, 'not-sent', { message: STOP_NOTE[kind] }), item);
-  };
+  async run(items: AsyncIterable<ValidatedRecord> | Iterable<ValidatedRecord>): Promise<SubmitOutcome> {
+    const { signal } = this.options;
+    if (signal.aborted) this.onAbort();
+    else signal.addEventListener('abort', this.onAbort, { once: true });
+    try {
+      for await (const item of items) await this.take(item);
+    } catch (error) {
+      // Reading the input failed half-way (the file changed under us): stop, but settle what is out.
+      this.stop('error', error as Error);
+    } finally {
+      signal.removeEventListener('abort', this.onAbort);
+      await Promise.all(this.unsettled);
+      clearTimeout(this.abandonTimer);
+    }
+    const { stopped, sent } = this;
+    return { stopped, sent, sendingMs: sent > 0 ? this.lastAnswer - this.firstSend : 0 };
+  }
 
-  const settleResponse = (item: ValidatedOrder, claim: Claim, status: number, body: unknown): void => {
+  /**
+   * One record of the input: reported at once when it cannot be sent, else handed to the claims
+   * once one of their places is free (so that the input is read no further ahead than that).
+   */
+  private async take(item: ValidatedRecord): Promise<void> {
+    const { onResult } = this.options;
+    const early = this.stopped;
+    if (early) return this.notSent(item, early.kind);
+    const { source } = item;
+    if (item.body === undefined || item.problems.length > 0) {
+      const message = problemsMessage(item.problems, source.location.line);
+      onResult(resultOf(item, 'invalid', { message, problems: item.problems }), item);
+      return;
+    }
+    const key = source.key;
+    if (key === undefined || key === '') {
+      const message = `${this.kind.keyField}: is required: it is the key that makes re-runs safe`;
+      onResult(resultOf(item, 'invalid', { message }), item);
+      return;
+    }
+    // A key twice in one input is invalid by the validation; were one to come through, its
+    // second claim would meet the first (this process's, alive) and not be sent.
+    const json = JSON.stringify(item.body);
+    while (this.claimsAhead.activeCount >= this.claimsAhead.concurrency && !this.stopped) {
+      await Promise.race([...this.unsettled, this.whenStopped]);
+    }
+    const late = this.stopped;
+    if (late) return this.notSent(item, late.kind);
+    const settled = this.claimsAhead(() => this.claimAndSend(item, key, json)).catch((error: unknown) =>
+      this.stop('error', error as Error),
+    );
+    this.unsettled.add(settled);
+    void settled.finally(() => this.unsettled.delete(settled));
+  }
+
+  /** Claims the record in the ledger (durable), then, given a request slot, sends it and records its outcome. */
+  private async claimAndSend(item: ValidatedRecord, key: string, json: string): Promise<void> {
+    const { journal } = this.options;
+    const hash = bodyHash(json);
+    const unwritable = journal.writeError();
+    if (unwritable) {
+      this.stop('journal', unwritable);
+      return this.notSent(item, 'journal');
+    }
+    const claim = await this.claim(item, key, hash);
+    if (claim === undefined) return;
+    journal.claimed(claim, { bodyHash: hash, line: item.source.location.line });
+    await this.requests(() => this.send(item, claim, json));
+  }
+
+  /** The record's claim in the ledger, or undefined once its refusal or the stop is reported. */
+  private async claim(item: ValidatedRecord, key: string, hash: string): Promise<Claim | undefined> {
+    const { ledger, journal, signal, onResult, retryUnknown } = this.options;
+    try {
+      const line = item.source.location.line;
+      const result = await ledger.claim({
+        externalId: key,
+        bodyHash: hash,
+        line,
+        takeOverDoubt: retryUnknown,
+      });
+      if (result.claimed) return result.claim;
+      onResult(refusalResult(item, result.refusal, hash, journal.path, this.kind), item);
+    } catch (error) {
+      const kind: StopKind = signal.aborted ? 'interrupted' : 'ledger';
+      this.stop(kind, kind === 'interrupted' ? undefined : (error as Error));
+      this.notSent(item, kind);
+    }
+    return undefined;
+  }
+
+  /** Sends a claimed record (unless the run stopped while it waited for its slot) and settles it. */
+  private async send(item: ValidatedRecord, claim: Claim, json: string): Promise<void> {
+    const late = this.stopped;
+    if (late) {
+      this.recordNotSent(claim, STOP_NOTE[late.kind]);
+      return this.notSent(item, late.kind);
+    }
+    this.sent++;
+    if (this.firstSend === 0) this.firstSend = performance.now();
+    const request = new AbortController();
+    this.requestsInFlight.add(request);
+    try {
+      const response = await this.options.client.request<unknown>('POST', this.kind.path, {
+        rawBody: json,
+        contentType: 'application/json',
+        signal: request.signal,
+        // A redirect is settled as a record not created (settleResponse).
+        acceptRedirects: true,
+      });
+      this.lastAnswer = performance.now();
+      this.settleResponse(item, claim, response.status, response.body);
+    } catch (error) {
+      this.lastAnswer = performance.now();
+      this.settleError(item, claim, error);
+    } finally {
+      this.requestsInFlight.delete(request);
+    }
+  }
+
+  private settleResponse(item: ValidatedRecord, claim: Claim, status: number, body: unknown): void {
+    const { journal, ledger, onResult } = this.options;
     if (status >= 200 && status < 300) {
       const { id, code } = serviceIds(body);
       journal.created(claim, { httpStatus: status, id, code });
@@ -141,180 +242,91 @@ export async function submitOrders(
       return;
     }
     // A redirect is not a creation; a POST that is redirected was not processed.
-    const message = `the service answered ${statusLine(status)} instead of creating the ${kind.one}; check --base-url`;
+    const message = `the service answered ${statusLine(status)} instead of creating the ${this.kind.one}; check --base-url`;
     journal.failed(claim, { httpStatus: status, message });
     ledger.failed(claim, { httpStatus: status, message });
     onResult(resultOf(item, 'failed', { httpStatus: status, message }), item);
-  };
+  }
 
-  const settleError = (item: ValidatedOrder, claim: Claim, error: unknown): void => {
+  private settleError(item: ValidatedRecord, claim: Claim, error: unknown): void {
     if (error instanceof ApiError) {
-      const existing = kind.existing?.(error.status, error.body);
-      if (existing) {
-        // Already at the service (a contact reference answered 409): recorded as there, so that
-        // no run sends it again, and reported `exists` with the id the answer names.
-        const result = existsResult(item, error, existing, kind);
-        const outcome = {
-          httpStatus: error.status,
-          ...(existing.id !== undefined ? { id: existing.id } : {}),
-        };
-        journal.created(claim, outcome);
-        ledger.created(claim, outcome);
-        onResult(result, item);
-        return;
-      }
-      // The service answered with an error: it did not create the order, so re-sending is safe.
-      const message = failureMessage(error);
-      journal.failed(claim, { httpStatus: error.status, message });
-      ledger.failed(claim, { httpStatus: error.status, message });
-      onResult(resultOf(item, 'failed', { httpStatus: error.status, message }), item);
-      if (error instanceof AuthError) stop('credentials', error);
+      this.settleRefusal(item, claim, error);
       return;
     }
+    const { journal, ledger, onResult } = this.options;
     if (error instanceof ConnectionError && error.outcome === 'not-sent') {
-      // Never reached the service: whatever was known of the order before still holds.
-      recordNotSent(claim, error.message);
+      // Never reached the service: whatever was known of the record before still holds.
+      this.recordNotSent(claim, error.message);
       onResult(resultOf(item, 'not-sent', { message: `not sent: ${error.message}` }), item);
-      stop('unreachable', error);
+      this.stop('unreachable', error);
       return;
     }
     // The request may have reached the service: only a person can tell whether it was created.
-    const reason = abandon.signal.aborted
+    const abandoned = this.abandon.signal.aborted;
+    const reason = abandoned
       ? `interrupted after sending, before the answer (${INTERRUPT_GRACE_MS / 1000} s after Ctrl-C or SIGTERM)`
       : unknownReason(error);
     journal.unknown(claim, reason);
     ledger.unknown(claim, reason);
-    onResult(
-      resultOf(item, 'unknown', { message: `${reason}: the ${kind.one} may have been created` }),
-      item,
-    );
-    if (!(error instanceof ConnectionError) && !abandon.signal.aborted) stop('error', error as Error);
-  };
-
-  /** Claims the record in the ledger (durable), then, given a request slot, sends it and records its outcome. */
-  const sendOrder = async (item: ValidatedOrder, externalId: string, json: string): Promise<void> => {
-    const hash = bodyHash(json);
-    const line = item.source.location.line;
-    const unwritable = journal.writeError();
-    if (unwritable) {
-      stop('journal', unwritable);
-      notSent(item, 'journal');
-      return;
-    }
-    let claim: Claim;
-    try {
-      const result = await ledger.claim({
-        externalId,
-        bodyHash: hash,
-        line,
-        takeOverDoubt: options.retryUnknown,
-      });
-      if (!result.claimed) {
-        onResult(refusalResult(item, result.refusal, hash, journal.path, kind), item);
-        return;
-      }
-      claim = result.claim;
-    } catch (error) {
-      const kind: StopKind = signal.aborted ? 'interrupted' : 'ledger';
-      stop(kind, kind === 'interrupted' ? undefined : (error as Error));
-      notSent(item, kind);
-      return;
-    }
-    journal.claimed(claim, { bodyHash: hash, line });
-    await slots.take();
-    try {
-      const late = stopReason();
-      if (late) {
-        recordNotSent(claim, STOP_NOTE[late.kind]);
-        notSent(item, late.kind);
-        return;
-      }
-      sent++;
-      if (firstSend === 0) firstSend = performance.now();
-      const request = new AbortController();
-      requestsInFlight.add(request);
-      try {
-        const response = await client.request<unknown>('POST', kind.path, {
-          rawBody: json,
-          contentType: 'application/json',
-          signal: request.signal,
-          // A redirect is settled as an order not created (settleResponse).
-          acceptRedirects: true,
-        });
-        lastAnswer = performance.now();
-        settleResponse(item, claim, response.status, response.body);
-      } catch (error) {
-        lastAnswer = performance.now();
-        settleError(item, claim, error);
-      } finally {
-        requestsInFlight.delete(request);
-      }
-    } finally {
-      slots.release();
-    }
-  };
-
-  try {
-    for await (const item of items) {
-      const early = stopReason();
-      if (early) {
-        notSent(item, early.kind);
-        continue;
-      }
-      const { source } = item;
-      if (item.body === undefined || item.problems.length > 0) {
-        onResult(
-          resultOf(item, 'invalid', {
-            message: problemsMessage(item.problems, source.location.line),
-            problems: item.problems,
-          }),
-          item,
-        );
-        continue;
-      }
-      const externalId = source.externalId;
-      if (externalId === undefined || externalId === '') {
-        const message = `${kind.keyField}: is required: it is the key that makes re-runs safe`;
-        onResult(resultOf(item, 'invalid', { message }), item);
-        continue;
-      }
-      // A key twice in one input is invalid by the validation; were one to come through, its
-      // second claim would meet the first (this process's, alive) and not be sent.
-
-      const json = JSON.stringify(item.body);
-      while (inFlight >= 2 * concurrency && !stopReason()) await nextSlotFreed();
-      const late = stopReason();
-      if (late) {
-        notSent(item, late.kind);
-        continue;
-      }
-      inFlight++;
-      void sendOrder(item, externalId, json)
-        .catch((error: unknown) => stop('error', error as Error))
-        .finally(() => {
-          inFlight--;
-          slotFreed();
-        });
-    }
-  } catch (error) {
-    // Reading the input failed half-way (the file changed under us): stop, but settle what is out.
-    stop('error', error as Error);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    while (inFlight > 0) await nextSlotFreed();
-    clearTimeout(abandonTimer);
+    const message = `${reason}: the ${this.kind.one} may have been created`;
+    onResult(resultOf(item, 'unknown', { message }), item);
+    if (!(error instanceof ConnectionError) && !abandoned) this.stop('error', error as Error);
   }
-  return { stopped, sent, sendingMs: sent > 0 ? lastAnswer - firstSend : 0 };
+
+  /** The service answered with an error: already there (`exists`), or not created. */
+  private settleRefusal(item: ValidatedRecord, claim: Claim, error: ApiError): void {
+    const { journal, ledger, onResult } = this.options;
+    const existing = this.kind.existing?.(error.status, error.body);
+    if (existing) {
+      // Already at the service (a contact reference answered 409): recorded as there, so that
+      // no run sends it again, and reported `exists` with the id the answer names.
+      const outcome = { httpStatus: error.status, ...(existing.id !== undefined ? { id: existing.id } : {}) };
+      journal.created(claim, outcome);
+      ledger.created(claim, outcome);
+      onResult(existsResult(item, error, existing, this.kind), item);
+      return;
+    }
+    // It did not create the record, so re-sending is safe.
+    const message = failureMessage(error);
+    journal.failed(claim, { httpStatus: error.status, message });
+    ledger.failed(claim, { httpStatus: error.status, message });
+    onResult(resultOf(item, 'failed', { httpStatus: error.status, message }), item);
+    if (error instanceof AuthError) this.stop('credentials', error);
+  }
+
+  /** A claimed record that did not leave: its earlier state stands. */
+  private recordNotSent(claim: Claim, reason: string): void {
+    this.options.journal.notSent(claim, reason);
+    this.options.ledger.notSent(claim, reason);
+  }
+
+  private notSent(item: ValidatedRecord, kind: StopKind): void {
+    this.options.onResult(resultOf(item, 'not-sent', { message: STOP_NOTE[kind] }), item);
+  }
+
+  private stop(kind: StopKind, error?: Error): void {
+    this.stopped ??= error ? { kind, error } : { kind };
+    this.stoppedNow();
+  }
+
+  private readonly onAbort = (): void => {
+    this.stop('interrupted');
+    this.abandonTimer = setTimeout(() => {
+      this.abandon.abort();
+      for (const request of this.requestsInFlight) request.abort();
+    }, INTERRUPT_GRACE_MS);
+    this.abandonTimer.unref();
+  };
 }
 
 /** What a refused claim means for the order, in the words of the report. */
 function refusalResult(
-  item: ValidatedOrder,
+  item: ValidatedRecord,
   refusal: ClaimRefusal,
   hash: string,
   journalPath: string,
   kind: ImportKind,
-): OrderResult {
+): RecordResult {
   const entry = refusal.entry;
   const ours = entry.journal !== undefined && entry.journal === journalPath;
   if (refusal.reason === 'claimed') {
@@ -355,11 +367,11 @@ function refusalResult(
 
 /** A record the service answered "already there" for, in the words of the report. */
 function existsResult(
-  item: ValidatedOrder,
+  item: ValidatedRecord,
   error: ApiError,
   existing: ExistingRecord,
   kind: ImportKind,
-): OrderResult {
+): RecordResult {
   const find =
     existing.id === undefined && kind.findExisting
       ? `; its id is not in the answer: find it with ${kind.findExisting}`
@@ -371,44 +383,20 @@ function existsResult(
   });
 }
 
-/** At most `size` requests out at once; orders waiting for one are served first come, first served. */
-class RequestSlots {
-  private out = 0;
-  private readonly waiting: (() => void)[] = [];
-
-  constructor(private readonly size: number) {}
-
-  /** Resolves once this order may send (undefined: at once). */
-  take(): Promise<void> | undefined {
-    if (this.out < this.size) {
-      this.out++;
-      return undefined;
-    }
-    return new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-
-  /** Hands the slot to the next order waiting, or frees it. */
-  release(): void {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.out--;
-  }
-}
-
 /**
  * The result of an order, built whole in one literal: made with an object spread of its index,
  * key and location, or with fields added one by one, every result of an import was promoted to
  * the old generation (300,000 skipped orders left 400 MB of garbage there; 10 MB this way).
  */
 function resultOf(
-  item: ValidatedOrder,
+  item: ValidatedRecord,
   status: ReportStatus,
-  details: Omit<Partial<OrderResult>, 'index' | 'externalId' | 'location' | 'status'> = {},
-): OrderResult {
+  details: Omit<Partial<RecordResult>, 'index' | 'key' | 'location' | 'status'> = {},
+): RecordResult {
   const { source } = item;
   return {
     index: source.index,
-    externalId: source.externalId,
+    key: source.key,
     location: source.location,
     status,
     httpStatus: details.httpStatus,

@@ -3,10 +3,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { Context } from '../../../src/cli/context.js';
 import { buildProgram } from '../../../src/cli/program.js';
+import type { CommandUnknownOpts as Command } from '../../../src/command-support/commander.js';
+import { Context } from '../../../src/command-support/context.js';
 import { createTestIO } from '../../../src/io/memory.js';
 import { runCli, tempDir } from '../../support/cli.js';
 

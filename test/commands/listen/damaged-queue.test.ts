@@ -5,7 +5,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../support/cli.js';
-import { type LocalApp, queuedEvent, spawnListen, startApp, waitFor } from '../../support/listen.js';
+import { type LocalApp, queuedEvent, spawnListen, startApp } from '../../support/listen.js';
+import { waitFor } from '../../support/wait.js';
 
 const KEY = 'whk_damaged_queue_key';
 let app: LocalApp | undefined;

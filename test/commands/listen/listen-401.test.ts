@@ -4,7 +4,8 @@
  * diagnosis goes to the operator's console. Real HTTP (fetch) against the built binary's listen.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningBin, spawnListen, waitFor } from '../../support/listen.js';
+import { type RunningBin, spawnListen } from '../../support/listen.js';
+import { waitFor } from '../../support/wait.js';
 
 const KEY = 'whk_oracle_test_0123456789ABCDEF';
 const TOKEN = 'api-token-for-oracle-tests';

@@ -6,7 +6,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBin, runCli, tempDir } from '../../support/cli.js';
-import { post, type RunningListen, rawExchange, startListen, waitFor } from '../../support/listen.js';
+import { post, type RunningListen, rawExchange, startListen } from '../../support/listen.js';
+import { waitFor } from '../../support/wait.js';
 
 const KEY = 'whk_status_test_0123456789abcdef';
 const TOKEN = 'api-token-for-status-tests';

@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, tempDir, testEnv } from '../../support/cli.js';
-import { post, READY, startListen, waitFor } from '../../support/listen.js';
+import { post, READY, startListen } from '../../support/listen.js';
+import { waitFor } from '../../support/wait.js';
 
 const KEY = 'whk_load_test_key_0123456789';
 

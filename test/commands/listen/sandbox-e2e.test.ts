@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../../support/cli.js';
-import { freePort, type LocalApp, startApp, startListen, waitFor } from '../../support/listen.js';
+import { freePort, type LocalApp, startApp, startListen } from '../../support/listen.js';
 import { useSandbox } from '../../support/sandbox.js';
+import { waitFor } from '../../support/wait.js';
 
 const ORDER = join(import.meta.dirname, '../../support/fixtures/order.json');
 const sandbox = useSandbox({ validationDelayMs: 50 });

@@ -16,6 +16,7 @@ import {
   writeNdjson,
 } from '../../support/orders.js';
 import { useSandbox } from '../../support/sandbox.js';
+import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 
@@ -446,16 +447,13 @@ describe('orders import: interruption and the journal', () => {
     const controller = new AbortController();
     // Ctrl-C once the first order exists (not after a fixed delay, which a loaded machine could
     // overrun before anything was created, or after everything was).
-    const watch = setInterval(() => {
-      if (sandbox.orders().length > 0) {
-        clearInterval(watch);
-        controller.abort();
-      }
-    }, 5);
+    const interrupted = waitFor(() => sandbox.orders().length > 0, 10_000, 'the first order created').then(
+      () => controller.abort(),
+    );
     const result = await runCli(cli(input, '--concurrency', '4', '--report', join(dir, 'r.csv')), {
       signal: controller.signal,
     });
-    clearInterval(watch);
+    await interrupted;
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(/Interrupted: \d+ orders created, \d+ not sent; the journal .* is saved/);
     const created = createdCounts(sandbox);
@@ -487,16 +485,16 @@ describe('orders import: interruption and the journal', () => {
     // Far longer than any test waits: only abandoning the requests ends the run.
     sandbox.setFaults({ latencyMs: 60_000 });
     const controller = new AbortController();
-    const watch = setInterval(() => {
-      if (sandbox.requests.filter((r) => r.method === 'POST').length >= 2) {
-        clearInterval(watch);
-        controller.abort();
-      }
-    }, 5);
+    const interrupted = waitFor(
+      () => sandbox.requests.filter((r) => r.method === 'POST').length >= 2,
+      10_000,
+      'two requests held by the sandbox',
+    ).then(() => controller.abort());
     try {
       const result = await runCli(cli(input, '--concurrency', '2', '--report', join(dir, 'r.csv')), {
         signal: controller.signal,
       });
+      await interrupted;
       expect(result.code, result.stderr).toBe(130);
       const report = readCsvReport(join(dir, 'r.csv'));
       const unknown = report.filter((r) => r.status === 'unknown');
@@ -510,7 +508,6 @@ describe('orders import: interruption and the journal', () => {
       expect(rest.code).toBe(4);
       expect(rest.stderr).toMatch(new RegExp(`unknown\\s+${unknown.length}`));
     } finally {
-      clearInterval(watch);
       sandbox.setFaults({ latencyMs: 0 });
     }
   });

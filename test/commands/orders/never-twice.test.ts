@@ -21,9 +21,8 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerFolder, shardFileName, shardOf } from '../../../src/import/ledger/local.js';
+import { ledgerFolder, shardFileName, shardOf } from '../../../src/import/send/ledger/local.js';
 import { BIN, type CliResult, ROOT, tempDir, testEnv } from '../../support/cli.js';
-import { waitFor } from '../../support/listen.js';
 import { order, orders, writeNdjson } from '../../support/orders.js';
 import {
   findPostgresBinaries,
@@ -32,6 +31,7 @@ import {
   startPostgres,
 } from '../../support/postgres.js';
 import { useSandbox } from '../../support/sandbox.js';
+import { waitFor } from '../../support/wait.js';
 
 const ORDERCLI = process.env.NEVER_TWICE_BIN ?? BIN;
 const ORDERS_PATH = '/api/v1/orders';

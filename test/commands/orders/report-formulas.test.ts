@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ReportWriter } from '../../../src/import/report.js';
+import { ReportWriter } from '../../../src/import/report/report.js';
 import { runBin, tempDir } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 
@@ -46,7 +46,7 @@ describe('--report CSV in a spreadsheet', () => {
     const writer = await ReportWriter.open(path);
     writer.write({
       index: 0,
-      externalId: 'A-1',
+      key: 'A-1',
       status: 'failed',
       httpStatus: 422,
       message: '=HYPERLINK("http://evil.example","x")\u001b[2J',

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runBin, tempDir, testEnv } from '../../support/cli.js';
-import { spawnListen, waitFor } from '../../support/listen.js';
+import { spawnListen } from '../../support/listen.js';
 import {
   createdCounts,
   externalId,
@@ -18,6 +18,7 @@ import {
   writeNdjson,
 } from '../../support/orders.js';
 import { useSandbox } from '../../support/sandbox.js';
+import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 

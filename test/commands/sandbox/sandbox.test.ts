@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import { createTestIO } from '../../../src/io/memory.js';
 import { runCli, testEnv } from '../../support/cli.js';
+import { waitFor } from '../../support/wait.js';
 
 /** Starts `ordercli sandbox` in-process and resolves with its announced URL and tokens. */
 async function startCommand(args: string[]) {
@@ -14,8 +15,7 @@ async function startCommand(args: string[]) {
     env: testEnv(),
     signal: controller.signal,
   });
-  for (let i = 0; i < 100 && !io.stdoutText().includes('\n'); i++)
-    await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => io.stdoutText().includes('\n'), 10_000, 'the first line of the sandbox');
   return { io, controller, done };
 }
 
@@ -90,8 +90,7 @@ describe('ordercli sandbox banner', () => {
       env: testEnv(),
       signal: controller.signal,
     });
-    for (let i = 0; i < 200 && !io.stdoutText().includes('Press Ctrl-C'); i++)
-      await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => io.stdoutText().includes('Press Ctrl-C'), 10_000, 'the banner of the sandbox');
     controller.abort();
     expect(await done).toBe(130);
     const text = io.stdoutText();

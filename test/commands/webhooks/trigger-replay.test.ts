@@ -7,15 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBin, runCli, tempDir } from '../../support/cli.js';
-import {
-  freePort,
-  type LocalApp,
-  post,
-  spawnListen,
-  startApp,
-  startListen,
-  waitFor,
-} from '../../support/listen.js';
+import { freePort, type LocalApp, post, spawnListen, startApp, startListen } from '../../support/listen.js';
+import { waitFor } from '../../support/wait.js';
 
 const KEY = 'whk_trigger_test_key_98765';
 let app: LocalApp | undefined;
@@ -227,7 +220,9 @@ describe('listen --once', () => {
       event: 'sales_order_validated',
       body: { id: 2, code: 'SO-X' },
     });
-    expect(result.stderr).toContain('contact_updated accepted, not shown (--event sales_order_validated)');
+    expect(result.stderr).toContain(
+      'contact_updated ignored (not in --events): answered 200, not logged nor forwarded',
+    );
   });
 
   it('exits 1 when nothing came within --wait (a bare number is seconds)', async () => {

@@ -1,12 +1,12 @@
 // productCode resolution and --check-refs against the sandbox's reference lists (real HTTP).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient } from '../../src/api/client.js';
-import { Redactor } from '../../src/core/redact.js';
-import { ReferenceCatalog } from '../../src/import/references.js';
-import { openOrderSource } from '../../src/import/source.js';
-import { prepareOrder, validateImport } from '../../src/import/validate.js';
-import { FIXTURES, lines, sourceContext, sourceOf } from '../support/import-input.js';
-import { useSandbox } from '../support/sandbox.js';
+import { ApiClient } from '../../../src/api/client.js';
+import { Redactor } from '../../../src/core/redact.js';
+import { ReferenceCatalog } from '../../../src/import/check/references.js';
+import { prepareRecord, validateImport } from '../../../src/import/check/validate.js';
+import { openOrderSource } from '../../../src/import/source.js';
+import { FIXTURES, lines, sourceContext, sourceOf } from '../../support/import-input.js';
+import { useSandbox } from '../../support/sandbox.js';
 
 const sandbox = useSandbox();
 let client: ApiClient;
@@ -48,7 +48,7 @@ describe('productCode resolution', () => {
     const validation = await validateImport(source, { references });
     expect(lines(validation.problems)).toEqual([]);
     for await (const order of source.orders()) {
-      const { body, problems } = await prepareOrder(order, references);
+      const { body, problems } = await prepareRecord(order, references);
       expect(problems).toEqual([]);
       expect(body).toEqual({
         externalId: 'P-1',
@@ -61,7 +61,7 @@ describe('productCode resolution', () => {
         ],
       });
       // The order as read is left as it was (it is what --rejects writes back).
-      expect((order.order.items as unknown[])[0]).toEqual({ productCode: 'PAT-CAMP', orderedQuantity: 2 });
+      expect((order.body.items as unknown[])[0]).toEqual({ productCode: 'PAT-CAMP', orderedQuantity: 2 });
     }
     // Two passes, one fetch of the list.
     expect(listRequests('/api/v1/packaging_references')).toBe(1);

@@ -3,9 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/core/errors.js';
-import { planColumns, readColumnMap } from '../../src/import/columns.js';
-import { tempDir } from '../support/cli.js';
+import { InputError } from '../../../src/core/errors.js';
+import { planColumns, readColumnMap } from '../../../src/import/read/columns.js';
+import { tempDir } from '../../support/cli.js';
 
 function planError(header: string[], ignored: string[] = []): InputError {
   try {

@@ -1,7 +1,7 @@
 // CSV rows becoming orders: grouping, cell conversion, and where each problem is reported.
 import { describe, expect, it } from 'vitest';
-import { invalidInputError, validateImport } from '../../src/import/validate.js';
-import { lines, readAll, sourceOf } from '../support/import-input.js';
+import { invalidInputError, validateImport } from '../../../src/import/check/validate.js';
+import { lines, readAll, sourceOf } from '../../support/import-input.js';
 
 const HEADER =
   'externalId,externalReference,contact.id,contact.internalReferenceId,customer.name,deliveryAddress.zipCode,item.packaging,item.internalReferenceId,item.orderedQuantity';
@@ -10,7 +10,7 @@ describe('rows to orders', () => {
   it('keeps cells as text, leading zeros included, and converts only the integer fields', async () => {
     const text = `${HEADER}\nG-1,00042,107,,Épicerie,01000,,401,0012\nG-2,,CRM-17,,,,1101,,3\n`;
     const orders = await readAll(await sourceOf('types.csv', text));
-    expect(orders.map((order) => order.order)).toEqual([
+    expect(orders.map((order) => order.body)).toEqual([
       {
         externalId: 'G-1',
         externalReference: '00042',
@@ -45,7 +45,7 @@ describe('rows to orders', () => {
     const text = `${HEADER}\nA,R-1,,301,Café,,,401,1\nA,,,,,,,402,2\nA,R-1,,301,Café,,,403,3\nB,,,302,,,,404,4\n`;
     const orders = await readAll(await sourceOf('g.csv', text));
     expect(orders).toHaveLength(2);
-    expect(orders[0]?.order.items).toEqual([
+    expect(orders[0]?.body.items).toEqual([
       { internalReferenceId: 401, orderedQuantity: 1 },
       { internalReferenceId: 402, orderedQuantity: 2 },
       { internalReferenceId: 403, orderedQuantity: 3 },
@@ -119,7 +119,7 @@ describe('rows to orders', () => {
     const source = await sourceOf('many.csv', `${HEADER}\n${rows.join('\n')}\n`);
     const validation = await validateImport(source, { maxInvalid: 1 });
     expect(validation).toMatchObject({ total: 5, valid: 2, omitted: 2 });
-    expect(validation.invalid.map((order) => order.externalId)).toEqual(['M-2']);
+    expect(validation.invalid.map((order) => order.key)).toEqual(['M-2']);
     expect([...validation.invalidIndexes]).toEqual([1, 2, 4]);
     const error = invalidInputError(source, validation);
     expect(error.message).toBe(

@@ -1,9 +1,9 @@
 // CSV dialects as spreadsheets write them, and the line numbers every problem relies on.
 import { describe, expect, it } from 'vitest';
-import { InputError, UsageError } from '../../src/core/errors.js';
-import { detectDelimiter } from '../../src/import/csv.js';
-import { validateImport } from '../../src/import/validate.js';
-import { lines, readAll, rejection, sourceOf } from '../support/import-input.js';
+import { InputError, UsageError } from '../../../src/core/errors.js';
+import { validateImport } from '../../../src/import/check/validate.js';
+import { type CsvLayout, detectDelimiter } from '../../../src/import/read/csv-rows.js';
+import { lines, readAll, rejection, sourceOf } from '../../support/import-input.js';
 
 const HEADER = [
   'externalId',
@@ -49,9 +49,9 @@ describe('CSV dialects', () => {
     ['semicolon with CRLF', ';', '\r\n'],
   ])('reads %s-separated files, detecting the delimiter from the header', async (_name, delimiter, eol) => {
     const source = await sourceOf('orders.csv', csv(delimiter, ROWS, eol));
-    expect(source.csv).toMatchObject({ delimiter, lineEnding: eol, bom: false, header: HEADER });
+    expect(source.details).toMatchObject({ delimiter, lineEnding: eol, bom: false, header: HEADER });
     const orders = await readAll(source);
-    expect(orders.map((order) => order.order)).toEqual(EXPECTED_ORDERS);
+    expect(orders.map((order) => order.body)).toEqual(EXPECTED_ORDERS);
     expect(orders.map((order) => [order.location.line, order.location.endLine])).toEqual([
       [2, 3],
       [4, 4],
@@ -65,10 +65,10 @@ describe('CSV dialects', () => {
       'commandes.csv',
       Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]),
     );
-    expect(source.csv).toMatchObject({ delimiter: ';', lineEnding: '\r\n', bom: true });
-    expect(source.csv?.header[0]).toBe('externalId');
+    expect(source.details).toMatchObject({ delimiter: ';', lineEnding: '\r\n', bom: true });
+    expect(source.header?.[0]).toBe('externalId');
     const [order] = await readAll(source);
-    expect(order?.order).toMatchObject({
+    expect(order?.body).toMatchObject({
       externalId: 'CMD-é',
       deliveryAddress: { street: 'Bâtiment B, 2e étage' },
     });
@@ -82,7 +82,7 @@ describe('CSV dialects', () => {
       'Q-2;302;"Zone ""Les Prés""\nlot 4\nporte 2";403;x\r\n';
     const source = await sourceOf('quoted.csv', text);
     const orders = await readAll(source);
-    expect(orders.map((order) => order.order.deliveryAddress)).toEqual([
+    expect(orders.map((order) => order.body.deliveryAddress)).toEqual([
       { street: 'Bâtiment B; 2e étage\r\n12 rue des Tanneurs' },
       { street: 'Zone "Les Prés"\nlot 4\nporte 2' },
     ]);
@@ -107,7 +107,7 @@ describe('CSV dialects', () => {
 
   it('reads a last row without a line ending', async () => {
     const orders = await readAll(await sourceOf('noeol.csv', `${HEADER.join(',')}\r\nA-1,301,,401,2`));
-    expect(orders[0]?.order.items).toEqual([{ internalReferenceId: 401, orderedQuantity: 2 }]);
+    expect(orders[0]?.body.items).toEqual([{ internalReferenceId: 401, orderedQuantity: 2 }]);
     expect(orders[0]?.location).toEqual({ file: 'noeol.csv', line: 2, endLine: 2 });
   });
 
@@ -117,10 +117,13 @@ describe('CSV dialects', () => {
       'externalId;customer.name;contact.internalReferenceId;item.internalReferenceId;item.orderedQuantity\nD-1;Dupont, Durand, et fils;301;401;1\n';
     expect(detectDelimiter('a,b,c;d')).toBe(',');
     const [order] = await readAll(await sourceOf('d.txt', text, { delimiter: ';' }));
-    expect(order?.order.customer).toEqual({ name: 'Dupont, Durand, et fils' });
+    expect(order?.body.customer).toEqual({ name: 'Dupont, Durand, et fils' });
     await expect(sourceOf('d.csv', text, { delimiter: 'ab' })).rejects.toThrow(UsageError);
     expect(
-      (await sourceOf('t.tsv', 'externalId\titem.orderedQuantity\n', { delimiter: 'tab' })).csv?.delimiter,
+      (
+        (await sourceOf('t.tsv', 'externalId\titem.orderedQuantity\n', { delimiter: 'tab' }))
+          .details as CsvLayout
+      ).delimiter,
     ).toBe('\t');
   });
 
@@ -191,13 +194,13 @@ describe('CSV header', () => {
       ' ExternalId ,ITEM.orderedquantity,item.internalReferenceId,contact.internalReferenceId\nA-1,2,401,301\n',
     );
     const [order] = await readAll(source);
-    expect(order?.order).toEqual({
+    expect(order?.body).toEqual({
       externalId: 'A-1',
       contact: { internalReferenceId: 301 },
       items: [{ internalReferenceId: 401, orderedQuantity: 2 }],
     });
     // Rejects get the header back as written.
-    expect(source.csv?.header).toEqual([
+    expect(source.header).toEqual([
       ' ExternalId ',
       'ITEM.orderedquantity',
       'item.internalReferenceId',

@@ -1,10 +1,10 @@
 // JSON arrays (streamed element by element) and NDJSON: orders, their lines, and their problems.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/core/errors.js';
-import { splitJsonArray } from '../../src/import/json.js';
-import { locateSyntaxError, parseJson } from '../../src/import/json-syntax.js';
-import { validateImport } from '../../src/import/validate.js';
-import { lines, readAll, rejection, sourceOf } from '../support/import-input.js';
+import { InputError } from '../../../src/core/errors.js';
+import { validateImport } from '../../../src/import/check/validate.js';
+import { splitJsonArray } from '../../../src/import/read/json-array.js';
+import { locateSyntaxError, parseJson } from '../../../src/import/read/json-syntax.js';
+import { lines, readAll, rejection, sourceOf } from '../../support/import-input.js';
 
 const ORDER = {
   contact: { internalReferenceId: 301 },
@@ -129,12 +129,12 @@ describe('JSON and NDJSON orders', () => {
     const source = await sourceOf('orders.json', text);
     expect(source.format).toBe('json');
     const orders = await readAll(source);
-    expect(orders.map((order) => [order.externalId, order.location.line, order.location.endLine])).toEqual([
+    expect(orders.map((order) => [order.key, order.location.line, order.location.endLine])).toEqual([
       ['J-1', 2, 13],
       ['J-2', 14, 25],
     ]);
-    expect(orders[0]?.order).toEqual({ externalId: 'J-1', ...ORDER });
-    expect(orders[0]?.raw).toBe(orders[0]?.order);
+    expect(orders[0]?.body).toEqual({ externalId: 'J-1', ...ORDER });
+    expect(orders[0]?.raw).toBe(orders[0]?.body);
   });
 
   it('reports broken elements as problems of their order and keeps reading', async () => {
@@ -166,7 +166,7 @@ describe('JSON and NDJSON orders', () => {
     const [order] = await readAll(
       await sourceOf('x.json', JSON.stringify([{ ...ORDER, shippingMode: { id: 4 } }])),
     );
-    expect(order?.order.shippingMode).toEqual({ id: 4 });
+    expect(order?.body.shippingMode).toEqual({ id: 4 });
   });
 
   it('reads NDJSON line by line, skipping blank lines, with a BOM and CRLF', async () => {
@@ -180,7 +180,7 @@ describe('JSON and NDJSON orders', () => {
         `${name}:5: not valid JSON at column 22: the text ends inside an object`,
       ]);
       const orders = await readAll(source);
-      expect(orders.map((order) => [order.index, order.externalId, order.location.line])).toEqual([
+      expect(orders.map((order) => [order.index, order.key, order.location.line])).toEqual([
         [0, 'N-1', 1],
         [1, 'N-2', 4],
         [2, undefined, 5],

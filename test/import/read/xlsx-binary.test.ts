@@ -5,9 +5,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, runBin, tempDir } from '../support/cli.js';
-import { useSandbox } from '../support/sandbox.js';
-import { FRENCH_BODIES, writeFrenchOrders, writeMap } from '../support/workbooks.js';
+import { ROOT, runBin, tempDir } from '../../support/cli.js';
+import { useSandbox } from '../../support/sandbox.js';
+import { FRENCH_BODIES, writeFrenchOrders, writeMap } from '../../support/workbooks.js';
 
 const sandbox = useSandbox();
 

@@ -4,9 +4,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempDir } from '../support/cli.js';
-import { postsTo } from '../support/orders.js';
-import { useSandbox } from '../support/sandbox.js';
+import { runCli, tempDir } from '../../support/cli.js';
+import { postsTo } from '../../support/orders.js';
+import { useSandbox } from '../../support/sandbox.js';
 import {
   FRENCH_BODIES,
   frenchOrderRows,
@@ -15,7 +15,7 @@ import {
   writeFrenchOrders,
   writeMap,
   writeZip,
-} from '../support/workbooks.js';
+} from '../../support/workbooks.js';
 
 const sandbox = useSandbox();
 
@@ -289,7 +289,7 @@ describe('reading again', () => {
     // (exceljs issue 3064); the reader finds each part by the zip's directory, in any order.
     const dir = tempDir();
     const input = await writeFrenchOrders(dir);
-    const { openOrderSource } = await import('../../src/import/source.js');
+    const { openOrderSource } = await import('../../../src/import/source.js');
     const source = await openOrderSource(
       input,
       { mapFile: writeMap(dir) },
@@ -297,7 +297,7 @@ describe('reading again', () => {
     );
     for (let read = 0; read < 60; read++) {
       const ids = [];
-      for await (const order of source.orders()) ids.push(order.externalId);
+      for await (const order of source.orders()) ids.push(order.key);
       expect(ids).toEqual(['CMD-0001', 'CMD-0002']);
     }
   });
@@ -325,14 +325,14 @@ describe('cell values', () => {
     const result = await runCli(['--json', ...cli(input, '--dry-run')]);
     // The e-mail TRUE is refused, which shows the values read.
     expect(result.stderr).toContain(`${input}:Commandes!E2: contact.email: `);
-    const { openOrderSource } = await import('../../src/import/source.js');
+    const { openOrderSource } = await import('../../../src/import/source.js');
     const source = await openOrderSource(
       input,
       {},
       { cwd: dir, io: { stdin: process.stdin }, signal: new AbortController().signal },
     );
     const orders = [];
-    for await (const order of source.orders()) orders.push(order.order);
+    for await (const order of source.orders()) orders.push(order.body);
     expect(orders).toEqual([
       {
         externalId: 'A-1',

@@ -13,9 +13,9 @@ import {
   inGitHubActions,
   renderJobSummary,
   workflowCommand,
-} from '../../src/import/github-actions.js';
-import type { KeyedResult } from '../../src/import/junit.js';
-import { tempDir } from '../support/cli.js';
+} from '../../../src/import/report/github-actions.js';
+import type { KeyedResult } from '../../../src/import/report/junit.js';
+import { tempDir } from '../../support/cli.js';
 
 /** Reads a workflow command back as GitHub's runner does (its unescaping of data and properties). */
 function parseCommand(line: string): { kind: string; properties: Record<string, string>; message: string } {

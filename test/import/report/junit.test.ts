@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JUnitWriter, type KeyedResult, xmlAttribute, xmlText } from '../../src/import/junit.js';
-import { ReportWriter } from '../../src/import/report.js';
-import { tempDir } from '../support/cli.js';
-import { parseXml, type XmlElement } from '../support/xml.js';
+import { JUnitWriter, type KeyedResult, xmlAttribute, xmlText } from '../../../src/import/report/junit.js';
+import { ReportWriter } from '../../../src/import/report/report.js';
+import { tempDir } from '../../support/cli.js';
+import { parseXml, type XmlElement } from '../../support/xml.js';
 
 function result(overrides: Partial<KeyedResult>): KeyedResult {
   return { key: 'EXT-1', status: 'created', file: 'orders.csv', line: 2, ...overrides };
@@ -198,7 +198,7 @@ describe('JUnit report', () => {
     expect(writer.format).toBe('junit');
     writer.write({
       index: 0,
-      externalId: 'A-1',
+      key: 'A-1',
       status: 'created',
       id: 7,
       code: 'SO-7',

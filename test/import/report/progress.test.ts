@@ -1,8 +1,8 @@
 // The progress renderer and the final summary, with a fake clock (the CLI tests check them live).
 import { describe, expect, it } from 'vitest';
-import { ImportProgress, renderSummary } from '../../src/import/progress.js';
-import { emptyCounts } from '../../src/import/report.js';
-import { createTestIO } from '../../src/io/memory.js';
+import { ImportProgress, renderSummary } from '../../../src/import/report/progress.js';
+import { emptyCounts } from '../../../src/import/report/report.js';
+import { createTestIO } from '../../../src/io/memory.js';
 
 describe('ImportProgress', () => {
   it('prints a summary line per tick when stderr is not a terminal, with rate and time left', () => {

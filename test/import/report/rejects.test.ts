@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openRejects, writeRejects } from '../../src/import/rejects.js';
-import { openOrderSource } from '../../src/import/source.js';
-import { validateImport } from '../../src/import/validate.js';
-import { readAll, sourceContext, writeInput } from '../support/import-input.js';
+import { validateImport } from '../../../src/import/check/validate.js';
+import { openRejects, writeRejects } from '../../../src/import/report/rejects.js';
+import { openOrderSource } from '../../../src/import/source.js';
+import { readAll, sourceContext, writeInput } from '../../support/import-input.js';
 
 async function rejectsOf(name: string, content: string | Buffer, rejectsName: string) {
   const ctx = sourceContext();
@@ -26,7 +26,7 @@ describe('rejects', () => {
       'A-2;302;"rue ""du"" Lac";403;1\r\n' +
       'A-3;303;;404;0;extra\r\n';
     const { validation, bytes, written, ctx } = await rejectsOf('commandes.csv', text, 'rejects.csv');
-    expect(validation.invalid.map((order) => order.externalId)).toEqual(['A-1', 'A-3']);
+    expect(validation.invalid.map((order) => order.key)).toEqual(['A-1', 'A-3']);
     expect(written).toBe(2);
     expect(bytes.toString('utf8')).toBe(
       '\uFEFFexternalId;contact.internalReferenceId;deliveryAddress.street;item.internalReferenceId;item.orderedQuantity\r\n' +
@@ -37,7 +37,7 @@ describe('rejects', () => {
     );
     // The rejects file reads back as the same orders.
     const again = await readAll(await openOrderSource('rejects.csv', {}, ctx));
-    expect(again.map((order) => order.order)).toEqual(validation.invalid.map((order) => order.order));
+    expect(again.map((order) => order.body)).toEqual(validation.invalid.map((order) => order.body));
   });
 
   it('writes JSON orders back as an array, text that was not JSON exactly as it was', async () => {

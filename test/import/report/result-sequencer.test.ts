@@ -1,16 +1,16 @@
 // ResultSequencer: results arrive in completion order and leave in input order, whatever the
 // distance between them (the ring that holds those ahead grows).
 import { describe, expect, it } from 'vitest';
-import type { OrderResult } from '../../src/import/report.js';
-import { ResultSequencer } from '../../src/import/report.js';
+import type { RecordResult } from '../../../src/import/report/report.js';
+import { ResultSequencer } from '../../../src/import/report/report.js';
 
-const result = (index: number): OrderResult =>
+const result = (index: number): RecordResult =>
   ({
     index,
-    externalId: `E-${index}`,
+    key: `E-${index}`,
     status: 'created',
     location: { file: 'f.csv', line: index + 2 },
-  }) as OrderResult;
+  }) as RecordResult;
 
 function emitted(arrival: number[]): number[] {
   const out: number[] = [];

@@ -1,7 +1,7 @@
 // How an error answer to POST /api/v1/contact_references is read as "the service already has it":
 // a 409 whatever its body, the existing id looked for leniently (docs/assumptions.md).
 import { describe, expect, it } from 'vitest';
-import { existingContactReference } from '../../src/import/already-exists.js';
+import { existingContactReference } from '../../../src/import/send/already-exists.js';
 
 describe('existingContactReference', () => {
   it("reads the sandbox's 409: the id from existingId", () => {

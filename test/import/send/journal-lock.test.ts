@@ -2,13 +2,23 @@
 // raced by four imports, an import from another PID namespace, owners provably dead, another base
 // URL, journals that cannot be written. Needs `npm run build` first.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/server.js';
-import { BIN, runBin, tempDir, testEnv } from '../support/cli.js';
-import { createdCounts, orders, writeNdjson } from '../support/orders.js';
-import { useSandbox } from '../support/sandbox.js';
+import { startSandbox } from '../../../src/sandbox/server.js';
+import { BIN, listensForSignals, runBin, tempDir, testEnv } from '../../support/cli.js';
+import { createdCounts, orders, writeNdjson } from '../../support/orders.js';
+import { useSandbox } from '../../support/sandbox.js';
+import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ latencyMs: 20, validationDelayMs: 10 });
 
@@ -57,14 +67,6 @@ function start(
   return { child, stderr: () => stderr, exited };
 }
 
-async function waitFor(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** The import journal's lock holds an owner record (this version) or a PID file (older ones). */
 function lockHeld(journal: string): boolean {
   return existsSync(join(`${journal}.lock`, 'owner-1.json')) || existsSync(`${journal}.lock`);
@@ -74,7 +76,7 @@ function lockHeld(journal: string): boolean {
 async function lockOfKilledImport(input: string, journal: string): Promise<void> {
   sandbox.setFaults({ latencyMs: 200 });
   const run = start(['orders', 'import', input, '--journal', journal, '--concurrency', '1'], importEnv());
-  await waitFor(() => sandbox.requests.some((r) => r.method === 'POST'), 'the first order sent');
+  await waitFor(() => sandbox.requests.some((r) => r.method === 'POST'), 20_000, 'the first order sent');
   run.child.kill('SIGKILL');
   await run.exited;
   sandbox.setFaults({ latencyMs: 20 });
@@ -105,13 +107,29 @@ describe('the import journal lock', () => {
       cpSync(join(left, 'lock'), `${journal}.lock`, { recursive: true });
 
       // Reading standard input holds each import until the input arrives, so that all of them reach
-      // the lock at the same moment.
+      // the lock at the same moment. An import copies its standard input into a folder of its
+      // TMPDIR before anything else reads it: once the round's TMPDIR holds one per import, all of
+      // them are waiting for their input.
+      const tmp = join(dir, `tmp-${round}`);
+      mkdirSync(tmp);
       const runs = Array.from({ length: CONTENDERS }, () =>
-        start(['orders', 'import', '-', '--format', 'ndjson', '--journal', journal], importEnv(), {
-          stdin: 'pipe',
-        }),
+        start(
+          ['orders', 'import', '-', '--format', 'ndjson', '--journal', journal],
+          importEnv({ TMPDIR: tmp }),
+          {
+            stdin: 'pipe',
+          },
+        ),
       );
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await waitFor(
+        () => {
+          const ended = runs.find((run) => run.child.exitCode !== null);
+          if (ended) throw new Error(`an import ended before its input was sent:\n${ended.stderr()}`);
+          return readdirSync(tmp).filter((name) => name.startsWith('ordercli-stdin-')).length === CONTENDERS;
+        },
+        60_000,
+        `the ${CONTENDERS} imports reading their input`,
+      );
       for (const run of runs) run.child.stdin!.end(text);
       const exits = await Promise.all(runs.map((run) => run.exited));
 
@@ -139,7 +157,11 @@ describe('the import journal lock', () => {
         ['orders', 'import', input, '--journal', journal, '--concurrency', '1'],
         importEnv(),
       );
-      await waitFor(() => sandbox.requests.some((r) => r.method === 'POST'), 'the first import sending');
+      await waitFor(
+        () => sandbox.requests.some((r) => r.method === 'POST'),
+        20_000,
+        'the first import sending',
+      );
 
       const second = start(
         ['orders', 'import', input, '--journal', journal],
@@ -348,9 +370,13 @@ describe('journal write failures', () => {
     expect(result.stderr).toContain('The import journal /dev/full is a device, not a regular file');
     expect(result.stderr).not.toContain('unexpectedly');
 
-    // SIGTERM once the process has long started (its handler is in place), unless it ended already.
+    // SIGTERM once the binary's own signal listeners are in place, unless it ended already.
     const run = start(['orders', 'import', input, '--journal', '/dev/full'], importEnv());
-    await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, 3000))]);
+    await waitFor(
+      () => run.child.exitCode !== null || listensForSignals(run.child.pid!),
+      20_000,
+      'the signal listeners of the import',
+    );
     run.child.kill('SIGTERM');
     let killed = false;
     const killer = setTimeout(() => {

@@ -4,10 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/core/errors.js';
-import { bodyHash, OrderJournal, OtherBaseUrlError } from '../../src/import/journal.js';
-import type { Claim } from '../../src/import/ledger/store.js';
-import { tempDir } from '../support/cli.js';
+import { UsageError } from '../../../src/core/errors.js';
+import { bodyHash, OrderJournal, OtherBaseUrlError } from '../../../src/import/send/journal.js';
+import type { Claim } from '../../../src/import/send/ledger/store.js';
+import { tempDir } from '../../support/cli.js';
 
 const BASE = 'http://127.0.0.1:4780';
 const OTHER = 'http://127.0.0.1:9999';

@@ -5,9 +5,9 @@
 // Needs `npm run build` first.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { BIN, tempDir, testEnv } from '../support/cli.js';
-import { createdCounts, orders, readLines, writeNdjson } from '../support/orders.js';
-import { useSandbox } from '../support/sandbox.js';
+import { BIN, tempDir, testEnv } from '../../support/cli.js';
+import { createdCounts, orders, readLines, writeNdjson } from '../../support/orders.js';
+import { useSandbox } from '../../support/sandbox.js';
 
 const ITERATIONS = Number(process.env.KILL9_ITERATIONS ?? 3);
 const ORDERS = 300;

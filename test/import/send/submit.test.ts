@@ -1,22 +1,23 @@
-// submitOrders with a real ApiClient, a real journal, a real local ledger and the sandbox: the
+// submitRecords with a real ApiClient, a real journal, a real local ledger and the sandbox: the
 // guarantees of the sending step that the CLI tests cannot see from outside (in-flight bound,
 // order, a claim on disk before each request, what the ledger refuses).
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import { Redactor } from '../../src/core/redact.js';
-import { OrderJournal } from '../../src/import/journal.js';
-import { LocalLedger, shardFileName, shardOf } from '../../src/import/ledger/local.js';
-import { bodyHash, type RecordSource } from '../../src/import/ledger/record.js';
-import type { Claim } from '../../src/import/ledger/store.js';
-import type { OrderResult } from '../../src/import/report.js';
-import { submitOrders } from '../../src/import/submit.js';
-import type { ValidatedOrder } from '../../src/import/types.js';
-import { tempDir } from '../support/cli.js';
-import { createdCounts, externalId, order, orders, postsTo, readLines } from '../support/orders.js';
-import { useSandbox } from '../support/sandbox.js';
+import { ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
+import { Redactor } from '../../../src/core/redact.js';
+import type { RecordResult } from '../../../src/import/report/report.js';
+import { OrderJournal } from '../../../src/import/send/journal.js';
+import { LocalLedger, shardFileName, shardOf } from '../../../src/import/send/ledger/local.js';
+import { bodyHash, type RecordSource } from '../../../src/import/send/ledger/record.js';
+import type { Claim } from '../../../src/import/send/ledger/store.js';
+import { submitRecords } from '../../../src/import/send/submit.js';
+import type { ValidatedRecord } from '../../../src/import/types.js';
+import { tempDir } from '../../support/cli.js';
+import { createdCounts, externalId, order, orders, postsTo, readLines } from '../../support/orders.js';
+import { useSandbox } from '../../support/sandbox.js';
+import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 
@@ -32,12 +33,12 @@ function clientFor(connections: number, options: Partial<ApiClientOptions> = {})
   });
 }
 
-function itemsOf(list: Record<string, unknown>[]): ValidatedOrder[] {
+function itemsOf(list: Record<string, unknown>[]): ValidatedRecord[] {
   return list.map((body, index) => ({
     source: {
       index,
-      externalId: body.externalId as string,
-      order: body,
+      key: body.externalId as string,
+      body,
       location: { file: 'orders.ndjson', line: index + 1, endLine: index + 1 },
       raw: body,
       problems: [],
@@ -71,8 +72,8 @@ async function sendElsewhere(
 }
 
 interface Run {
-  results: OrderResult[];
-  outcome: Awaited<ReturnType<typeof submitOrders>>;
+  results: RecordResult[];
+  outcome: Awaited<ReturnType<typeof submitRecords>>;
   journalPath: string;
   ledgerRoot: string;
 }
@@ -97,9 +98,9 @@ async function submit(
     journal: journalPath,
   });
   const client = clientFor(options.concurrency);
-  const results: OrderResult[] = [];
+  const results: RecordResult[] = [];
   try {
-    const outcome = await submitOrders(itemsOf(list), {
+    const outcome = await submitRecords(itemsOf(list), {
       client: options.client ?? client,
       journal,
       ledger,
@@ -116,8 +117,8 @@ async function submit(
   }
 }
 
-function statusOf(run: Run, id: string): OrderResult | undefined {
-  return run.results.find((r) => r.externalId === id);
+function statusOf(run: Run, id: string): RecordResult | undefined {
+  return run.results.find((r) => r.key === id);
 }
 
 /** A port of 127.0.0.1 that nothing listens on. */
@@ -129,13 +130,13 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('submitOrders', () => {
+describe('submitRecords', () => {
   it('sends a key that comes twice (an input not validated) once: the second claim meets the first', async () => {
     const list = [order(1), order(2), order(1)];
     const run = await submit(list, { concurrency: 4 });
     const posted = sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/orders');
     expect(posted).toHaveLength(2);
-    const second = run.results.filter((r) => r.externalId === externalId(1));
+    const second = run.results.filter((r) => r.key === externalId(1));
     expect(second.map((r) => r.status).sort()).toEqual(['created', 'skipped']);
   });
 
@@ -222,7 +223,8 @@ describe('submitOrders', () => {
   });
 
   it('a second 429 that extends the pause holds back a request already waiting', async () => {
-    const client = clientFor(4);
+    const pauses: number[] = [];
+    const client = clientFor(4, { onRetry: (event) => pauses.push(event.delayMs) });
     try {
       sandbox.scriptFaults([
         { method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 2, times: 1 },
@@ -230,14 +232,14 @@ describe('submitOrders', () => {
       ]);
       const [first, second, third] = orders(3);
       const t0 = Date.now();
-      // The first request is answered (429, 2 s) only after 500 ms.
+      // The first request is answered (429, 2 s) only 500 ms after it arrives.
       sandbox.setFaults({ latencyMs: 500 });
       const slow = client.post('/api/v1/orders', first);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      // The second is answered at once (429, 1 s): the pause now lasts until about t0 + 1050 ms.
+      await waitFor(() => postsTo(sandbox) === 1, 10_000, 'the first request at the sandbox');
+      // The second is answered at once (429, 1 s): the client pauses every request for 1 s.
       sandbox.setFaults({ latencyMs: 0 });
       const quick = client.post('/api/v1/orders', second);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(() => pauses.includes(1000), 10_000, 'the pause of the second answer');
       // The third starts waiting for that pause; at t0 + 500 the first answer extends it to t0 + 2500.
       const waiting = client.post('/api/v1/orders', third);
       await Promise.all([slow, quick, waiting]);
@@ -270,12 +272,9 @@ describe('submitOrders', () => {
     const controller = new AbortController();
     // The interrupt comes once order 2's request has reached the sandbox (held there 1 s), not
     // after a fixed delay, which a loaded machine could overrun before anything was sent.
-    const watch = setInterval(() => {
-      if (postsTo(sandbox) > 0) {
-        clearInterval(watch);
-        controller.abort();
-      }
-    }, 5);
+    const interrupted = waitFor(() => postsTo(sandbox) > 0, 10_000, "order 2's request at the sandbox").then(
+      () => controller.abort(),
+    );
     // Order 1 waits behind order 2 for the single slot when the interrupt comes.
     const reordered = [list[1]!, list[0]!, ...list.slice(2)];
     const run = await submit(reordered, {
@@ -285,7 +284,7 @@ describe('submitOrders', () => {
       journalPath,
       ledgerRoot,
     });
-    clearInterval(watch);
+    await interrupted;
     expect(run.outcome.stopped?.kind).toBe('interrupted');
     expect(statusOf(run, externalId(2))?.status).toBe('created');
     expect(statusOf(run, externalId(1))).toMatchObject({
@@ -317,7 +316,7 @@ describe('submitOrders', () => {
       const run = await submit(orders(10), { concurrency: 1, client: refused });
       expect(run.outcome.stopped?.kind).toBe('credentials');
       expect(statusOf(run, externalId(1))).toMatchObject({ status: 'failed', httpStatus: 401 });
-      const rest = run.results.filter((r) => r.externalId !== externalId(1));
+      const rest = run.results.filter((r) => r.key !== externalId(1));
       expect(rest.map((r) => r.status)).toEqual(Array(9).fill('not-sent'));
       expect(rest.every((r) => r.message === 'not sent: the service refused the credentials')).toBe(true);
       expect(postsTo(sandbox)).toBe(1);

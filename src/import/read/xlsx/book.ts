@@ -5,10 +5,10 @@
  * JavaScript heap, since a big sheet shares hundreds of thousands of them.
  */
 import type { SaxesParser, SaxesTagPlain } from 'saxes';
-import { InputError } from '../core/errors.js';
-import { excerpt } from '../io/quote.js';
-import type { StringsByIndex } from './xlsx-cells.js';
-import { entryText, readZipEntry, type ZipEntry } from './xlsx-zip.js';
+import { InputError } from '../../../core/errors.js';
+import { excerpt } from '../../../io/quote.js';
+import type { StringsByIndex } from './cells.js';
+import { entryText, readZipEntry, type ZipEntry } from './zip.js';
 
 /** What a sheet's cells need of the rest of the workbook. */
 export interface WorkbookParts {

@@ -1,7 +1,7 @@
 /**
  * Step 2 for Excel workbooks (.xlsx): the layout (which sheet, which row is the header) and the
- * rows, streamed from the sheet's XML (xlsx-sheet.ts), each as the cells' text Excel shows
- * (xlsx-cells.ts) with its row number, so that `planColumns`/`groupRows` make orders of them as of
+ * rows, streamed from the sheet's XML (sheet.ts), each as the cells' text Excel shows
+ * (cells.ts) with its row number, so that `planColumns`/`groupRows` make orders of them as of
  * CSV rows. Neither the workbook nor its rows are held: each call reads the file again from its
  * start; only the workbook's shared strings are kept while a sheet is read.
  *
@@ -13,14 +13,13 @@
  * - Rows whose every cell is empty are skipped. A cell holding an error (#N/A), and a value in a
  *   column without a header, are problems of the row, naming the cell.
  */
-import type { InputProblem } from '../core/errors.js';
-import { InputError, UsageError } from '../core/errors.js';
-import { excerpt, quote } from '../io/quote.js';
-import type { CsvRow } from './csv.js';
-import type { XlsxLayout } from './types.js';
-import { readWorkbookParts } from './xlsx-book.js';
-import { CellFormatter } from './xlsx-cells.js';
-import { type SheetRow, sheetRows } from './xlsx-sheet.js';
+import type { InputProblem } from '../../../core/errors.js';
+import { InputError, UsageError } from '../../../core/errors.js';
+import { excerpt, quote } from '../../../io/quote.js';
+import type { CsvRow } from '../csv-rows.js';
+import { readWorkbookParts } from './book.js';
+import { CellFormatter } from './cells.js';
+import { type SheetRow, sheetRows } from './sheet.js';
 import {
   columnLetters,
   type MergedRange,
@@ -29,7 +28,22 @@ import {
   type WorkbookSheet,
   workbookSheets,
   type ZipEntry,
-} from './xlsx-zip.js';
+} from './zip.js';
+
+/** How an Excel workbook input is laid out: the sheet read and its header. */
+export interface XlsxLayout {
+  /** The sheet read, and every sheet of the workbook in tab order. */
+  sheet: string;
+  sheets: string[];
+  /** The header cells as Excel shows them (before `--map`); a column without header is `''`. */
+  header: string[];
+  /** The 1-based row of the header (rows above it, such as a title, are not read). */
+  headerRow: number;
+  /** The zip entry of the sheet's XML. */
+  entry: string;
+  /** The sheet's merged ranges: each cell of a range reads as the range's top-left cell. */
+  merges: MergedRange[];
+}
 
 /** Rows looked at, in each sheet, for its header. */
 const HEADER_SEARCH_ROWS = 10;

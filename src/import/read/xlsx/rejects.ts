@@ -1,18 +1,19 @@
 /**
- * `--rejects rejects.xlsx`: the rejected orders' rows written as a workbook, with the input's
+ * `--rejects rejects.xlsx`: the rejected records' rows written as a workbook, with the input's
  * header on the first row, one row per row read, streamed by exceljs's WorkbookWriter. Cells are
  * text as they were read (`01000` stays `01000`), except plain whole numbers, written as numbers
  * so that Excel does not flag them as "number stored as text".
  */
-import type { RejectsWriter } from './rejects.js';
-import type { SourceOrder, XlsxLayout } from './types.js';
+import type { RejectsWriter } from '../input-format.js';
+import { cellsUnder, rowsOf } from '../tabular.js';
 
 const PLAIN_WHOLE_NUMBER = /^(?:0|-?[1-9]\d{0,14})$/;
 
+/** A workbook of rejects at `path`: one sheet named `sheet`, the input's `header` on its first row. */
 export async function openXlsxRejects(
   path: string,
-  layout: XlsxLayout,
-  rowsOf: (order: SourceOrder) => Record<string, string>[],
+  sheetName: string,
+  header: string[],
 ): Promise<RejectsWriter> {
   const excel = await import('exceljs');
   const ExcelJS = (excel as { default?: typeof import('exceljs') }).default ?? excel;
@@ -21,22 +22,16 @@ export async function openXlsxRejects(
     useSharedStrings: false,
     useStyles: false,
   });
-  const sheet = workbook.addWorksheet(layout.sheet);
-  sheet.addRow(layout.header).commit();
+  const sheet = workbook.addWorksheet(sheetName);
+  sheet.addRow(header).commit();
   let count = 0;
   return {
-    async add(order) {
-      for (const record of rowsOf(order)) {
-        const cells: (string | number)[] = layout.header.map((name) => record[name] ?? '');
-        for (const [key, value] of Object.entries(record))
-          if (key.startsWith('#') && !layout.header.includes(key)) cells.push(value);
-        sheet
-          .addRow(
-            cells.map((cell) =>
-              cell === '' ? null : PLAIN_WHOLE_NUMBER.test(String(cell)) ? Number(cell) : cell,
-            ),
-          )
-          .commit();
+    async add(record) {
+      for (const row of rowsOf(record)) {
+        const cells = cellsUnder(header, row).map((cell) =>
+          cell === '' ? null : PLAIN_WHOLE_NUMBER.test(cell) ? Number(cell) : cell,
+        );
+        sheet.addRow(cells).commit();
       }
       count++;
     },

@@ -1,13 +1,13 @@
 /**
  * The rows of a sheet, streamed from its XML with saxes: each row's number and its cells' text as
- * Excel shows it (xlsx-cells.ts), from column A to its last non-empty cell. Nothing of the sheet
+ * Excel shows it (cells.ts), from column A to its last non-empty cell. Nothing of the sheet
  * is held but the rows of the chunk being read; reading stops at the end of `<sheetData>` (the
  * merged ranges and links that follow are not needed here).
  */
 import type { SaxesTagPlain } from 'saxes';
-import { localName, parseXmlEntry, type WorkbookParts, type XmlParser } from './xlsx-book.js';
-import type { CellFormatter, CellText, StoredCell } from './xlsx-cells.js';
-import type { ZipEntry } from './xlsx-zip.js';
+import { localName, parseXmlEntry, type WorkbookParts, type XmlParser } from './book.js';
+import type { CellFormatter, CellText, StoredCell } from './cells.js';
+import type { ZipEntry } from './zip.js';
 
 /** One row of a sheet: its number (1-based) and its cells, `''` where a cell is empty. */
 export interface SheetRow {

@@ -1,5 +1,5 @@
 /**
- * The zip container of an .xlsx workbook, read from its central directory: a file that is not a
+ * The zip container of an .xlsx workbook, its central directory read by yauzl: a file that is not a
  * workbook (a CSV renamed .xlsx, an old binary .xls, a zip bomb) is refused in one sentence, each
  * entry is inflated with a check of the size its directory declares, the sheets are listed in tab
  * order, and each sheet's merged ranges are found (they follow the rows in the sheet's XML, so
@@ -7,7 +7,8 @@
  */
 import { open } from 'node:fs/promises';
 import { createInflateRaw } from 'node:zlib';
-import { InputError } from '../core/errors.js';
+import { openPromise, type ZipFile } from 'yauzl';
+import { InputError } from '../../../core/errors.js';
 
 /** One file inside the zip, as its central directory describes it. */
 export interface ZipEntry {
@@ -28,9 +29,9 @@ export interface WorkbookSheet {
 const MAX_RATIO = 200;
 const RATIO_CHECKED_FROM = 16 * 1024 * 1024;
 const MAX_TOTAL_BYTES = 4 * 1024 * 1024 * 1024;
-const EOCD_SIGNATURE = 0x06054b50;
-const CENTRAL_SIGNATURE = 0x02014b50;
 const LOCAL_SIGNATURE = 0x04034b50;
+/** More parts than any workbook has: a directory that says so is damaged or hostile. */
+const MAX_ENTRIES = 1_000_000;
 
 function notWorkbook(file: string, why: string): InputError {
   return new InputError(`${file} is not an Excel workbook (.xlsx): ${why}; nothing was sent.`);
@@ -38,113 +39,84 @@ function notWorkbook(file: string, why: string): InputError {
 
 /** The entries of an .xlsx file, refused (InputError, exit 2) when it is not a readable workbook. */
 export async function readWorkbookZip(path: string, file: string): Promise<Map<string, ZipEntry>> {
-  const handle = await open(path, 'r');
+  await checkSignature(path, file);
+  let zip: ZipFile;
   try {
-    const { size } = await handle.stat();
-    const head = Buffer.alloc(8);
-    await handle.read(head, 0, 8, 0);
-    if (head.readUInt32LE(0) === 0xe011cfd0) {
-      throw notWorkbook(
-        file,
-        'it is an old binary Excel file (.xls) or a protected workbook; open it in Excel and save it as "Excel Workbook (.xlsx)"',
-      );
-    }
-    if (head.readUInt32LE(0) !== LOCAL_SIGNATURE) {
-      throw notWorkbook(file, 'it is not a zip archive (a CSV file renamed .xlsx? then name it .csv)');
-    }
-    const tailLength = Math.min(size, 65_557);
-    const tail = Buffer.alloc(tailLength);
-    await handle.read(tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === EOCD_SIGNATURE) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) throw notWorkbook(file, 'the zip archive is truncated or damaged');
-    let count = tail.readUInt16LE(eocd + 10);
-    let directorySize = tail.readUInt32LE(eocd + 12);
-    let directoryOffset = tail.readUInt32LE(eocd + 16);
-    if (count === 0xffff || directoryOffset === 0xffffffff) {
-      // Zip64: the locator just before the record points at the 64-bit record.
-      const locator = eocd - 20;
-      if (locator < 0 || tail.readUInt32LE(locator) !== 0x07064b50) {
-        throw notWorkbook(file, 'the zip archive is truncated or damaged');
-      }
-      const record = Buffer.alloc(56);
-      await handle.read(record, 0, 56, Number(tail.readBigUInt64LE(locator + 8)));
-      count = Number(record.readBigUInt64LE(32));
-      directorySize = Number(record.readBigUInt64LE(40));
-      directoryOffset = Number(record.readBigUInt64LE(48));
-    }
-    if (directoryOffset + directorySize > size || directorySize > 64 * 1024 * 1024) {
-      throw notWorkbook(file, 'the zip archive is truncated or damaged');
-    }
-    const directory = Buffer.alloc(directorySize);
-    await handle.read(directory, 0, directorySize, directoryOffset);
-    const entries = new Map<string, ZipEntry>();
-    let total = 0;
-    let at = 0;
-    for (let i = 0; i < count; i++) {
-      if (at + 46 > directory.length || directory.readUInt32LE(at) !== CENTRAL_SIGNATURE) {
-        throw notWorkbook(file, 'the zip archive is truncated or damaged');
-      }
-      const nameLength = directory.readUInt16LE(at + 28);
-      const extraLength = directory.readUInt16LE(at + 30);
-      const commentLength = directory.readUInt16LE(at + 32);
-      const entry: ZipEntry = {
-        name: directory.toString('utf8', at + 46, at + 46 + nameLength),
-        method: directory.readUInt16LE(at + 10),
-        compressedSize: directory.readUInt32LE(at + 20),
-        size: directory.readUInt32LE(at + 24),
-        localHeaderOffset: directory.readUInt32LE(at + 42),
-      };
-      readZip64Sizes(entry, directory.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength));
-      if ((directory.readUInt16LE(at + 8) & 1) === 1) {
-        throw notWorkbook(
-          file,
-          'it is encrypted (a workbook protected by a password); save a copy without one',
-        );
-      }
-      total += entry.size;
-      const ratio = entry.size / Math.max(entry.compressedSize, 1);
-      if (total > MAX_TOTAL_BYTES || (entry.size > RATIO_CHECKED_FROM && ratio > MAX_RATIO)) {
-        throw notWorkbook(
-          file,
-          `it expands to ${entry.size > RATIO_CHECKED_FROM && ratio > MAX_RATIO ? `${Math.round(ratio)} times its size` : 'more than 4 GiB'}, which no workbook of orders does (a zip bomb?)`,
-        );
-      }
-      entries.set(entry.name, entry);
-      at += 46 + nameLength + extraLength + commentLength;
-    }
+    // Our own checks of sizes (expansion, a lying directory) give the messages; yauzl reads the directory.
+    zip = await openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: false });
+  } catch {
+    throw notWorkbook(file, 'the zip archive is truncated or damaged');
+  }
+  try {
+    if (zip.entryCount > MAX_ENTRIES) throw notWorkbook(file, 'the zip archive is truncated or damaged');
+    const entries = await listEntries(zip, file);
     if (!entries.has('xl/workbook.xml')) {
       throw notWorkbook(file, 'it is a zip archive without a workbook in it (another kind of document?)');
     }
     return entries;
   } finally {
-    await handle.close();
+    zip.close();
   }
 }
 
-/** The 64-bit sizes and offset of a zip64 entry, from its extra field. */
-function readZip64Sizes(entry: ZipEntry, extra: Buffer): void {
-  for (let at = 0; at + 4 <= extra.length; ) {
-    const id = extra.readUInt16LE(at);
-    const length = extra.readUInt16LE(at + 2);
-    if (id === 0x0001) {
-      let field = at + 4;
-      const next = () => {
-        const value = Number(extra.readBigUInt64LE(field));
-        field += 8;
-        return value;
-      };
-      if (entry.size === 0xffffffff) entry.size = next();
-      if (entry.compressedSize === 0xffffffff) entry.compressedSize = next();
-      if (entry.localHeaderOffset === 0xffffffff) entry.localHeaderOffset = next();
-      return;
+/** A file that is an old binary Excel file, or no zip at all, is refused by its first bytes. */
+async function checkSignature(path: string, file: string): Promise<void> {
+  const handle = await open(path, 'r');
+  const head = Buffer.alloc(8);
+  try {
+    await handle.read(head, 0, 8, 0);
+  } finally {
+    await handle.close();
+  }
+  if (head.readUInt32LE(0) === 0xe011cfd0) {
+    throw notWorkbook(
+      file,
+      'it is an old binary Excel file (.xls) or a protected workbook; open it in Excel and save it as "Excel Workbook (.xlsx)"',
+    );
+  }
+  if (head.readUInt32LE(0) !== LOCAL_SIGNATURE) {
+    throw notWorkbook(file, 'it is not a zip archive (a CSV file renamed .xlsx? then name it .csv)');
+  }
+}
+
+/** The entries of the central directory, each checked before the next is read. */
+async function listEntries(zip: ZipFile, file: string): Promise<Map<string, ZipEntry>> {
+  const entries = new Map<string, ZipEntry>();
+  let total = 0;
+  try {
+    for await (const entry of zip.eachEntry()) {
+      if (entry.isEncrypted()) {
+        throw notWorkbook(
+          file,
+          'it is encrypted (a workbook protected by a password); save a copy without one',
+        );
+      }
+      total += entry.uncompressedSize;
+      checkExpansion(entry.uncompressedSize, entry.compressedSize, total, file);
+      entries.set(entry.fileName, {
+        name: entry.fileName,
+        method: entry.compressionMethod,
+        compressedSize: entry.compressedSize,
+        size: entry.uncompressedSize,
+        localHeaderOffset: entry.relativeOffsetOfLocalHeader,
+      });
     }
-    at += 4 + length;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw notWorkbook(file, 'the zip archive is truncated or damaged');
+  }
+  return entries;
+}
+
+/** An entry that expands far beyond its compressed size, or a workbook beyond 4 GiB, is a zip bomb. */
+function checkExpansion(size: number, compressedSize: number, total: number, file: string): void {
+  const ratio = size / Math.max(compressedSize, 1);
+  const bomb = size > RATIO_CHECKED_FROM && ratio > MAX_RATIO;
+  if (total > MAX_TOTAL_BYTES || bomb) {
+    throw notWorkbook(
+      file,
+      `it expands to ${bomb ? `${Math.round(ratio)} times its size` : 'more than 4 GiB'}, which no workbook of orders does (a zip bomb?)`,
+    );
   }
 }
 

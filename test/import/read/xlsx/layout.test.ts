@@ -4,11 +4,11 @@
 // do (no `r` on rows and cells, prefixed element names, CDATA). Each reads as Excel shows it.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/core/errors.js';
-import type { CsvRow } from '../../src/import/csv.js';
-import { readXlsxLayout, readXlsxRows } from '../../src/import/xlsx.js';
-import { tempDir } from '../support/cli.js';
-import { writeZip } from '../support/workbooks.js';
+import { InputError } from '../../../../src/core/errors.js';
+import type { CsvRow } from '../../../../src/import/read/csv-rows.js';
+import { readXlsxLayout, readXlsxRows } from '../../../../src/import/read/xlsx/layout.js';
+import { tempDir } from '../../../support/cli.js';
+import { writeZip } from '../../../support/workbooks.js';
 
 const NS =
   'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';

@@ -7,18 +7,23 @@
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../src/core/errors.js';
-import { thisProcess } from '../../src/core/liveness.js';
-import { LedgerWriteError } from '../../src/import/ledger/errors.js';
-import { PostgresLedger, redactLedgerUrl } from '../../src/import/ledger/postgres.js';
-import { applyRecord, type LedgerEntry, type LedgerRecord } from '../../src/import/ledger/record.js';
-import type { Claim, ClaimResult, LedgerKind } from '../../src/import/ledger/store.js';
+import { CliError } from '../../../../src/core/errors.js';
+import { thisProcess } from '../../../../src/core/liveness.js';
+import { LedgerWriteError } from '../../../../src/import/send/ledger/errors.js';
+import { PostgresLedger, redactLedgerUrl } from '../../../../src/import/send/ledger/postgres.js';
+import {
+  applyRecord,
+  type LedgerEntry,
+  type LedgerRecord,
+} from '../../../../src/import/send/ledger/record.js';
+import type { Claim, ClaimResult, LedgerKind } from '../../../../src/import/send/ledger/store.js';
 import {
   findPostgresBinaries,
   POSTGRES_SKIPPED,
   type RunningPostgres,
   startPostgres,
-} from '../support/postgres.js';
+} from '../../../support/postgres.js';
+import { waitFor } from '../../../support/wait.js';
 
 const binaries = findPostgresBinaries();
 if (binaries === undefined) console.log(POSTGRES_SKIPPED);
@@ -151,11 +156,15 @@ describe.skipIf(binaries === undefined)('PostgresLedger', () => {
       (await sql.query('SELECT beat_at FROM ordercli_ledger_owners WHERE id = $1', [a.owner.id])).rows[0]
         ?.beat_at as Date;
     const first = await beatOf();
-    const deadline = Date.now() + 5_000;
-    while ((await beatOf()).getTime() === first.getTime() && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect((await beatOf()).getTime()).toBeGreaterThan(first.getTime());
+    const next = await waitFor(
+      async () => {
+        const beat = await beatOf();
+        return beat.getTime() !== first.getTime() && beat;
+      },
+      5_000,
+      'the next heartbeat',
+    );
+    expect(next.getTime()).toBeGreaterThan(first.getTime());
     await a.close();
     const after = await sql.query('SELECT id FROM ordercli_ledger_owners WHERE id = $1', [a.owner.id]);
     expect(after.rowCount).toBe(0);

@@ -3,8 +3,9 @@
  * (`GITHUB_ACTIONS=true`) the annotations on stderr, and the job summary appended to
  * `$GITHUB_STEP_SUMMARY` when it is set. Shared by the import commands (orders, and any keyed record).
  */
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { InputError, type InputProblem } from '../../core/errors.js';
+import { InvalidInputError } from '../../import/check/validate.js';
 import {
   ANNOTATIONS_PER_KIND,
   Annotator,
@@ -13,10 +14,9 @@ import {
   type JobSummary,
   type ProblemRank,
   renderJobSummary,
-} from '../../import/github-actions.js';
-import { type ImportCounts, keyedResult, type OrderResult } from '../../import/report.js';
+} from '../../import/report/github-actions.js';
+import { type ImportCounts, keyedResult, type RecordResult } from '../../import/report/report.js';
 import type { DryRunResult, ImportResult } from '../../import/run-import.js';
-import { InvalidInputError } from '../../import/validate.js';
 import { formatCount } from '../../io/numbers.js';
 
 /** How the command and its records are named in annotations and the summary. */
@@ -53,7 +53,7 @@ export const ORDER_CI_NAMING: CiNaming = {
  */
 export class ImportCiOutput {
   /** Each record's result as it is settled; absent outside GitHub Actions. */
-  readonly onResult: ((result: OrderResult) => void) | undefined;
+  readonly onResult: ((result: RecordResult) => void) | undefined;
   private readonly annotator: Annotator | undefined;
   private readonly annotations: string[] = [];
 

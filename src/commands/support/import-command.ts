@@ -1,0 +1,339 @@
+/**
+ * An import command of any kind (`orders import`, `refs contacts import`): its flags, checked, go
+ * to the import pipeline (src/import/run-import.ts) with the command's `ImportKind`; this module
+ * renders what it returns: progress and the summary on stderr, `--json` on stdout, CI output.
+ */
+import type { Context } from '../../command-support/context.js';
+import { UsageError } from '../../core/errors.js';
+import { type ImportKind, ORDER_IMPORT } from '../../import/kind.js';
+import { formatChoices } from '../../import/read/formats.js';
+import { inputLimits } from '../../import/read/limits.js';
+import { ImportProgress, renderSummary } from '../../import/report/progress.js';
+import { type ImportCounts, reportFormatFor, reportRecord } from '../../import/report/report.js';
+import { type DryRunResult, type ImportResult, runImport } from '../../import/run-import.js';
+import type { SubmitStop } from '../../import/send/submit.js';
+import { formatCount } from '../../io/numbers.js';
+import { escapeControl, excerpt } from '../../io/quote.js';
+import { wrapForStderr, writeNote } from '../../io/wrap.js';
+import { ImportCiOutput } from './import-ci.js';
+
+export interface ImportOptions {
+  input: string;
+  format?: string;
+  /** `--sheet`: the sheet of a workbook to read. */
+  sheet?: string;
+  delimiter?: string;
+  map?: string;
+  /** `--ignore-columns`, each time it was given: headers, comma-separated. */
+  ignoreColumns?: string[];
+  concurrency?: string;
+  dryRun?: boolean;
+  skipInvalid?: boolean;
+  checkRefs?: boolean;
+  journal?: string;
+  retryUnknown?: boolean;
+  report?: string;
+  rejects?: string;
+  /** `--max-order-bytes`, `--max-cell-bytes`: sizes such as `2MiB` (default 1 MiB and 64 KiB). */
+  maxOrderBytes?: string;
+  maxCellBytes?: string;
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+const MAX_CONCURRENCY = 256;
+
+/** What an import command of another kind says in its own words, after the summary. */
+export interface ImportAdvice {
+  /** How to settle the records whose outcome is unknown (replaces the orders' advice). */
+  unknown(count: number): string;
+  /** A note after the records not created (the ids of those created, say); undefined for none. */
+  afterSummary?(result: ImportResult, options: ImportOptions): string | undefined;
+}
+
+/** An import of any kind (orders, contact references): the pipeline run, its result rendered. */
+export async function runImportCommand(
+  options: ImportOptions,
+  ctx: Context,
+  kind: ImportKind,
+  advice?: ImportAdvice,
+): Promise<void> {
+  const concurrency = parseConcurrency(options.concurrency);
+  const limits = inputLimits(options);
+  if (options.report !== undefined) reportFormatFor(options.report);
+  checkStdinOptions(options, kind);
+  const { io } = ctx;
+  const ci = new ImportCiOutput(ctx, options, {
+    command: `ordercli ${kind.command}`,
+    keyName: kind.keyField,
+    recordName: kind.one,
+    recordsName: kind.many,
+  });
+  const result = await runImport(
+    {
+      kind,
+      input: options.input,
+      format: options.format,
+      sheet: options.sheet,
+      delimiter: options.delimiter,
+      mapFile: options.map,
+      ignoreColumns: parseIgnoreColumns(options.ignoreColumns),
+      limits,
+      concurrency,
+      dryRun: Boolean(options.dryRun),
+      skipInvalid: Boolean(options.skipInvalid),
+      checkRefs: Boolean(options.checkRefs),
+      journal: options.journal,
+      retryUnknown: Boolean(options.retryUnknown),
+      report: options.report,
+      rejects: options.rejects,
+      keepRecordResults: ctx.json,
+    },
+    ctx,
+    {
+      onLockWait: (message) => io.err(`${message}\n`),
+      onNote: (text) => writeNote(io, text),
+      onSendingStart: (counts) => {
+        const progress = new ImportProgress(io, counts, { noun: kind.many });
+        progress.start();
+        return () => progress.stop();
+      },
+      onResult: ci.onResult,
+    },
+  ).catch(async (error: unknown) => {
+    await ci.failed(error);
+    throw error;
+  });
+  if (result.dryRun) {
+    ci.dryRunAnnotations(result);
+    renderDryRun(ctx, result, kind);
+    await ci.dryRunSummary(result);
+    return;
+  }
+  ci.importAnnotations();
+  renderImport(ctx, options, result, kind, advice);
+  await ci.importSummary(result, stopLabel(result.stopped));
+  if (result.failure) throw result.failure;
+  ctx.exitCode = result.exitCode;
+}
+
+/**
+ * Standard input has no name to tell its format or to put a journal beside: every option it
+ * needs that is missing is named in one message, so that one fix is enough.
+ */
+function checkStdinOptions(options: ImportOptions, kind: ImportKind): void {
+  if (options.input !== '-') return;
+  const missing: string[] = [];
+  if (options.format === undefined) {
+    missing.push(`--format ${formatChoices()} (standard input has no file name to tell its format)`);
+  }
+  if (!options.dryRun && options.journal === undefined) {
+    missing.push(
+      `--journal <file> (the journal is what makes a re-run skip the ${kind.many} already created)`,
+    );
+  }
+  if (missing.length === 0) return;
+  const flags = [
+    options.format === undefined ? '--format ndjson' : '',
+    !options.dryRun && options.journal === undefined ? `--journal ${kind.ledger}.journal.ndjson` : '',
+  ].filter((flag) => flag !== '');
+  const error = new UsageError(`Importing standard input needs ${missing.join(' and ')}.`);
+  error.hint = `for example: cat <file> | ordercli ${kind.command} - ${flags.join(' ')}`;
+  throw error;
+}
+
+/** `--ignore-columns Date,Colis --ignore-columns Commentaire`: the headers named, in one list. */
+function parseIgnoreColumns(values: string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  const names = values
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) {
+    throw new UsageError(
+      `--ignore-columns takes the headers of the columns to leave out, as the file writes them, separated by commas (--ignore-columns Date,Colis), not ${JSON.stringify(values.join(','))}.`,
+    );
+  }
+  return names;
+}
+
+function parseConcurrency(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_CONCURRENCY;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) {
+    throw new UsageError(
+      `--concurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, not ${JSON.stringify(value)}.`,
+    );
+  }
+  return n;
+}
+
+function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): void {
+  const { io } = ctx;
+  const { counts, journal, ledger, baseUrl } = result;
+  const lines = [
+    `Dry run of ${escapeControl(result.input)}: ${formatCount(counts.total)} ${counts.total === 1 ? kind.one : kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
+  ];
+  if (journal && (journal.created > 0 || journal.unknown > 0)) {
+    lines.push(
+      `The journal ${escapeControl(journal.path)} records ${formatCount(journal.created)} ${kind.many} created at ${baseUrl} and ${formatCount(journal.unknown)} with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
+    );
+  }
+  if (ledger && (ledger.created > 0 || ledger.inDoubt > 0)) {
+    lines.push(
+      `The order ledger of ${baseUrl} records ${formatCount(ledger.created)} of these orders as created (a real run skips them) and ${formatCount(ledger.inDoubt)} as in doubt or being sent (a real run does not send them).`,
+    );
+  }
+  io.err(wrapForStderr(io, `${lines.join('\n')}\n`));
+  if (ctx.json) {
+    const json = {
+      input: result.input,
+      dryRun: true,
+      counts,
+      journal: journal ?? null,
+      ledger: ledger ?? null,
+      problems: result.problems,
+    };
+    io.out(`${JSON.stringify(json, null, 2)}\n`);
+  }
+}
+
+function renderImport(
+  ctx: Context,
+  options: ImportOptions,
+  result: ImportResult,
+  kind: ImportKind,
+  advice: ImportAdvice | undefined,
+): void {
+  const { io } = ctx;
+  const stopped = stopLabel(result.stopped);
+  io.err(
+    wrapForStderr(
+      io,
+      renderSummary({
+        counts: result.counts,
+        durationMs: result.durationMs,
+        input: result.input,
+        baseUrl: result.baseUrl,
+        journal: result.journal,
+        report: options.report,
+        rejects: options.rejects,
+        stopped,
+        sent: result.sent,
+        sentPerSecond: result.sentPerSecond,
+        noun: kind,
+      }),
+    ),
+  );
+  if (result.retries > 0) {
+    const throttled =
+      result.throttledRetries > 0
+        ? ` (${formatCount(result.throttledRetries)} after 429 Too Many Requests)`
+        : '';
+    writeNote(io, `  retried  ${formatCount(result.retries)} requests${throttled}\n`);
+  }
+  writeNotCreated(
+    ctx,
+    result,
+    { target: resolveTarget(options, result.journal), report: options.report },
+    kind,
+    advice,
+  );
+  const note = ctx.json ? undefined : advice?.afterSummary?.(result, options);
+  if (note !== undefined) writeNote(io, note);
+  if (ctx.json) {
+    const json = {
+      input: result.input,
+      journal: result.journal,
+      baseUrl: result.baseUrl,
+      dryRun: false,
+      stopped: stopped ?? null,
+      durationMs: Math.round(result.durationMs),
+      [kind === ORDER_IMPORT ? 'ordersPerSecond' : 'recordsPerSecond']: Math.round(result.sentPerSecond),
+      counts: result.counts,
+      [kind === ORDER_IMPORT ? 'orders' : 'records']: result.records.map((record) =>
+        reportRecord(record, kind),
+      ),
+    };
+    io.out(`${JSON.stringify(json, null, 2)}\n`);
+  }
+}
+
+/** Why a run stopped, as the summary and `--json` say it. */
+function stopLabel(stop: SubmitStop | undefined): string | undefined {
+  if (!stop) return undefined;
+  switch (stop.kind) {
+    case 'interrupted':
+      return 'interrupted';
+    case 'credentials':
+      return 'the service refused the credentials';
+    case 'unreachable':
+      return 'the service could not be reached';
+    case 'journal':
+      return 'the journal could not be written';
+    case 'ledger':
+      return 'the order ledger could not be written';
+    case 'error':
+      return 'unexpected error';
+  }
+}
+
+/** What to name in `orders resolve <…>`: the input as typed, or the journal when it is not the default. */
+function resolveTarget(options: ImportOptions, journalShown: string): string {
+  if (options.journal === undefined && options.input !== '-') return options.input;
+  return journalShown;
+}
+
+/** The first orders not created, by name, and how to settle those whose outcome is unknown. */
+function writeNotCreated(
+  ctx: Context,
+  result: ImportResult,
+  { target, report }: { target: string; report: string | undefined },
+  kind: ImportKind,
+  advice: ImportAdvice | undefined,
+): void {
+  const { counts, notCreated } = result;
+  if (notCreated.length === 0) return;
+  const lines = notCreated.map(
+    (order) =>
+      `  ${escapeControl(`${order.location.file}:${order.location.line} ${excerpt(order.key ?? `(no ${kind.keyField})`)} ${order.status}: ${order.message ?? ''}`)}`,
+  );
+  const total = notCreatedCount(counts);
+  if (total > notCreated.length) {
+    lines.push(
+      `  … and ${formatCount(total - notCreated.length)} more${whereTheRestAre(counts, target, report)}`,
+    );
+  }
+  const heading = `${kind.many[0]!.toUpperCase()}${kind.many.slice(1)} not created`;
+  ctx.io.err(wrapForStderr(ctx.io, `${heading}:\n${lines.join('\n')}\n`));
+  if (counts.unknown > 0 && advice) {
+    ctx.io.err(advice.unknown(counts.unknown));
+    return;
+  }
+  if (counts.unknown > 0) {
+    ctx.io.err(
+      `${formatCount(counts.unknown)} orders have an unknown outcome: they may exist at the service, so they are not sent again. To settle them:\n` +
+        `  1. check each at the service (ordercli orders journal ${target} lists them, with their input line);\n` +
+        `  2. record what you found: ordercli orders resolve ${target} --created <externalId>[=<id>] … --not-created <externalId> …\n` +
+        `     (or --from-events <file> with the notifications an ordercli listen --log <file> received);\n` +
+        '  3. run the same import again: it skips the created ones and sends the others.\n' +
+        `  (--retry-unknown sends every unknown order again without asking: only when you know none exists.)\n`,
+    );
+  }
+}
+
+/**
+ * Where the records left out of the list are: the report when there is one; else the journal
+ * lists those in doubt, and a report of the next run lists every one (the created are skipped).
+ */
+function whereTheRestAre(counts: ImportCounts, target: string, report: string | undefined): string {
+  if (report !== undefined) return ` (see the report ${escapeControl(report)})`;
+  const unknown =
+    counts.unknown > 0
+      ? `ordercli orders journal ${escapeControl(target)} lists those whose outcome is unknown; `
+      : '';
+  return `: ${unknown}for a line each, run the same import again with --report report.csv (it skips those created and sends the failed ones again)`;
+}
+
+function notCreatedCount(counts: ImportCounts): number {
+  return counts.failed + counts.unknown + counts.invalid;
+}
