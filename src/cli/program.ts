@@ -32,8 +32,7 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerGet,
   registerApi,
   registerWebhooks,
-  // listen's index still takes commander's own Command (its flags are typed by a cast).
-  (program, ctx) => registerListen(untyped(program), ctx),
+  registerListen,
   registerSandbox,
   registerSchema,
   registerConfig,

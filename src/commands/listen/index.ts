@@ -1,34 +1,9 @@
-import { type Command, Option } from 'commander';
-import { withExamples } from '../../cli/command-help.js';
-import type { Context } from '../../cli/context.js';
+import { withExamples } from '../../command-support/command-help.js';
+import { type Command, type FlagsOf, Option } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
 
-export interface ListenFlags {
-  port: string;
-  host: string;
-  path: string;
-  key?: string;
-  log?: string;
-  forwardTo?: string;
-  queueDir?: string;
-  fetch?: boolean;
-  exec?: string;
-  /** `--subscribe a,b` or repeated; `all` for every event the service lists. */
-  subscribe?: string[];
-  publicUrl?: string;
-  /** `--tunnel cloudflared|ngrok`. */
-  tunnel?: string;
-  once?: boolean;
-  /** With --once: how long to wait for the event (a duration; a bare number is seconds). */
-  wait?: string;
-  /** `--events a,b` (or repeated; `--event` is the same option): only these are accepted. */
-  events?: string[];
-  /** `--event`: folded into `events` (see listen.ts `acceptedEvents`). */
-  event?: string[];
-  /** false with --no-verify */
-  verify: boolean;
-  /** `--inspect [port]`: true without a port. */
-  inspect?: string | true;
-}
+/** listen's flags, typed by the options `declareListen` declares (`--event` folds into `events` in listen.ts). */
+export type ListenFlags = FlagsOf<ReturnType<typeof declareListen>>;
 
 /** A comma-separated, repeatable list of names, as commander collects it. */
 function collectNames(value: string, previous: string[] | undefined): string[] {
@@ -40,7 +15,17 @@ function collectNames(value: string, previous: string[] | undefined): string[] {
 }
 
 export function registerListen(program: Command, ctx: Context): void {
-  const command = program
+  const command = declareListen(program).action(async (flags) => {
+    const { run } = await import('./listen.js');
+    await run(flags, ctx);
+  });
+  command.addHelpText('after', HELP_AFTER);
+  withExamples(command, EXAMPLES);
+}
+
+/** The command and its options: what its flags are typed from. */
+function declareListen(program: Command) {
+  return program
     .command('listen')
     .description(
       'receive webhook notifications locally: check the key, print, log, forward to your app, until Ctrl-C',
@@ -88,14 +73,10 @@ export function registerListen(program: Command, ctx: Context): void {
     .option(
       '--inspect [port]',
       'serve a page on 127.0.0.1 that shows every request live, with replay (default port 4781)',
-    )
-    .action(async (flags: ListenFlags) => {
-      const { run } = await import('./listen.js');
-      await run(flags, ctx);
-    });
-  command.addHelpText(
-    'after',
-    `
+    );
+}
+
+const HELP_AFTER = `
 Answers: 200 accepted; 401 key missing or wrong (the caller is told only which header; the exact
 reason is printed here, on stderr); 400 body not JSON; 404 other path; 405 other method; 413 body
 over 1 MiB; 500 the event could not be logged or queued.
@@ -118,14 +99,13 @@ retried; re-send with ordercli webhooks replay). A restart resumes what was not 
 opened with the address it prints (…/?token=<secret of this run>; anything else gets 403):
 every request as it arrives (headers with the key redacted, the JSON body, forwarding attempts),
 Replay (to --forward-to or a URL typed in the page; the key is added back by listen, never shown)
-and Copy as command. It keeps the last 1000 requests in memory, starting with the end of --log.`,
-  );
-  withExamples(command, [
-    'ordercli listen --key "$KEY" --log events.ndjson',
-    'ORDERCLI_WEBHOOK_KEY=$KEY ordercli listen --forward-to http://127.0.0.1:3000/webhooks',
-    'ordercli listen --once --event sales_order_validated --wait 60s --json > event.json',
-    "ordercli listen --fetch --exec 'jq .code'",
-    'ordercli listen --log events.ndjson --forward-to http://127.0.0.1:3000/webhooks --inspect',
-    'ordercli listen --subscribe sales_order_validated --public-url https://my-tunnel.example.com/',
-  ]);
-}
+and Copy as command. It keeps the last 1000 requests in memory, starting with the end of --log.`;
+
+const EXAMPLES = [
+  'ordercli listen --key "$KEY" --log events.ndjson',
+  'ORDERCLI_WEBHOOK_KEY=$KEY ordercli listen --forward-to http://127.0.0.1:3000/webhooks',
+  'ordercli listen --once --event sales_order_validated --wait 60s --json > event.json',
+  "ordercli listen --fetch --exec 'jq .code'",
+  'ordercli listen --log events.ndjson --forward-to http://127.0.0.1:3000/webhooks --inspect',
+  'ordercli listen --subscribe sales_order_validated --public-url https://my-tunnel.example.com/',
+];

@@ -1,7 +1,7 @@
 /** `listen`: the local webhook receiver, until Ctrl-C (or the first event with --once). */
 import { resolve } from 'node:path';
 import type { ApiClient } from '../../api/client.js';
-import type { Context } from '../../cli/context.js';
+import type { Context } from '../../command-support/context.js';
 import { formatDuration, parseDuration } from '../../config/duration.js';
 import { IncompleteError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
