@@ -210,7 +210,12 @@ export async function runImport(
       }
       throw invalid;
     }
-    if (request.dryRun) return await dryRun(request, environment, source, validation);
+    if (request.dryRun) {
+      // A dry run with --skip-invalid leaves in the rejects what a real run would reject first.
+      if (request.rejects !== undefined)
+        await writeRejects(resolve(environment.cwd, request.rejects), source, validation.invalid);
+      return await dryRun(request, environment, source, validation);
+    }
     // The sending pass reads the file again: what it sends must be what was validated.
     if ((await fileVersion(source.path)) !== readAtFirst) {
       throw new UsageError(

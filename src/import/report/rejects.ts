@@ -6,7 +6,7 @@
  * string is text that could not be read as a record (not JSON, not an object): it is written back
  * exactly as it was.
  */
-import { open } from 'node:fs/promises';
+import { lstat, open, unlink } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
 import { formatNamed, formatOfExtension } from '../read/formats.js';
 import type { InputFormat, RejectsWriter } from '../read/input-format.js';
@@ -31,19 +31,34 @@ export async function openRejects(path: string, layout: InputLayout): Promise<Re
   return reader.openRejects(path, layout);
 }
 
-/** Writes every given record to a new rejects file; resolves to how many were written. */
+/**
+ * Writes every given record to a new rejects file; resolves to how many were written. With none,
+ * no file is left at `path` (the one `checkRejectsPath` created, or an earlier run's, is removed):
+ * a rejects file exists only when something was rejected, so a script can test for it.
+ */
 export async function writeRejects(
   path: string,
   layout: InputLayout,
   records: Iterable<SourceRecord> | AsyncIterable<SourceRecord>,
 ): Promise<number> {
   try {
-    const writer = await openRejects(path, layout);
-    for await (const record of records) await writer.add(record);
-    return await writer.close();
+    let writer: RejectsWriter | undefined;
+    for await (const record of records) {
+      writer ??= await openRejects(path, layout);
+      await writer.add(record);
+    }
+    if (writer !== undefined) return await writer.close();
+    await removeUnlessDevice(path);
+    return 0;
   } catch (error) {
     throw new OutputWriteError('the rejects file', path, error);
   }
+}
+
+/** Removes the file at `path` if it is a regular file (not `/dev/null`), and says nothing if it is gone. */
+async function removeUnlessDevice(path: string): Promise<void> {
+  const info = await lstat(path).catch(() => undefined);
+  if (info?.isFile()) await unlink(path);
 }
 
 /**

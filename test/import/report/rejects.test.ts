@@ -1,5 +1,5 @@
 // --rejects: invalid orders written back in the input's own format, and read again unchanged.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateImport } from '../../../src/import/check/validate.js';
@@ -57,14 +57,15 @@ describe('rejects', () => {
     expect(bytes.toString('utf8')).toBe('{"externalId":"C-1","items":[]}\nnot json\n');
   });
 
-  it('writes orders one at a time and an empty file when there are none', async () => {
+  it('writes orders one at a time; with none, the writer is an empty file and writeRejects leaves none', async () => {
     const ctx = sourceContext();
     writeInput(ctx.cwd, 'a.csv', 'externalId,item.orderedQuantity\n');
     const source = await openOrderSource('a.csv', {}, ctx);
     const writer = await openRejects(join(ctx.cwd, 'none.csv'), source);
     expect(await writer.close()).toBe(0);
     expect(readFileSync(join(ctx.cwd, 'none.csv'), 'utf8')).toBe('externalId,item.orderedQuantity\n');
-    await writeRejects(join(ctx.cwd, 'none.json'), { format: 'json' }, []);
-    expect(readFileSync(join(ctx.cwd, 'none.json'), 'utf8')).toBe('[]\n');
+    writeFileSync(join(ctx.cwd, 'none.json'), 'an earlier run');
+    expect(await writeRejects(join(ctx.cwd, 'none.json'), { format: 'json' }, [])).toBe(0);
+    expect(existsSync(join(ctx.cwd, 'none.json'))).toBe(false);
   });
 });
