@@ -73,6 +73,10 @@ export interface Inspector {
   warn(text: string): void;
   /** `--tunnel`: the public address the service sends to, shown in the page's header. */
   tunnel(tunnel: { kind: string; publicUrl: string }): void;
+  /** `--subscribe`: one subscription made, shown in the page's header. */
+  subscribed(subscription: { event: string; publicUrl: string }): void;
+  /** `--events`: an event answered 200 but left out, shown as ignored. */
+  ignored(event: AcceptedEvent): void;
   close(): Promise<void>;
 }
 
@@ -125,6 +129,18 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     },
     warn: (text) => site.warn(text),
     tunnel: (tunnel) => site.setTunnel(tunnel),
+    subscribed: (subscription) => site.addSubscription(subscription),
+    ignored: (event) =>
+      site.broadcastRequest(
+        history.addRejected({
+          receivedAt: event.receivedAt,
+          status: 200,
+          reason: 'not in --events: answered 200, not logged nor forwarded',
+          method: 'POST',
+          event: event.event,
+          headers: event.headers,
+        }),
+      ),
     async close() {
       clearInterval(heartbeat);
       site.endStreams();
@@ -154,6 +170,7 @@ class InspectorSite {
   private readonly clients = new Set<ServerResponse>();
   private readonly notices: string[] = [];
   private tunnel: { kind: string; publicUrl: string } | null = null;
+  private readonly subscriptions: { event: string; publicUrl: string }[] = [];
   /** The token the page sends with Replay (`X-Ordercli-Token`): it is only in the page. */
   private readonly pageToken = randomBytes(32).toString('base64url');
   private access: InspectorAccess | undefined;
@@ -257,6 +274,11 @@ class InspectorSite {
     this.broadcast('tunnel', this.tunnel);
   }
 
+  addSubscription(subscription: { event: string; publicUrl: string }): void {
+    this.subscriptions.push({ event: subscription.event, publicUrl: subscription.publicUrl });
+    this.broadcast('subscriptions', this.subscriptions);
+  }
+
   ping(): void {
     for (const client of this.clients) client.write(': ping\n\n');
   }
@@ -282,6 +304,7 @@ class InspectorSite {
       maxRequests: this.options.limits?.requests ?? MAX_REQUESTS,
       notices: this.notices.map((notice) => ({ level: 'warning', text: notice })),
       tunnel: this.tunnel,
+      subscriptions: this.subscriptions,
     })}\n\n`;
     for (const entry of this.history.all())
       text += `event: request\ndata: ${JSON.stringify(this.history.view(entry))}\n\n`;

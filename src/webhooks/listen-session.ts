@@ -332,6 +332,7 @@ class ListenSession {
       };
     }
     this.on.subscribed(subscription);
+    this.inspector?.subscribed(subscription);
     if (!options.verify) return;
     if (this.key === undefined) {
       throw new UsageError(
@@ -370,6 +371,10 @@ function teeToInspector(on: ListenSessionEvents, inspector: Inspector): ListenSe
     rejected: (rejection) => {
       on.rejected(rejection);
       inspector.rejected(rejection);
+    },
+    ignored: (event) => {
+      on.ignored?.(event);
+      inspector.ignored(event);
     },
     forwardAttempt: (attempt) => {
       on.forwardAttempt(attempt);

@@ -468,6 +468,20 @@ describe('listen --inspect', () => {
     expect(listen.io.stderrText()).toContain(`warning: ${notices[0]!.text}\n`);
   });
 
+  it('shows an event --events leaves out as ignored (200, not replayable), and the subscriptions made', async () => {
+    const { page } = await startInspected(['--events', EVENT]);
+    stream = openEvents(`${page}events`);
+    await waitFor(() => stream!.events.length > 0, 10_000, 'the hello event');
+    await post(listen!.url, BODY, { 'x-webhook-event': 'contact_updated', 'x-webhook-key': KEY });
+    await waitFor(() => stream!.requests().length === 1, 10_000, 'the ignored request');
+    expect(stream.requests()[0]).toMatchObject({
+      status: 200,
+      event: 'contact_updated',
+      replayable: false,
+      reason: 'not in --events: answered 200, not logged nor forwarded',
+    });
+  });
+
   it('writes its commands as the user started ordercli (npx ordercli under npx)', async () => {
     const { page } = await startInspected(['--log', join(tempDir(), 'e.ndjson')], { npm_command: 'exec' });
     await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
