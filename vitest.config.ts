@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { SMOKE_TESTS } from './test/smoke.js';
 
 /** ORDERCLI_TEST_SET: `all` (the default) or `smoke`, the files of test/smoke.ts. */
@@ -6,6 +7,31 @@ function testFiles(set = process.env.ORDERCLI_TEST_SET ?? 'all'): string[] {
   if (set === 'all' || set === '') return ['test/**/*.test.ts'];
   if (set === 'smoke') return SMOKE_TESTS;
   throw new Error(`ORDERCLI_TEST_SET must be all or smoke, not ${JSON.stringify(set)}.`);
+}
+
+/**
+ * The longest files (a fresh clone and its npm test, npm pack and installs, races of many processes),
+ * started first so that neither worker is left running one of them alone at the end. Vitest
+ * otherwise starts the longest by the durations it cached in node_modules/.vite, and without them
+ * (a fresh checkout, as in CI) the largest files, which these are not.
+ */
+const LONGEST_FIRST = [
+  'test/release/fresh-clone.test.ts',
+  'test/import/send/journal-lock.test.ts',
+  'test/release/pack.test.ts',
+  'test/commands/orders/never-twice.test.ts',
+  'test/release/readme-commands.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const at = LONGEST_FIRST.findIndex((path) => file.moduleId.endsWith(path));
+      return at === -1 ? LONGEST_FIRST.length : at;
+    };
+    // Array.prototype.sort is stable: the rest keep vitest's order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
 }
 
 export default defineConfig({
@@ -28,5 +54,6 @@ export default defineConfig({
     // Tests start real servers and child processes; two cores here.
     pool: 'forks',
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
   },
 });

@@ -66,7 +66,7 @@ describe.skipIf(process.env.ORDERCLI_IN_FRESH_CLONE)('a fresh clone of HEAD', ()
     ).toBe(0);
     expect(install.stdout).toContain('orders validated');
 
-    const test = await sh(README_TEST, { cwd: clone, env, timeoutMs: 600_000 });
+    const test = await sh(README_TEST, { cwd: clone, env, timeoutMs: 300_000 });
     expect(test.code, describeRun(README_TEST, test)).toBe(0);
     const output = test.stdout.replace(/\x1b\[[0-9;]*m/g, '');
     const summary = output.slice(output.indexOf('== npm test: summary'));
@@ -81,7 +81,7 @@ describe.skipIf(process.env.ORDERCLI_IN_FRESH_CLONE)('a fresh clone of HEAD', ()
     expect(summary).toContain('SKIPPED: every test file outside the smoke set of test/smoke.ts');
     for (const file of SMOKE_TESTS) expect(output).toContain(`✓ ${file}`);
     console.log(`fresh machine: ${README_INSTALL} ${seconds(install)}, ${README_TEST} ${seconds(test)}`);
-  }, 960_000);
+  }, 660_000);
 
   it.concurrent('with the npm cache of this machine, offline, runs npm install && npx ordercli demo', async () => {
     const env = releaseEnv(dirs.make('ordercli-config-'), {

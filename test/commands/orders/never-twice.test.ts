@@ -317,13 +317,20 @@ describe('orders create while an import sends the same externalId', () => {
     const id = held.externalId as string;
     writeNdjson(m.cwd, 'orders.ndjson', [held, order(2, 'HELD')]);
     writeFileSync(join(m.cwd, 'order.json'), JSON.stringify(held));
-    // The sandbox holds the answer to the import's first POST (HELD-00001): the claim is held.
-    sandbox.scriptFaults([{ method: 'POST', path: ORDERS_PATH, kind: 'delay', delayMs: 4_000 }]);
+    // The sandbox holds the answer to the import's first POST (HELD-00001) until the create has
+    // run: the claim is held meanwhile.
+    let release = (): void => undefined;
+    const created = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    sandbox.scriptFaults([{ method: 'POST', path: ORDERS_PATH, kind: 'delay', until: created }]);
     const importing = start(importArgs('orders.ndjson', '--concurrency', '1'), m);
     await waitFor(() => postsPerId().get(id) === 1, 20_000, 'the import POSTing HELD-00001');
     const create = await run(['orders', 'create', '--file', 'order.json'], m);
     // Still unanswered: the create ran while the import's request was in flight.
-    expect(orderPosts().find((r) => bodyId(r.body) === id)?.status).toBeUndefined();
+    const answered = orderPosts().find((r) => bodyId(r.body) === id)?.status;
+    release();
+    expect(answered).toBeUndefined();
     expect(create.code, create.stderr).toBe(2);
     expect(create.stderr).toContain(`"${id}" is being sent to ${sandbox.url} by another ordercli (pid `);
     expect(create.stderr).toContain('nothing was sent');
