@@ -2,7 +2,7 @@
  * The root command: global options of the contract and the registry of command groups. Only
  * commander and the groups' metadata load here; each verb's module is imported by its action.
  */
-import { Command, type CommandUnknownOpts, Help, Option, untyped } from '../command-support/commander.js';
+import { Command, type CommandUnknownOpts, Help, Option } from '../command-support/commander.js';
 import type { Context } from '../command-support/context.js';
 import { registerApi } from '../commands/api/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
