@@ -117,6 +117,18 @@ function acceptedEvents(flags: ListenFlags): string[] | undefined {
   return names.length === 0 ? undefined : [...new Set(names)];
 }
 
+/**
+ * The key travels with every notification: a plain http:// address on another host would send it
+ * in clear across the internet, refused as for --base-url unless --allow-insecure-http.
+ */
+function checkPublicUrl(url: URL | undefined, allowInsecureHttp: boolean): void {
+  if (url === undefined || url.protocol !== 'http:' || isLoopbackHost(url.hostname) || allowInsecureHttp)
+    return;
+  throw new UsageError(
+    `--public-url ${url.href} is plain http:// on another host: the service would send the webhook key in clear. Use the tunnel's https:// address, or pass --allow-insecure-http.`,
+  );
+}
+
 /** `--tunnel`: a program ordercli knows, alone (it gives the public address), to 127.0.0.1. */
 function planTunnel(flags: ListenFlags): TunnelKind | undefined {
   if (flags.tunnel === undefined) return undefined;
@@ -167,6 +179,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     io.err(`warning: listen binds ${plan.host}, reachable from other machines.\n`);
   }
   const settings = await ctx.settings();
+  checkPublicUrl(plan.publicUrl, settings.allowInsecureHttp);
   // Fail before listening when the service cannot be reached for --fetch or --subscribe.
   const api: ApiClient | undefined = flags.fetch || flags.subscribe ? await ctx.api() : undefined;
   const events = api && flags.subscribe ? await subscribedEvents(flags.subscribe, api) : undefined;

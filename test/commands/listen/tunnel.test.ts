@@ -206,5 +206,12 @@ describe('listen --tunnel', () => {
     );
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--tunnel gives the public address itself');
+    const clear = await runCli(
+      ['listen', '--key', 'k', '--subscribe', 'x', '--public-url', 'http://hooks.example.com/'],
+      { env },
+    );
+    expect(clear.code).toBe(2);
+    expect(clear.stderr).toContain('--public-url http://hooks.example.com/ is plain http:// on another host');
+    expect(sandbox.requests).toHaveLength(0);
   });
 });
