@@ -107,5 +107,7 @@ const EXAMPLES = [
   'ordercli listen --once --event sales_order_validated --wait 60s --json > event.json',
   "ordercli listen --fetch --exec 'jq .code'",
   'ordercli listen --log events.ndjson --forward-to http://127.0.0.1:3000/webhooks --inspect',
+  'ordercli listen --tunnel cloudflared --subscribe sales_order_validated --forward-to http://127.0.0.1:3000/webhooks',
+  'ordercli listen --events sales_order_validated,contact_updated --log events.ndjson',
   'ordercli listen --subscribe sales_order_validated --public-url https://my-tunnel.example.com/',
 ];
