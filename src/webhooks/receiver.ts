@@ -337,17 +337,17 @@ class RequestHandler implements ReceiverState {
   /** 200 for an event `--events` leaves out: nothing recorded, nothing forwarded. */
   private ignore(res: ServerResponse, event: AcceptedEvent): void {
     this.ignored.count++;
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': OK_BODY.length,
-      ...(this.accepting ? {} : { connection: 'close' }),
-    });
-    res.end(OK_BODY);
+    this.answerOk(res);
     this.options.onIgnored?.(event);
   }
 
   private ok(res: ServerResponse, accepted: AcceptedEvent): void {
     this.count(200);
+    this.answerOk(res);
+    this.options.onAccepted?.(accepted);
+  }
+
+  private answerOk(res: ServerResponse): void {
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': OK_BODY.length,
@@ -355,7 +355,6 @@ class RequestHandler implements ReceiverState {
       ...(this.accepting ? {} : { connection: 'close' }),
     });
     res.end(OK_BODY);
-    this.options.onAccepted?.(accepted);
   }
 
   /** Answers a refusal and tells `onRejected`; `body` is the body read, for `describeRejections`. */

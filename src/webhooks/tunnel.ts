@@ -21,11 +21,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
 import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/url.js';
+import { freeLoopbackPort } from '../io/free-port.js';
 
 export const TUNNEL_KINDS = ['cloudflared', 'ngrok'] as const;
 export type TunnelKind = (typeof TUNNEL_KINDS)[number];
@@ -269,15 +269,4 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -6,10 +6,14 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { main } from '../../src/cli/main.js';
+import { freeLoopbackPort } from '../../src/io/free-port.js';
 import { createTestIO, type TestIO } from '../../src/io/memory.js';
 import { formatEventLine } from '../../src/webhooks/event-record.js';
 import { BIN, type CliResult, testEnv } from './cli.js';
 import { waitFor } from './wait.js';
+
+/** A port that was free a moment ago (for a server that starts later). */
+export const freePort = freeLoopbackPort;
 
 export const READY = /Ready: listening on (\S+)/;
 
@@ -206,15 +210,6 @@ export async function startApp(port = 0): Promise<LocalApp> {
       server.close(() => resolve());
     });
   return app;
-}
-
-/** A port that was free a moment ago (for a server that starts later). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Asserts that no output or file text contains the key. */

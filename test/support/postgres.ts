@@ -26,9 +26,9 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { freeLoopbackPort as freePort } from '../../src/io/free-port.js';
 import { waitFor } from './wait.js';
 
 /** The line a test file prints when it cannot run (see scripts/test.mjs). */
@@ -97,18 +97,6 @@ export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): stri
   }
   found = candidates.find(hasServer) ?? null;
   return found ?? undefined;
-}
-
-/** A TCP port nobody listens on right now (127.0.0.1). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Runs a server binary, as `owner` (`postgres` when this is root, see startPostgres). */

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +14,7 @@ import type { Context } from '../../command-support/context.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { sleep } from '../../core/retry.js';
+import { freeLoopbackPort as freePort } from '../../io/free-port.js';
 import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
 import type { IOStreams } from '../../io/streams.js';
@@ -293,18 +293,6 @@ function packageRoot(): string {
     dir = dirname(dir);
   }
   return process.cwd();
-}
-
-/** A port nobody listens on right now, for the receiver. */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Waits for the receiver's ready line; fails if it exits first or takes more than 10 s. */
