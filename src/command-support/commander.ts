@@ -32,11 +32,3 @@ export type Help = typed.Help;
  * the `.option()` calls that declare them and written nowhere else.
  */
 export type FlagsOf<C extends { opts(): typed.OptionValues }> = ReturnType<C['opts']>;
-
-/**
- * The same command under commander's own declarations, for a helper that still takes those
- * (`withImportInputOptions`): the options it and the calls after it declare are not checked.
- */
-export function untyped(command: typed.CommandUnknownOpts): commander.Command {
-  return command as unknown as commander.Command;
-}

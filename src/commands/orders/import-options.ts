@@ -1,13 +1,18 @@
-import type { Command } from 'commander';
 import { completeWith } from '../../command-support/command-help.js';
+import type { Command, OptionValues } from '../../command-support/commander.js';
 import { formatChoices, formatNames } from '../../import/read/formats.js';
 
 /**
  * The options every import reads its input with (`orders import`, `refs contacts import`):
  * declared once, so that the two commands read files alike. `renames` is the `--map` example.
+ * Returns the command typed with them, so that they are part of each verb's `FlagsOf`.
  */
-export function withImportInputOptions(command: Command, renames: string): Command {
-  command
+export function withImportInputOptions<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  Globals extends OptionValues,
+>(command: Command<Args, Opts, Globals>, renames: string) {
+  const declared = command
     .option('--format <format>', `${formatChoices()} (default: from the file extension)`)
     .option(
       '--sheet <name>',
@@ -26,6 +31,5 @@ export function withImportInputOptions(command: Command, renames: string): Comma
     .option('--concurrency <n>', 'requests in flight at once', '8')
     .option('--dry-run', 'validate the whole input and stop; nothing is sent');
   // The shell completion offers the formats' names (the aliases stay accepted).
-  completeWith(command, '--format', formatNames());
-  return command;
+  return completeWith(declared, '--format', formatNames());
 }

@@ -6,8 +6,6 @@ import type { Context } from '../../command-support/context.js';
 import { ORDER_IMPORT } from '../../import/kind.js';
 import { type ImportOptions, runImportCommand } from '../support/import-command.js';
 
-export type { ImportOptions } from '../support/import-command.js';
-
 export async function run(options: ImportOptions, ctx: Context): Promise<void> {
   await runImportCommand(options, ctx, ORDER_IMPORT);
 }

@@ -1,5 +1,5 @@
 import { withExamples } from '../../command-support/command-help.js';
-import { type Command, type FlagsOf, untyped } from '../../command-support/commander.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 import { withImportInputOptions } from './import-options.js';
 
@@ -78,12 +78,12 @@ function registerNew(orders: Command, ctx: Context) {
 }
 
 /**
- * `orders import <path|->`. `withImportInputOptions` still takes commander's own `Command`, so
- * this verb's flags are typed by `ImportOptions` (import.ts) as before, not by their declarations.
+ * `orders import <path|->`: the input options every import shares, then its own. Its flags are
+ * `ImportFlags` (`support/import-command.ts` runs it).
  */
 function registerImport(orders: Command, ctx: Context) {
   return withExamples(
-    withImportInputOptions(untyped(orders.command('import')), '{"Their header": "contact.email"}')
+    withImportInputOptions(orders.command('import'), '{"Their header": "contact.email"}')
       .description(
         'import orders from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled for safe re-runs',
       )
@@ -121,9 +121,9 @@ function registerImport(orders: Command, ctx: Context) {
         'after',
         '\nExit codes: 0 every order created or already created, 2 invalid input (nothing sent), 3 credentials\nrefused, 4 some orders not created (see --report), 130 interrupted (run it again to continue).',
       )
-      .action(async (input: string, opts: Omit<import('./import.js').ImportOptions, 'input'>) => {
+      .action(async (input, flags) => {
         const { run } = await import('./import.js');
-        await run({ ...opts, input }, ctx);
+        await run({ ...flags, input }, ctx);
       }),
     [
       'ordercli orders import orders.csv',
@@ -136,6 +136,9 @@ function registerImport(orders: Command, ctx: Context) {
     ],
   );
 }
+
+/** The flags of `orders import`, as its action receives them. */
+export type ImportFlags = FlagsOf<ReturnType<typeof registerImport>>;
 
 /** `orders journal <input|journal>`: what an import's journal knows. */
 function registerJournal(orders: Command, ctx: Context) {

@@ -7,24 +7,11 @@
 import type { Context } from '../../command-support/context.js';
 import { CONTACT_REFERENCE_IMPORT } from '../../import/kind.js';
 import { formatCount } from '../../io/numbers.js';
-import { type ImportAdvice, type ImportOptions, runImportCommand } from '../support/import-command.js';
+import { type ImportAdvice, runImportCommand } from '../support/import-command.js';
+import type { ContactsImportFlags } from './index.js';
 
-export type ContactsImportOptions = Pick<
-  ImportOptions,
-  | 'input'
-  | 'format'
-  | 'sheet'
-  | 'delimiter'
-  | 'map'
-  | 'ignoreColumns'
-  | 'concurrency'
-  | 'dryRun'
-  | 'skipInvalid'
-  | 'journal'
-  | 'retryUnknown'
-  | 'report'
-  | 'rejects'
->;
+/** The flags of `refs contacts import` and its input. */
+export type ContactsImportOptions = ContactsImportFlags & { input: string };
 
 /** Contact references can be looked up (`refs contacts list`), which settles those in doubt. */
 const ADVICE: ImportAdvice = {

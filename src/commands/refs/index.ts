@@ -1,9 +1,8 @@
 import { withExamples } from '../../command-support/command-help.js';
-import { type Command, type FlagsOf, untyped } from '../../command-support/commander.js';
+import type { Command, FlagsOf } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 import { withListOptions } from '../../io/list-flags.js';
 import { withImportInputOptions } from '../orders/import-options.js';
-import type { ContactsImportOptions } from './contacts-import.js';
 
 /** Column keys of the two lists, for the help (kept equal to the columns in format.ts by a test). */
 export const CONTACT_REFERENCE_KEYS = 'id, external-reference, first-name, last-name, email, customer';
@@ -90,12 +89,12 @@ function registerContactsAdd(contacts: Command, ctx: Context) {
 export type ContactsAddFlags = FlagsOf<ReturnType<typeof registerContactsAdd>>;
 
 /**
- * `refs contacts import <path|->`. `withImportInputOptions` still takes commander's own `Command`,
- * so this verb's flags are typed by `ContactsImportOptions` as before, not by their declarations.
+ * `refs contacts import <path|->`: the input options every import shares, then its own. Its flags
+ * are `ContactsImportFlags` (`contacts-import.ts`).
  */
 function registerContactsImport(contacts: Command, ctx: Context) {
   return withExamples(
-    withImportInputOptions(untyped(contacts.command('import')), '{"Courriel": "contact.email"}')
+    withImportInputOptions(contacts.command('import'), '{"Courriel": "contact.email"}')
       .description(
         'create contact references in bulk from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled',
       )
@@ -124,9 +123,9 @@ function registerContactsImport(contacts: Command, ctx: Context) {
         'after',
         '\nColumns (CSV, workbook): contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name;\nJSON and NDJSON records have the body\'s own shape ({"contact": {...}, "customer": {"name": ...}}).\nRe-runs are keyed by contact.externalReference. Exit codes: 0 every one created or already created,\n2 invalid input (nothing sent), 3 credentials or rights refused, 4 some not created (see --report),\n130 interrupted (run it again to continue).',
       )
-      .action(async (input: string, opts: Omit<ContactsImportOptions, 'input'>) => {
+      .action(async (input, flags) => {
         const { run } = await import('./contacts-import.js');
-        await run({ ...opts, input }, ctx);
+        await run({ ...flags, input }, ctx);
       }),
     [
       'ordercli refs contacts import contacts.csv --dry-run',
@@ -137,6 +136,9 @@ function registerContactsImport(contacts: Command, ctx: Context) {
     ],
   );
 }
+
+/** The flags of `refs contacts import`, as its action receives them. */
+export type ContactsImportFlags = FlagsOf<ReturnType<typeof registerContactsImport>>;
 
 /** `refs packagings list`: the packaging references, filtered. Flags: `PackagingsListFlags`. */
 function registerPackagingsList(packagings: Command, ctx: Context) {

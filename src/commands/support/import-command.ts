@@ -15,29 +15,15 @@ import type { SubmitStop } from '../../import/send/submit.js';
 import { formatCount } from '../../io/numbers.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';
+import type { ImportFlags } from '../orders/index.js';
 import { ImportCiOutput } from './import-ci.js';
 
-export interface ImportOptions {
-  input: string;
-  format?: string;
-  /** `--sheet`: the sheet of a workbook to read. */
-  sheet?: string;
-  delimiter?: string;
-  map?: string;
-  /** `--ignore-columns`, each time it was given: headers, comma-separated. */
-  ignoreColumns?: string[];
-  concurrency?: string;
-  dryRun?: boolean;
-  skipInvalid?: boolean;
-  checkRefs?: boolean;
-  journal?: string;
-  retryUnknown?: boolean;
-  report?: string;
-  rejects?: string;
-  /** `--max-order-bytes`, `--max-cell-bytes`: sizes such as `2MiB` (default 1 MiB and 64 KiB). */
-  maxOrderBytes?: string;
-  maxCellBytes?: string;
-}
+/**
+ * An import command's flags and its input, typed by the declarations of `orders import`. Those of
+ * `refs contacts import` are a subset of them (no --check-refs, no size limits), so its `run()`
+ * passes them as they are, and a flag declared differently by the two breaks the compile.
+ */
+export type ImportOptions = ImportFlags & { input: string };
 
 export const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 256;
