@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The kill -9 torture test, many rounds in a row: test/import/send/submit-kill9.test.ts (the one
+// The kill -9 torture test, many rounds in a row: test/import/send/submit.kill9.test.ts (the one
 // definition of the checks) run by vitest with KILL9_ITERATIONS rounds, a line per round. Per
 // round, 300 orders are imported by the built binary, which is SIGKILLed at random moments, one to
 // three times; then a full run, then --retry-unknown. Checked at the sandbox each round:
@@ -16,7 +16,7 @@ const rounds = Number(process.argv[2] ?? 20);
 const started = Date.now();
 const run = spawnSync(
   process.execPath,
-  [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/import/send/submit-kill9.test.ts'],
+  [join(root, 'node_modules/vitest/vitest.mjs'), 'run', 'test/import/send/submit.kill9.test.ts'],
   { cwd: root, stdio: 'inherit', env: { ...process.env, KILL9_ITERATIONS: String(rounds) } },
 );
 const seconds = ((Date.now() - started) / 1000).toFixed(0);

@@ -13,10 +13,10 @@
  */
 export const SMOKE_TESTS = [
   // Start-up of the binary: --version, --help, a request, exit codes of errors.
-  'test/cli/bin.test.ts',
+  'test/cli/main.bin.test.ts',
   // One --verbose session through the binary: login, listen, webhooks subscribe and available,
   // api, orders create and import, a notification received; no secret in any output.
-  'test/cli/verbose-session.test.ts',
+  'test/release/verbose-session.test.ts',
   // undici: its modules where we load them from, retries, timeouts, resets, Ctrl-C in flight.
   'test/api/transport.test.ts',
   'test/api/client.test.ts',
@@ -25,13 +25,13 @@ export const SMOKE_TESTS = [
   // orders import: the formats, the journal, Ctrl-C, a torn last line, in-process and built.
   'test/commands/orders/import.test.ts',
   // refs: tables on a terminal (string widths, accents), tab-separated when piped, JSON.
-  'test/commands/refs/lists.test.ts',
+  'test/commands/refs/packagings-list.lists.test.ts',
   // Prompts: readline turning the input into keypresses (Escape, Ctrl-C) on this Node.
   'test/commands/login/login.test.ts',
   // listen: Node's HTTP server and parser (statuses, 408, 431), then forwarding across a kill -9.
   'test/commands/listen/listen.test.ts',
-  'test/webhooks/receiver-abuse.test.ts',
-  'test/commands/listen/forward.test.ts',
+  'test/webhooks/receiver.abuse.test.ts',
+  'test/commands/listen/listen.forward.test.ts',
   // The sandbox command, and the demo on an embedded sandbox, as installed and through npx.
   'test/commands/sandbox/sandbox.test.ts',
   'test/commands/demo/demo.test.ts',

@@ -1,7 +1,7 @@
 // The lock on its own, in this process: the owner record, its refresh, a lock removed under its
 // holder, a lock path that is not a folder, a wait ended by its signal. The races between processes
-// are tested through the binary (test/import/journal-lock); owners that cannot be checked (another
-// PID namespace, clocks a day apart) in file-lock-namespace.test.ts.
+// are tested through the binary (test/import/send/journal.lock.test.ts); owners that cannot be
+// checked (another PID namespace, clocks a day apart) in file-lock.namespace.test.ts.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,

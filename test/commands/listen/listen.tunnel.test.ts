@@ -62,7 +62,13 @@ describe('listen --tunnel', () => {
     expect(created.code, created.stderr).toBe(0);
     const { code } = JSON.parse(created.stdout) as { code: string };
     await waitFor(() => listen.stdout().includes(code), 15_000, 'the notification through the tunnel');
-    expect(sandbox.deliveries.at(-1)).toMatchObject({ status: 200, url: publicUrl });
+    // The sandbox records its delivery once it has read listen's answer, a moment after listen shows the event.
+    const delivery = await waitFor(
+      () => sandbox.deliveries.find((d) => d.code === code),
+      5_000,
+      "the sandbox's delivery record",
+    );
+    expect(delivery).toMatchObject({ status: 200, url: publicUrl });
 
     const pid = Number(readFileSync(pidFile, 'utf8'));
     listen.child.kill('SIGINT');

@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TempDirs } from '../release/support.js';
 import { runBin, tempDir } from '../support/cli.js';
+import { TempDirs } from './support.js';
 
 const dirs = new TempDirs();
 afterAll(() => dirs.cleanup());
