@@ -50,6 +50,11 @@ export class ForwardQueue {
     return new ForwardQueue({ ...options }, await ForwardQueueFile.open(options));
   }
 
+  /** Where its entries are forwarded. */
+  get target(): string {
+    return this.options.target;
+  }
+
   get file(): string {
     return this.queueFile.path;
   }

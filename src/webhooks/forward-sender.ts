@@ -19,7 +19,10 @@ import { sendRecordedEvent } from './send-recorded.js';
 export type ForwardOutcome = 'delivered' | 'rejected' | 'retrying';
 
 export interface ForwardAttempt {
+  /** The entry's number in the queue of `target`. */
   seq: number;
+  /** Where it is forwarded (`--forward-to`). */
+  target: string;
   event: string | null;
   code: string | undefined;
   attempt: number;
@@ -71,7 +74,14 @@ export class ForwardSender {
   async deliver(seq: number, record: EventRecord, stop: AbortSignal): Promise<ForwardAttempt | undefined> {
     const code = codeOf(record.body);
     for (let attempt = 1; !stop.aborted; attempt++) {
-      const report: ForwardAttempt = { seq, event: record.event, code, attempt, outcome: 'retrying' };
+      const report: ForwardAttempt = {
+        seq,
+        target: this.options.target,
+        event: record.event,
+        code,
+        attempt,
+        outcome: 'retrying',
+      };
       let retryAfterMs: number | undefined;
       try {
         const result = await sendRecordedEvent(record, {

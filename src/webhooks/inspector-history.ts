@@ -79,9 +79,9 @@ export class InspectorHistory {
   private bytes = 0;
   private nextSeq = 1;
   /** Queue seq → request, for the forwarding attempts of this run's events. */
-  private readonly byForwardSeq = new Map<number, InspectedRequest>();
+  private readonly byForwardSeq = new Map<string, InspectedRequest>();
   /** Attempts reported before their event's `accepted` (the log's write can end after the first attempt). */
-  private readonly early = new Map<number, AttemptView[]>();
+  private readonly early = new Map<string, AttemptView[]>();
 
   constructor(
     private readonly redactor: Redactor,
@@ -124,10 +124,11 @@ export class InspectorHistory {
       line: event.line,
     });
     if (event.forwardSeq !== undefined) {
-      this.byForwardSeq.set(event.forwardSeq, entry);
-      const early = this.early.get(event.forwardSeq);
+      const key = queueKey(event.forwardTarget, event.forwardSeq);
+      this.byForwardSeq.set(key, entry);
+      const early = this.early.get(key);
       if (early) {
-        this.early.delete(event.forwardSeq);
+        this.early.delete(key);
         for (const attempt of early) this.keepAttempt(entry, attempt);
       }
     }
@@ -155,12 +156,13 @@ export class InspectorHistory {
       durationMs: report.durationMs ?? null,
       at: new Date().toISOString(),
     };
-    const entry = this.byForwardSeq.get(report.seq);
+    const key = queueKey(report.target, report.seq);
+    const entry = this.byForwardSeq.get(key);
     if (entry === undefined) {
       // An event resumed from an earlier run has no request here; this run's come within a moment.
-      const list = this.early.get(report.seq) ?? [];
+      const list = this.early.get(key) ?? [];
       if (list.length < MAX_ATTEMPTS_KEPT) list.push(attempt);
-      this.early.set(report.seq, list);
+      this.early.set(key, list);
       if (this.early.size > 100) this.early.delete(this.early.keys().next().value!);
       return undefined;
     }
@@ -304,4 +306,9 @@ export async function readLogTail(path: string, maxEvents: number = MAX_REQUESTS
   } finally {
     await handle.close();
   }
+}
+
+/** An entry of a forwarding queue: each --forward-to target numbers its own from 1. */
+function queueKey(target: string | undefined, seq: number): string {
+  return `${target ?? ''} ${seq}`;
 }

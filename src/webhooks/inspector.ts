@@ -47,8 +47,10 @@ export interface InspectorOptions {
   port: number;
   /** Masks the key, the API token and secret headers in everything the page receives. */
   redactor: Redactor;
-  /** Where Replay sends when the page gives no URL (`--forward-to`). */
-  forwardTarget: string | undefined;
+  /** Where Replay sends an event when the page gives no URL: its `--forward-to` route's target. */
+  forwardTarget: (event: string | null) => string | undefined;
+  /** The `--forward-to` targets and what each receives, shown in the page's header. */
+  forwarding: { target: string; receives: string }[];
   /** The `--log` file: its last events are the history at start, and Copy as command names it. */
   logFile: string | undefined;
   /** The key Replay adds back (read at each replay: `--subscribe` may learn it after start). */
@@ -259,8 +261,13 @@ class InspectorSite {
     }
   }
 
+  /** A request as the page shows it, with where Replay sends it by default (`forwardTarget`, or null). */
+  private viewOf(entry: Parameters<InspectorHistory['view']>[0]) {
+    return { ...this.history.view(entry), forwardTarget: this.options.forwardTarget(entry.event) ?? null };
+  }
+
   broadcastRequest(entry: Parameters<InspectorHistory['view']>[0]): void {
-    if (this.clients.size > 0) this.broadcast('request', this.history.view(entry));
+    if (this.clients.size > 0) this.broadcast('request', this.viewOf(entry));
   }
 
   warn(text: string): void {
@@ -299,7 +306,7 @@ class InspectorSite {
       connection: 'keep-alive',
     });
     let text = `retry: 1000\n\nevent: hello\ndata: ${JSON.stringify({
-      forwardTarget: this.options.forwardTarget ?? null,
+      forwarding: this.options.forwarding,
       logFile: this.options.logFile ?? null,
       maxRequests: this.options.limits?.requests ?? MAX_REQUESTS,
       notices: this.notices.map((notice) => ({ level: 'warning', text: notice })),
@@ -307,7 +314,7 @@ class InspectorSite {
       subscriptions: this.subscriptions,
     })}\n\n`;
     for (const entry of this.history.all())
-      text += `event: request\ndata: ${JSON.stringify(this.history.view(entry))}\n\n`;
+      text += `event: request\ndata: ${JSON.stringify(this.viewOf(entry))}\n\n`;
     res.write(text);
     this.clients.add(res);
     res.on('close', () => this.clients.delete(res));
@@ -324,7 +331,7 @@ class InspectorSite {
       200,
       copyCommand(this.history.recordOf(entry), {
         logFile: this.options.logFile,
-        url: query.get('url')?.trim() || this.options.forwardTarget,
+        url: query.get('url')?.trim() || this.options.forwardTarget(entry.event),
         seq: entry.seq,
         program: this.options.program,
       }),
@@ -386,9 +393,16 @@ class InspectorSite {
         failed(`Request #${entry.seq} was refused by listen (${entry.status}): there is nothing to replay.`),
       ];
     const typed = typeof body.url === 'string' ? body.url.trim() : '';
-    const forwardTarget = this.options.forwardTarget;
+    const forwardTarget = this.options.forwardTarget(entry.event);
     if (typed === '' && forwardTarget === undefined)
-      return [400, failed('listen has no --forward-to: type the URL to replay to.')];
+      return [
+        400,
+        failed(
+          this.options.forwarding.length === 0
+            ? 'listen has no --forward-to: type the URL to replay to.'
+            : `listen forwards no ${entry.event ?? 'event without X-WEBHOOK-EVENT'} (no --forward-to for it): type the URL to replay to.`,
+        ),
+      ];
     let url: URL;
     try {
       url = typed === '' ? new URL(forwardTarget!) : parseHttpUrl(typed, 'The replay URL', EXAMPLE_APP_URL);

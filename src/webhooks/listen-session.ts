@@ -15,7 +15,8 @@ import { isLoopbackHost, withoutTrailingSlashes } from '../core/url.js';
 import type { WebhookKeyChoice } from '../core/webhook-key.js';
 import { EventLog } from './event-log.js';
 import { type ForwardAttempt, ForwardQueue } from './forward-queue.js';
-import { damagedLinesWarning } from './forward-queue-file.js';
+import { type DamagedLines, damagedLinesWarning } from './forward-queue-file.js';
+import { describeRoute, type ForwardRoute, routeFor } from './forward-routes.js';
 import type { Inspector } from './inspector.js';
 import {
   type AcceptedEvent,
@@ -42,8 +43,11 @@ export interface ListenSessionOptions {
   events?: string[];
   /** Every accepted event is appended to this file before its 200. */
   logFile?: string;
-  /** Every accepted event is forwarded to `target`, through a queue kept in `queueFile`. */
-  forward?: { target: URL; queueFile: string; lockWaitMs?: number };
+  /**
+   * Each accepted event is forwarded on its route (`forward-routes.ts`: the one naming it, else the
+   * default), through the route's own queue kept in `queueFile`; an event no route takes is not.
+   */
+  forward?: { routes: QueuedRoute[]; lockWaitMs?: number };
   /**
    * `publicUrl` (else the tunnel's address) is subscribed to each of `events` once the receiver
    * listens; a key the service returns, when none was given, is checked and passed to `saveKey`.
@@ -95,6 +99,11 @@ export interface ListenSessionEvents {
   stopped(result: ListenResult): void;
 }
 
+/** A `--forward-to` route and the file of its queue. */
+export interface QueuedRoute extends ForwardRoute {
+  queueFile: string;
+}
+
 export interface ListenSubscription {
   publicUrl: string;
   event: string;
@@ -122,17 +131,20 @@ export interface ListenReady {
   /** The key checked; undefined when X-WEBHOOK-KEY is not checked. */
   checkedKey: { source: string; fingerprint: string } | undefined;
   logFile: string | undefined;
-  forwarding:
-    | {
-        target: string;
-        queueFile: string;
-        resumed: number;
-        /** Lines of the queue that were not entries, kept aside in a file. */
-        damaged?: { lines: number[]; file: string } | undefined;
-      }
-    | undefined;
+  /** One per `--forward-to` target, in the order given; empty without --forward-to. */
+  forwarding: ReadyForwarding[];
   /** The inspector page's address to open (`--inspect`), with its secret: for the terminal only. */
   inspectorUrl?: string;
+}
+
+export interface ReadyForwarding {
+  target: string;
+  /** What it receives: `every event`, `sales_order_validated`, `every other event`. */
+  receives: string;
+  queueFile: string;
+  resumed: number;
+  /** Lines of the queue that were not entries, kept aside in a file. */
+  damaged?: DamagedLines | undefined;
 }
 
 export type ListenEnding = 'interrupted' | 'done' | 'timeout';
@@ -144,27 +156,33 @@ export interface ListenResult {
   rejected: number;
   /** Answered 200 but left out by `--events`. */
   ignored: number;
+  /** Summed over the targets of --forward-to. */
   forwarding?: {
-    queueFile: string;
     delivered: number;
     /** Refused by the application (a final 3xx or 4xx). */
     refused: number;
-    /** Still in the queue, sent on the next start. */
-    waiting: number;
+    /** Still in a queue, sent on the next start: each queue that holds some, and how many. */
+    waiting: { queueFile: string; count: number }[];
   };
 }
 
-/** Where the forwarding queue lives: `queueDir`, beside the log, or in the config folder per target. */
+/**
+ * Where a target's forwarding queue lives: in `queueDir`, beside the log, or in the config folder
+ * (there always named by the target). The default target (`others`) keeps the plain name; a target
+ * of named events only gets its own file, named by its address, so that what one holds is sent
+ * where it was routed even if the routes change between runs.
+ */
 export function queueFileFor(
-  where: { queueDir?: string; logFile?: string; target: URL },
+  where: { queueDir?: string; logFile?: string; target: URL; others: boolean },
   env: NodeJS.ProcessEnv,
 ): string {
-  if (where.queueDir !== undefined) return join(where.queueDir, 'forward-queue.ndjson');
+  const id = createHash('sha256').update(where.target.href).digest('hex').slice(0, 12);
+  const suffix = where.others ? '' : `.${id}`;
+  if (where.queueDir !== undefined) return join(where.queueDir, `forward-queue${suffix}.ndjson`);
   if (where.logFile !== undefined) {
     const name = basename(where.logFile).replace(/\.(ndjson|jsonl|json|log)$/i, '');
-    return join(dirname(where.logFile), `${name}.forward-queue.ndjson`);
+    return join(dirname(where.logFile), `${name}.forward-queue${suffix}.ndjson`);
   }
-  const id = createHash('sha256').update(where.target.href).digest('hex').slice(0, 12);
   return join(configDir(env), 'forward-queues', `${id}.ndjson`);
 }
 
@@ -184,7 +202,8 @@ class ListenSession {
   /** The key checked and added back when forwarding: the one given, or the subscription answer's. */
   private key: { key: string; source: string } | undefined;
   private log: EventLog | undefined;
-  private queue: ForwardQueue | undefined;
+  /** One queue per --forward-to target, in the order of `options.forward.routes`. */
+  private queues: { route: QueuedRoute; queue: ForwardQueue }[] = [];
   private receiver: WebhookReceiver | undefined;
   private inspector: Inspector | undefined;
   private tunnel: Tunnel | undefined;
@@ -204,14 +223,16 @@ class ListenSession {
       const file = options.logFile;
       this.log = await EventLog.open(file).catch(fileError(`the log ${file}`, '--log'));
     }
-    if (options.forward) await this.openQueue(options.forward);
+    for (const route of options.forward?.routes ?? [])
+      await this.openQueue(route, options.forward!.lockWaitMs);
+    const queues = this.queues;
     const receiver = await startReceiver(options, this.on, {
       verifier: !options.verify ? 'off' : this.key ? this.verifier(this.key) : 'pending',
-      persist: persistWith(this.log, this.queue),
+      persist: persistWith(this.log, queues.length === 0 ? undefined : (event) => this.queueFor(event)),
       describeRejections: this.inspector !== undefined,
     });
     this.receiver = receiver;
-    if (options.forward && sameEndpoint(options.forward.target, receiver.url)) {
+    if (queues.some(({ route }) => sameEndpoint(route.target, receiver.url))) {
       throw new UsageError(
         '--forward-to points at this listener itself: give the address of your application.',
       );
@@ -222,7 +243,7 @@ class ListenSession {
         await this.subscribe(options.subscribe, event, receiver, publicUrl);
     }
     this.on.ready(this.ready(receiver));
-    this.queue?.start();
+    for (const { queue } of queues) queue.start();
     this.ending = await waitForEnd(options.signal, options.until, options.untilMs, this.tunnel);
     return this.ending;
   }
@@ -231,10 +252,19 @@ class ListenSession {
   async close(): Promise<void> {
     await this.tunnel?.stop();
     await this.receiver?.close();
-    await this.queue?.close();
+    for (const { queue } of this.queues) await queue.close();
     await this.log?.close();
     await this.inspector?.close();
-    if (this.receiver) this.on.stopped(resultOf(this.ending, this.receiver, this.queue));
+    if (this.receiver) this.on.stopped(resultOf(this.ending, this.receiver, this.queues));
+  }
+
+  /** The queue of the route an event is forwarded on; undefined when no route takes it. */
+  private queueFor(event: string | null): { queue: ForwardQueue } | undefined {
+    const route = routeFor(
+      this.queues.map(({ route }) => route),
+      event,
+    );
+    return this.queues.find((q) => q.route === route);
   }
 
   private verifier(choice: { key: string }): WebhookKeyVerifier {
@@ -244,10 +274,15 @@ class ListenSession {
   private async startInspector(inspect: { port: number; program: string }): Promise<void> {
     // Loaded only with --inspect; started first, so that its history from the log ends where this run begins.
     const { startInspector } = await import('./inspector.js');
+    const routes = this.options.forward?.routes ?? [];
     const inspector = await startInspector({
       port: inspect.port,
       redactor: this.options.redactor,
-      forwardTarget: this.options.forward?.target.href,
+      forwarding: routes.map((route) => ({
+        target: route.target.href,
+        receives: describeRoute(route, routes),
+      })),
+      forwardTarget: (event) => routeFor(routes, event)?.target.href,
       logFile: this.options.logFile,
       key: () => this.key?.key,
       program: inspect.program,
@@ -256,8 +291,8 @@ class ListenSession {
     this.on = teeToInspector(this.on, inspector);
   }
 
-  private async openQueue(forward: NonNullable<ListenSessionOptions['forward']>): Promise<void> {
-    const { target, queueFile, lockWaitMs } = forward;
+  private async openQueue(route: QueuedRoute, lockWaitMs: number | undefined): Promise<void> {
+    const { target, queueFile } = route;
     const queue = await ForwardQueue.open({
       file: queueFile,
       target: target.href,
@@ -267,7 +302,7 @@ class ListenSession {
       onLockWait: (message) => this.on.lockWait(message),
       signal: this.options.signal,
     }).catch(fileError(`the forwarding queue ${queueFile}`, '--queue-dir'));
-    this.queue = queue;
+    this.queues.push({ route, queue });
     if (queue.damaged) this.inspector?.warn(damagedLinesWarning(queue.damaged));
   }
 
@@ -322,7 +357,7 @@ class ListenSession {
     if (answer.key !== undefined && this.key === undefined) {
       this.key = { key: answer.key, source: 'the subscription answer' };
       subscription.keyFromAnswer = true;
-      this.queue?.useKey(answer.key);
+      for (const { queue } of this.queues) queue.useKey(answer.key);
       if (subscribe.saveKey) subscription.keySavedIn = await subscribe.saveKey(answer.key);
     } else if (answer.key !== undefined && this.key !== undefined && answer.key !== this.key.key) {
       subscription.keyMismatch = {
@@ -343,18 +378,20 @@ class ListenSession {
   }
 
   private ready(receiver: WebhookReceiver): ListenReady {
-    const { options, key, queue, inspector } = this;
+    const { options, key, queues, inspector } = this;
+    const routes = queues.map(({ route }) => route);
     return {
       url: receiver.url,
       checkedKey:
         options.verify && key ? { source: key.source, fingerprint: keyFingerprint(key.key) } : undefined,
       logFile: this.log?.path,
-      forwarding: queue && {
-        target: options.forward!.target.href,
+      forwarding: queues.map(({ route, queue }) => ({
+        target: route.target.href,
+        receives: describeRoute(route, routes),
         queueFile: queue.file,
         resumed: queue.resumed,
         damaged: queue.damaged,
-      },
+      })),
       ...(inspector ? { inspectorUrl: inspector.openUrl } : {}),
     };
   }
@@ -425,33 +462,40 @@ function fileError(what: string, flag: string): (error: unknown) => never {
   };
 }
 
+type Persist = (event: AcceptedEvent, done: (error?: Error) => void) => void;
+
 /**
- * What makes an event durable before its 200: the log line, the forwarding queue entry, or both
- * (the answer waits for both; the first failure is the one reported).
+ * What makes an event durable before its 200: the log line, the entry in its route's forwarding
+ * queue (`queueOf`; none when no route takes it), or both (the answer waits for both; the first
+ * failure is the one reported).
  */
 function persistWith(
   log: EventLog | undefined,
-  queue: ForwardQueue | undefined,
-): ((event: AcceptedEvent, done: (error?: Error) => void) => void) | undefined {
-  const toLog = (e: AcceptedEvent, done: (error?: Error) => void) => log!.append(e.line, done);
-  const toQueue = (e: AcceptedEvent, done: (error?: Error) => void) =>
-    queue!.enqueue(e.line).then((seq) => {
-      e.forwardSeq = seq;
-      done();
-    }, done);
-  if (log && queue) {
-    return (event, done) => {
-      let waiting = 2;
-      let failure: Error | undefined;
-      const one = (error?: Error) => {
-        failure ??= error;
-        if (--waiting === 0) done(failure);
-      };
-      toLog(event, one);
-      toQueue(event, one);
+  queueOf: ((event: string | null) => { queue: ForwardQueue } | undefined) | undefined,
+): Persist | undefined {
+  if (!log && !queueOf) return undefined;
+  return (event, done) => {
+    const queue = queueOf?.(event.event)?.queue;
+    const parts: Persist[] = [];
+    if (log) parts.push((e, one) => log.append(e.line, one));
+    if (queue) {
+      parts.push((e, one) =>
+        queue.enqueue(e.line).then((seq) => {
+          e.forwardSeq = seq;
+          e.forwardTarget = queue.target;
+          one();
+        }, one),
+      );
+    }
+    if (parts.length === 0) return done();
+    let waiting = parts.length;
+    let failure: Error | undefined;
+    const one = (error?: Error) => {
+      failure ??= error;
+      if (--waiting === 0) done(failure);
     };
-  }
-  return log ? toLog : queue ? toQueue : undefined;
+    for (const part of parts) part(event, one);
+  };
 }
 
 /**
@@ -494,7 +538,7 @@ function waitForEnd(
 function resultOf(
   ending: ListenEnding | undefined,
   receiver: WebhookReceiver,
-  queue: ForwardQueue | undefined,
+  queues: readonly { queue: ForwardQueue }[],
 ): ListenResult {
   let accepted = 0;
   let rejected = 0;
@@ -503,13 +547,13 @@ function resultOf(
     else rejected += n;
   }
   const result: ListenResult = { ending, accepted, rejected, ignored: receiver.ignored.count };
-  if (queue) {
-    result.forwarding = {
-      queueFile: queue.file,
-      delivered: queue.counts.delivered,
-      refused: queue.counts.rejected,
-      waiting: queue.waiting,
-    };
+  if (queues.length > 0) {
+    result.forwarding = { delivered: 0, refused: 0, waiting: [] };
+    for (const { queue } of queues) {
+      result.forwarding.delivered += queue.counts.delivered;
+      result.forwarding.refused += queue.counts.rejected;
+      if (queue.waiting > 0) result.forwarding.waiting.push({ queueFile: queue.file, count: queue.waiting });
+    }
   }
   return result;
 }

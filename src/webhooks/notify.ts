@@ -117,7 +117,8 @@ export function notificationHeaders(
     headers[lower] = value;
   }
   if (options.userAgent !== undefined) headers['user-agent'] = options.userAgent;
-  headers['x-webhook-event'] = options.event;
+  // A recorded event that came without the header is sent again without it (not with an empty one).
+  if (options.event !== '') headers['x-webhook-event'] = options.event;
   if (options.key !== undefined) headers['x-webhook-key'] = options.key;
   else delete headers['x-webhook-key'];
   return headers;

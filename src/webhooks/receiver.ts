@@ -41,8 +41,10 @@ export interface AcceptedEvent {
   line: string;
   /** The body bytes exactly as received. */
   raw: Buffer;
-  /** Its entry in the forwarding queue, once queued (`listen --forward-to`). */
+  /** Its entry in the forwarding queue of `forwardTarget`, once queued (`listen --forward-to`). */
   forwardSeq?: number;
+  /** Where that queue forwards (each --forward-to target has its own queue and numbering). */
+  forwardTarget?: string;
 }
 
 export interface Rejection {

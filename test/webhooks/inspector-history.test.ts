@@ -9,7 +9,9 @@ import { InspectorHistory, readLogTail } from '../../src/webhooks/inspector-hist
 import type { AcceptedEvent } from '../../src/webhooks/receiver.js';
 import { tempDir } from '../support/cli.js';
 
-function accepted(n: number, forwardSeq?: number): AcceptedEvent {
+const APP = 'http://127.0.0.1:3000/webhooks';
+
+function accepted(n: number, forwardSeq?: number, target = APP): AcceptedEvent {
   const text = JSON.stringify({ id: n, code: `SO-${n}` });
   const headers = { 'x-webhook-event': 'sales_order_validated' };
   const receivedAt = new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
@@ -22,12 +24,14 @@ function accepted(n: number, forwardSeq?: number): AcceptedEvent {
     line: formatEventLine(receivedAt, 'sales_order_validated', headers, raw, text, JSON.parse(text)),
     raw,
     forwardSeq,
+    forwardTarget: forwardSeq === undefined ? undefined : target,
   };
 }
 
-function attempt(seq: number, n: number): ForwardAttempt {
+function attempt(seq: number, n: number, target = APP): ForwardAttempt {
   return {
     seq,
+    target,
     event: 'sales_order_validated',
     code: undefined,
     attempt: n,
@@ -65,6 +69,17 @@ describe('InspectorHistory', () => {
       ...Array.from({ length: 19 }, (_, i) => 12 + i),
     ]);
     expect(entry.forwardsOmitted).toBe(10);
+  });
+
+  it('ties an attempt to the request of its own target when two --forward-to queues use the same number', () => {
+    const history = new InspectorHistory(new Redactor());
+    const orders = history.addAccepted(accepted(1, 1, 'http://127.0.0.1:4000/orders'));
+    const others = history.addAccepted(accepted(2, 1));
+    history.addAttempt(attempt(1, 1, 'http://127.0.0.1:4000/orders'));
+    history.addAttempt(attempt(1, 1));
+    history.addAttempt(attempt(1, 2));
+    expect(orders.forwards.map((a) => a.attempt)).toEqual([1]);
+    expect(others.forwards.map((a) => a.attempt)).toEqual([1, 2]);
   });
 
   it('masks registered secrets in what the page is shown', () => {

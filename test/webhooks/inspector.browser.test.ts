@@ -66,6 +66,8 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
   const other = { code: 'SO-2026-000102', event: 'sales_order_cancelled' };
   const refusedCode = 'SO-2026-000666';
   let app: LocalApp;
+  /** Where `--forward-to sales_order_cancelled=` sends the other event. */
+  let cancelled: LocalApp;
   let listen: RunningBin;
   let inspectPort: number;
   let pageUrl: string;
@@ -102,6 +104,7 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
       )}\n`,
     );
     app = await startApp();
+    cancelled = await startApp();
     inspectPort = await freePort();
     pageUrl = `http://127.0.0.1:${inspectPort}/`;
     listen = await spawnListen(
@@ -114,6 +117,8 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
         logFile,
         '--forward-to',
         app.url,
+        '--forward-to',
+        `${other.event}=${cancelled.url}`,
         '--inspect',
         String(inspectPort),
         '--queue-dir',
@@ -137,6 +142,7 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
       await listen.exited;
     }
     await app?.close();
+    await cancelled?.close();
   });
 
   /** The inspector's session cookie as the browser holds it, for requests made outside the page. */
@@ -321,8 +327,8 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
   });
 
   it('Replay sends the same bytes again to the forward target, with the key', async () => {
-    // The forwarded copies of the four accepted live events first.
-    await waitFor(() => app.received.length >= 3, 15_000, 'the forwarded events');
+    // The forwarded copies of the accepted live events first (the cancelled one has its own route).
+    await waitFor(() => app.received.length >= 2, 15_000, 'the forwarded events');
     const forwarded = app.received.find((r) => r.body.includes(live.code));
     expect(forwarded?.body.equals(live.bytes)).toBe(true);
     const before = app.received.length;
@@ -337,6 +343,28 @@ describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () 
     expect(replayed.headers['x-webhook-key']).toBe(KEY);
     expect(replayed.headers['x-webhook-event']).toBe(live.event);
     expect(replayed.headers['content-type']).toBe('application/json');
+  });
+
+  it("shows the --forward-to routes, and Replay sends an event to its own route's address", async () => {
+    const where = page.locator('#where');
+    await expect.poll(() => where.textContent()).toContain(`forwarding every other event to ${app.url}`);
+    expect(await where.textContent()).toContain(`forwarding ${other.event} to ${cancelled.url}`);
+    await waitFor(
+      () => cancelled.received.length === 1,
+      15_000,
+      'the cancelled event forwarded on its route',
+    );
+    await page.locator(row(`[data-code="${other.code}"]`)).click();
+    await page.locator(id('replay-url')).fill('');
+    expect(await page.locator(id('replay-url')).getAttribute('placeholder')).toBe(
+      `replay to this URL instead of ${cancelled.url}`,
+    );
+    const before = app.received.length;
+    await page.locator(id('replay')).click();
+    await expect.poll(() => page.locator(id('replay-result')).textContent()).toMatch(/\b200\b/);
+    await waitFor(() => cancelled.received.length === 2, 10_000, 'the replayed event');
+    expect(cancelled.received[1]!.body.equals(cancelled.received[0]!.body)).toBe(true);
+    expect(app.received.length).toBe(before);
   });
 
   it('Replay goes to the URL typed in the page when there is one', async () => {

@@ -318,7 +318,7 @@ describe('listen --inspect', () => {
     stream = openEvents(`${page}events`);
     await waitFor(() => stream!.requests().length === 2, 10_000, 'the history');
     expect(stream.events[0]!.name).toBe('hello');
-    expect(JSON.parse(stream.events[0]!.data)).toMatchObject({ logFile: log, forwardTarget: null });
+    expect(JSON.parse(stream.events[0]!.data)).toMatchObject({ logFile: log, forwarding: [] });
     expect(stream.requests().map((r) => [r.seq, r.source, r.status, r.code])).toEqual([
       [1, 'log', 200, 'SO-OLD-1'],
       [2, 'log', 200, 'SO-OLD-2'],
@@ -410,6 +410,51 @@ describe('listen --inspect', () => {
       }
     } finally {
       await other.close();
+    }
+  });
+
+  it('with a --forward-to per event: shows the routes, ties attempts to each queue, and replays an event to its own route', async () => {
+    app = await startApp();
+    const orders = await startApp();
+    try {
+      const { page } = await startInspected([
+        '--forward-to',
+        `${EVENT}=${orders.url}`,
+        '--forward-to',
+        `contact_updated=${app.url}`,
+      ]);
+      stream = openEvents(`${page}events`);
+      const key = { 'x-webhook-key': KEY };
+      await post(listen!.url, BODY, { ...key, 'x-webhook-event': EVENT });
+      await post(listen!.url, '{"id":2}', { ...key, 'x-webhook-event': 'contact_updated' });
+      await post(listen!.url, '{"id":3}', { ...key, 'x-webhook-event': 'packaging_updated' });
+      // Both queues number their first entry 1: each attempt goes to its own request.
+      await waitFor(() => stream!.forwards().length === 2, 15_000, 'one forward per route');
+      expect(
+        stream
+          .forwards()
+          .map((f) => f.seq)
+          .sort(),
+      ).toEqual([1, 2]);
+      expect(JSON.parse(stream.events[0]!.data).forwarding).toEqual([
+        { target: orders.url, receives: EVENT },
+        { target: app.url, receives: 'contact_updated' },
+      ]);
+      await waitFor(() => stream!.requests().length === 3, 5_000, 'three requests');
+      expect(stream.requests().map((r) => r.forwardTarget)).toEqual([orders.url, app.url, null]);
+
+      const token = await tokenOf(page);
+      const second = await replay(page, { seq: 2 }, { 'x-ordercli-token': token });
+      expect(JSON.parse(second.body)).toMatchObject({ ok: true, url: app.url });
+      const unrouted = await replay(page, { seq: 3 }, { 'x-ordercli-token': token });
+      expect(unrouted.status).toBe(400);
+      expect(JSON.parse(unrouted.body).text).toBe(
+        'listen forwards no packaging_updated (no --forward-to for it): type the URL to replay to.',
+      );
+      expect(app.received.map((r) => r.body.toString())).toEqual(['{"id":2}', '{"id":2}']);
+      expect(orders.received).toHaveLength(1);
+    } finally {
+      await orders.close();
     }
   });
 

@@ -14,6 +14,7 @@ import {
   type ListenResult,
   type ListenSessionOptions,
   type ListenSubscription,
+  type QueuedRoute,
   runListenSession,
 } from '../../src/webhooks/listen-session.js';
 import type { Rejection } from '../../src/webhooks/receiver.js';
@@ -71,6 +72,11 @@ async function startSession(options: Partial<ListenSessionOptions> = {}) {
   return { info, seen, ending, stop: () => stop.abort(), stopped: () => stopped };
 }
 
+/** A plain --forward-to route: every event to `url`. */
+function everyEvent(url: string, queueFile: string): QueuedRoute {
+  return { target: new URL(url), events: [], others: true, queueFile };
+}
+
 let app: LocalApp | undefined;
 afterEach(async () => {
   await app?.close();
@@ -84,15 +90,13 @@ describe('runListenSession', () => {
     const logFile = join(dir, 'events.ndjson');
     const session = await startSession({
       logFile,
-      forward: { target: new URL(app.url), queueFile: join(dir, 'queue.ndjson') },
+      forward: { routes: [everyEvent(app.url, join(dir, 'queue.ndjson'))] },
     });
     expect(session.info.checkedKey?.source).toBe('--key');
     expect(session.info.logFile).toBe(logFile);
-    expect(session.info.forwarding).toEqual({
-      target: app.url,
-      queueFile: join(dir, 'queue.ndjson'),
-      resumed: 0,
-    });
+    expect(session.info.forwarding).toEqual([
+      { target: app.url, receives: 'every event', queueFile: join(dir, 'queue.ndjson'), resumed: 0 },
+    ]);
 
     const good = await post(session.info.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
     const bad = await post(session.info.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': 'wrong' });
@@ -108,12 +112,80 @@ describe('runListenSession', () => {
       accepted: 1,
       rejected: 1,
       ignored: 0,
-      forwarding: { queueFile: join(dir, 'queue.ndjson'), delivered: 1, refused: 0, waiting: 0 },
+      forwarding: { delivered: 1, refused: 0, waiting: [] },
     });
     const lines = readFileSync(logFile, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!).body).toEqual(JSON.parse(BODY));
     expect(app.received[0]!.headers['x-webhook-key']).toBe(KEY);
+  });
+
+  it('forwards each event on its route, one queue per target: a target that is down holds back only its own events', async () => {
+    app = await startApp();
+    const orders = await startApp();
+    orders.answer = () => 503;
+    const dir = tempDir();
+    try {
+      const session = await startSession({
+        forward: {
+          routes: [
+            {
+              target: new URL(orders.url),
+              events: [EVENT],
+              others: false,
+              queueFile: join(dir, 'orders.ndjson'),
+            },
+            everyEvent(app.url, join(dir, 'others.ndjson')),
+          ],
+        },
+      });
+      expect(session.info.forwarding.map((f) => [f.target, f.receives, f.queueFile])).toEqual([
+        [orders.url, EVENT, join(dir, 'orders.ndjson')],
+        [app.url, 'every other event', join(dir, 'others.ndjson')],
+      ]);
+      const key = { 'x-webhook-key': KEY };
+      await post(session.info.url, BODY, { ...key, 'x-webhook-event': EVENT });
+      await post(session.info.url, '{"n":1}', { ...key, 'x-webhook-event': 'contact_updated' });
+      await post(session.info.url, '{"n":2}', key);
+      await waitFor(() => app!.received.length === 2 && orders.received.length >= 1);
+      expect(app.received.map((r) => [r.headers['x-webhook-event'], r.body.toString()])).toEqual([
+        ['contact_updated', '{"n":1}'],
+        [undefined, '{"n":2}'],
+      ]);
+      expect(orders.received[0]!.body.toString()).toBe(BODY);
+      session.stop();
+      await session.ending;
+      expect(session.stopped()?.forwarding).toEqual({
+        delivered: 2,
+        refused: 0,
+        waiting: [{ queueFile: join(dir, 'orders.ndjson'), count: 1 }],
+      });
+    } finally {
+      await orders.close();
+    }
+  });
+
+  it('answers 200 and forwards nowhere an event no route takes (no default), and still logs it', async () => {
+    app = await startApp();
+    const dir = tempDir();
+    const logFile = join(dir, 'events.ndjson');
+    const session = await startSession({
+      logFile,
+      forward: {
+        routes: [
+          { target: new URL(app.url), events: [EVENT], others: false, queueFile: join(dir, 'q.ndjson') },
+        ],
+      },
+    });
+    const other = await post(session.info.url, '{"n":1}', { 'x-webhook-key': KEY, 'x-webhook-event': 'x' });
+    await post(session.info.url, BODY, { 'x-webhook-key': KEY, 'x-webhook-event': EVENT });
+    expect(other.status).toBe(200);
+    await waitFor(() => app!.received.length === 1);
+    session.stop();
+    await session.ending;
+    expect(app.received[0]!.headers['x-webhook-event']).toBe(EVENT);
+    expect(readFileSync(logFile, 'utf8').trimEnd().split('\n')).toHaveLength(2);
+    expect(session.stopped()).toMatchObject({ accepted: 2, forwarding: { delivered: 1, waiting: [] } });
   });
 
   it('with events, answers 200 to another event but neither logs, forwards nor counts it as accepted', async () => {
@@ -123,7 +195,7 @@ describe('runListenSession', () => {
     const session = await startSession({
       logFile,
       events: [EVENT],
-      forward: { target: new URL(app.url), queueFile: join(dir, 'queue.ndjson') },
+      forward: { routes: [everyEvent(app.url, join(dir, 'queue.ndjson'))] },
     });
     const other = await post(session.info.url, BODY, {
       'x-webhook-event': 'contact_updated',

@@ -120,7 +120,8 @@ export class ListenConsole {
     );
   }
 
-  forward(attempt: ForwardAttempt, target: string): void {
+  forward(attempt: ForwardAttempt): void {
+    const { target } = attempt;
     const c = this.err;
     const about = `${attempt.event ?? 'event'}${attempt.code ? ` ${attempt.code}` : ''} (#${attempt.seq})`;
     const answer =
@@ -189,13 +190,14 @@ export class ListenConsole {
   ): void {
     const { io } = this;
     if (ready.logFile) io.err(`Logging accepted events to ${ready.logFile}\n`);
-    const forwarding = ready.forwarding;
-    if (forwarding) {
+    for (const forwarding of ready.forwarding) {
       const resumed =
         forwarding.resumed > 0
           ? `; resuming ${forwarding.resumed} undelivered event${forwarding.resumed === 1 ? '' : 's'}`
           : '';
-      io.err(`Forwarding to ${forwarding.target} (queue ${forwarding.queueFile}${resumed})\n`);
+      // One target for every event keeps the short form; with routes, each line says what goes there.
+      const what = forwarding.receives === 'every event' ? '' : ` ${forwarding.receives}`;
+      io.err(`Forwarding${what} to ${forwarding.target} (queue ${forwarding.queueFile}${resumed})\n`);
       if (forwarding.damaged) io.err(`warning: ${damagedLinesWarning(forwarding.damaged)}\n`);
     }
     if (once) {

@@ -14,6 +14,11 @@ function collectNames(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), ...names];
 }
 
+/** A repeatable option whose values are kept whole (a URL may hold commas). */
+function collectValues(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 export function registerListen(program: Command, ctx: Context): void {
   const command = declareListen(program).action(async (flags) => {
     const { run } = await import('./listen.js');
@@ -41,7 +46,8 @@ function declareListen(program: Command) {
     .option('--log <file.ndjson>', 'append every accepted event as one JSON line, before answering 200')
     .option(
       '--forward-to <url>',
-      'forward each event to your application, in order, retried until it answers',
+      'forward each event to your application, in order, retried until it answers (repeatable: <event>=<url> sends that event there instead)',
+      collectValues,
     )
     .option(
       '--queue-dir <dir>',
@@ -91,6 +97,8 @@ minutes. --timeout keeps its global meaning here too (per-request timeout of --f
 their original headers and body, the key added back; connection errors, 5xx, 408, 425 and 429 are
 retried with back-off until the application answers; another 3xx or 4xx is final (shown, not
 retried; re-send with ordercli webhooks replay). A restart resumes what was not delivered.
+--forward-to <event>=<url> (repeatable; a,b=<url> for several) sends those events there instead,
+each address with a queue of its own; a plain --forward-to <url> takes every other event.
 
 --fetch derives the entity from the event name: sales_order_validated -> orders/{id}.
 --exec runs with ORDERCLI_WEBHOOK_EVENT set; it is stopped after 60 s.
@@ -107,6 +115,7 @@ const EXAMPLES = [
   'ordercli listen --once --event sales_order_validated --wait 60s --json > event.json',
   "ordercli listen --fetch --exec 'jq .code'",
   'ordercli listen --log events.ndjson --forward-to http://127.0.0.1:3000/webhooks --inspect',
+  'ordercli listen --forward-to sales_order_validated=http://127.0.0.1:3000/orders --forward-to http://127.0.0.1:3000/webhooks',
   'ordercli listen --tunnel cloudflared --subscribe sales_order_validated --forward-to http://127.0.0.1:3000/webhooks',
   'ordercli listen --events sales_order_validated,contact_updated --log events.ndjson',
   'ordercli listen --subscribe sales_order_validated --public-url https://my-tunnel.example.com/',

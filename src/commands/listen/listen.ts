@@ -11,6 +11,7 @@ import { chooseWebhookKey, type WebhookKeyChoice } from '../../core/webhook-key.
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { invocation } from '../../io/invocation.js';
 import { writeNote } from '../../io/wrap.js';
+import { type ForwardRoute, parseForwardRoutes } from '../../webhooks/forward-routes.js';
 import type { ListenSubscription } from '../../webhooks/listen-session.js';
 import {
   type ListenResult,
@@ -34,7 +35,8 @@ export interface ListenPlan {
   path: string;
   /** How long --once waits (--wait), in ms; undefined waits for ever. */
   onceWaitMs: number | undefined;
-  forwardTo: URL | undefined;
+  /** `--forward-to`: one route per target, in the order given; empty without it. */
+  forwardTo: ForwardRoute[];
   publicUrl: URL | undefined;
   /** The inspector's port (`--inspect`), undefined without it. */
   inspectPort: number | undefined;
@@ -96,18 +98,18 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
       'note: --timeout is the per-request timeout (of --fetch and --subscribe), not how long --once waits: to stop waiting after a while, use --wait (e.g. --wait 30s). Waiting without a limit.\n',
     );
   }
+  const events = acceptedEvents(flags);
   return {
     port,
     host: flags.host,
     path: flags.path,
     onceWaitMs,
-    forwardTo:
-      flags.forwardTo === undefined ? undefined : parseHttpUrl(flags.forwardTo, '--forward-to', EXAMPLE_URL),
+    forwardTo: parseForwardRoutes(flags.forwardTo ?? [], events),
     publicUrl:
       flags.publicUrl === undefined ? undefined : parseHttpUrl(flags.publicUrl, '--public-url', EXAMPLE_URL),
     inspectPort,
     tunnel,
-    events: acceptedEvents(flags),
+    events,
   };
 }
 
@@ -213,7 +215,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
       on: {
         accepted: (event) => shown.present(event),
         rejected: (rejection) => out.rejected(rejection),
-        forwardAttempt: (attempt) => out.forward(attempt, plan.forwardTo!.href),
+        forwardAttempt: (attempt) => out.forward(attempt),
         lockWait: (message) => io.err(`${message}\n`),
         subscribed: (subscription) => out.subscribed(subscription, plan.path),
         tunnel: (tunnel) => out.tunnel(tunnel),
@@ -322,18 +324,24 @@ function sessionExtras(
   events: string[] | undefined,
 ): Pick<ListenSessionOptions, 'forward' | 'subscribe' | 'inspect'> {
   return {
-    forward: plan.forwardTo && {
-      target: plan.forwardTo,
-      queueFile: queueFileFor(
-        {
-          queueDir: flags.queueDir === undefined ? undefined : resolve(ctx.cwd, flags.queueDir),
-          logFile,
-          target: plan.forwardTo,
-        },
-        ctx.env,
-      ),
-      lockWaitMs: lockWaitFromEnv(ctx.env),
-    },
+    forward:
+      plan.forwardTo.length === 0
+        ? undefined
+        : {
+            routes: plan.forwardTo.map((route) => ({
+              ...route,
+              queueFile: queueFileFor(
+                {
+                  queueDir: flags.queueDir === undefined ? undefined : resolve(ctx.cwd, flags.queueDir),
+                  logFile,
+                  target: route.target,
+                  others: route.others,
+                },
+                ctx.env,
+              ),
+            })),
+            lockWaitMs: lockWaitFromEnv(ctx.env),
+          },
     subscribe:
       events !== undefined && (plan.publicUrl || plan.tunnel) && api
         ? { api, events, publicUrl: plan.publicUrl, saveKey: (key) => saveKeyInProfile(key, ctx) }
@@ -393,10 +401,8 @@ function summary(result: ListenResult, shown: number): string {
   const forwarding = result.forwarding;
   if (forwarding) {
     text += `; forwarded ${forwarding.delivered}, refused by the application ${forwarding.refused}`;
-    text +=
-      forwarding.waiting > 0
-        ? `, ${forwarding.waiting} waiting in ${forwarding.queueFile} (sent on the next start)`
-        : ', none waiting';
+    const waiting = forwarding.waiting.map((queue) => `${queue.count} waiting in ${queue.queueFile}`);
+    text += waiting.length > 0 ? `, ${waiting.join(', ')} (sent on the next start)` : ', none waiting';
   }
   return `${text}.`;
 }
