@@ -9,7 +9,7 @@
 //   node scripts/test-other-nodes.mjs            # both
 //   node scripts/test-other-nodes.mjs 24         # one
 //   ORDERCLI_SKIP_OTHER_NODES=1 npm test         # skip them (offline work); says so loudly
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,21 +24,42 @@ if (process.env.ORDERCLI_SKIP_OTHER_NODES) {
 }
 
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-let failed = 0;
-for (const major of majors) {
+
+/**
+ * Runs the smoke set under one Node; resolves with its output and verdict line. The Nodes run at
+ * the same time (most of a smoke run waits on child processes and servers, so two share the two
+ * cores well); each one's output is printed whole once it ends, so the two never interleave.
+ */
+function runUnder(major) {
   const started = Date.now();
-  console.log(`\n== end-to-end tests under Node ${major}: the smoke set of test/smoke.ts`);
-  const run = spawnSync(npx, ['-y', `node@${major}`, join(root, 'node_modules/vitest/vitest.mjs'), 'run'], {
-    cwd: root,
-    stdio: 'inherit',
-    env: { ...process.env, NO_COLOR: '1', ORDERCLI_TEST_SET: 'smoke' },
+  return new Promise((resolve) => {
+    const child = spawn(npx, ['-y', `node@${major}`, join(root, 'node_modules/vitest/vitest.mjs'), 'run'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', ORDERCLI_TEST_SET: 'smoke' },
+    });
+    let output = `\n== end-to-end tests under Node ${major}: the smoke set of test/smoke.ts\n`;
+    const keep = (chunk) => {
+      output += chunk;
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const finish = (status) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(0);
+      const passed = status === 0;
+      output += passed
+        ? `== Node ${major}: passed (${seconds} s)\n`
+        : `== Node ${major}: FAILED (exit ${status}, ${seconds} s)\n`;
+      resolve({ passed, output });
+    };
+    child.on('error', (error) => {
+      output += `cannot start ${npx} node@${major}: ${error.message}\n`;
+      finish('not started');
+    });
+    child.on('close', (code, signal) => finish(code ?? signal));
   });
-  const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  if (run.status === 0) {
-    console.log(`== Node ${major}: passed (${seconds} s)`);
-  } else {
-    failed++;
-    console.log(`== Node ${major}: FAILED (exit ${run.status ?? run.signal}, ${seconds} s)`);
-  }
 }
-process.exitCode = failed === 0 ? 0 : 1;
+
+const runs = await Promise.all(majors.map(runUnder));
+for (const run of runs) process.stdout.write(run.output);
+process.exitCode = runs.every((run) => run.passed) ? 0 : 1;

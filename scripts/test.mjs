@@ -6,7 +6,10 @@
 // every `SKIPPED:` line once (a part that did not run says so there, e.g. the inspector's browser
 // test without a Chromium, and how to run it: nothing is skipped silently).
 //
-//   node scripts/test.mjs build typecheck lint test:vitest test:other-nodes    (npm test)
+//   node scripts/test.mjs build typecheck+lint test:vitest test:other-nodes    (npm test)
+//
+// Scripts joined by `+` run at the same time (typecheck and lint each use one core); the output of
+// each is printed whole when it ends, in the order given, so that they never interleave.
 //   ORDERCLI_SKIP_OTHER_NODES=1 npm test      # without Node 22/24 (says so)
 //   ORDERCLI_TEST_SET=smoke npm test          # every stage, vitest on test/smoke.ts only (says so)
 import { spawn } from 'node:child_process';
@@ -37,8 +40,11 @@ if (process.env.ORDERCLI_TEST_SET === 'smoke') {
   );
 }
 
-/** Runs `npm run <script>` with its output streamed through; resolves with its exit code and closing lines. */
-function runScript(script) {
+/**
+ * Runs `npm run <script>` with its output streamed through (or, `buffered`, kept and printed whole
+ * by the caller as `output`); resolves with its exit code and closing lines.
+ */
+function runScript(script, buffered = false) {
   const started = Date.now();
   return new Promise((resolve) => {
     const env = { ...process.env };
@@ -51,8 +57,15 @@ function runScript(script) {
     });
     const closing = [];
     let partial = '';
+    let output = '';
+    const pass = (stream) => (chunk) => {
+      if (buffered) output += chunk;
+      else stream.write(chunk);
+    };
+    const out = pass(process.stdout);
+    const err = pass(process.stderr);
     child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
+      out(chunk);
       const lines = (partial + chunk.toString('utf8')).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
@@ -61,9 +74,14 @@ function runScript(script) {
         else if (SKIPPED.test(plain)) skipped.add(plain.trim());
       }
     });
-    child.stderr.on('data', (chunk) => process.stderr.write(chunk));
+    child.stderr.on('data', err);
     const finish = (code) =>
-      resolve({ code, seconds: Math.round((Date.now() - started) / 1000), closing: closing.slice(-8) });
+      resolve({
+        code,
+        seconds: Math.round((Date.now() - started) / 1000),
+        closing: closing.slice(-8),
+        output,
+      });
     child.on('error', (error) => {
       process.stderr.write(`npm test: cannot start npm run ${script}: ${error.message}\n`);
       finish(1);
@@ -73,9 +91,21 @@ function runScript(script) {
 }
 
 const results = [];
-for (const script of scripts) {
-  process.stdout.write(`\n== npm test: npm run ${script}\n`);
-  results.push({ script, ...(await runScript(script)) });
+for (const group of scripts) {
+  const together = group.split('+');
+  if (together.length === 1) {
+    process.stdout.write(`\n== npm test: npm run ${group}\n`);
+    results.push({ script: group, ...(await runScript(group)) });
+    continue;
+  }
+  process.stdout.write(
+    `\n== npm test: ${together.map((script) => `npm run ${script}`).join(' and ')}, at the same time\n`,
+  );
+  const ran = await Promise.all(together.map((script) => runScript(script, true)));
+  together.forEach((script, i) => {
+    process.stdout.write(`\n== npm test: npm run ${script}\n${ran[i].output}`);
+    results.push({ script, ...ran[i] });
+  });
 }
 
 const failed = results.filter((result) => result.code !== 0);

@@ -95,7 +95,11 @@ export interface ListenSessionEvents {
   /** `--tunnel`: its public address is known (before any subscription). */
   tunnel?(tunnel: ListenTunnel): void;
   ready(ready: ListenReady): void;
-  /** Once everything is closed, also when the session ends with an error after the receiver started. */
+  /**
+   * Once everything is closed, after `ready` (also when the session then ends with an error); a
+   * session that fails before it is ready (a tunnel that does not start, a refused subscription)
+   * ends with its error alone.
+   */
   stopped(result: ListenResult): void;
 }
 
@@ -208,6 +212,8 @@ class ListenSession {
   private inspector: Inspector | undefined;
   private tunnel: Tunnel | undefined;
   private ending: ListenEnding | undefined;
+  /** Whether `ready` was told (then `stopped` is too). */
+  private wasReady = false;
 
   constructor(private readonly options: ListenSessionOptions) {
     this.on = options.on;
@@ -243,19 +249,20 @@ class ListenSession {
         await this.subscribe(options.subscribe, event, receiver, publicUrl);
     }
     this.on.ready(this.ready(receiver));
+    this.wasReady = true;
     for (const { queue } of queues) queue.start();
     this.ending = await waitForEnd(options.signal, options.until, options.untilMs, this.tunnel);
     return this.ending;
   }
 
-  /** Closes what was opened; tells `stopped` once the receiver had started. */
+  /** Closes what was opened; tells `stopped` when the session had been ready. */
   async close(): Promise<void> {
     await this.tunnel?.stop();
     await this.receiver?.close();
     for (const { queue } of this.queues) await queue.close();
     await this.log?.close();
     await this.inspector?.close();
-    if (this.receiver) this.on.stopped(resultOf(this.ending, this.receiver, this.queues));
+    if (this.receiver && this.wasReady) this.on.stopped(resultOf(this.ending, this.receiver, this.queues));
   }
 
   /** The queue of the route an event is forwarded on; undefined when no route takes it. */

@@ -203,6 +203,8 @@ describe('listen --tunnel', () => {
     expect(missing.stderr).toContain(
       '--tunnel cloudflared: cloudflared is not installed (not found on PATH); install it with your package manager',
     );
+    // It never was ready: its error alone, no "Stopped: 0 accepted" summary before it.
+    expect(missing.stderr).not.toContain('Stopped:');
     const unknown = await runCli(['listen', '--key', 'k', '--tunnel', 'localtunnel'], { env });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('--tunnel takes cloudflared or ngrok, not "localtunnel".');
