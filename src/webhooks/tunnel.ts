@@ -12,9 +12,10 @@
  *   `ngrok http <port> --log stdout --log-format json` is started, and its address read from the
  *   same API or its "started tunnel" log line.
  *
- * A tunnel this process started is its child: it is stopped with `listen` (SIGTERM, then SIGKILL),
- * and its ending on its own is reported (`ended`), so that `listen` stops too. Its output is
- * passed to `onOutput` (the console shows it with --verbose only).
+ * A tunnel this process started is its child, run under a guard (`GUARD`): it is stopped with
+ * `listen` (SIGTERM, then SIGKILL) however `listen` ends, `kill -9` included, and its ending on its
+ * own is reported (`ended`), so that `listen` stops too. Its output is passed to `onOutput` (the
+ * console shows it with --verbose only).
  *
  * A public address is https; a hostname on the loopback (a stand-in for a tunnel in tests, or a
  * local relay) is taken as plain http, since no quick tunnel ever gives one.
@@ -36,6 +37,37 @@ export const NGROK_API = 'http://127.0.0.1:4040/api/tunnels';
 const ADDRESS_WAIT_MS = 30_000;
 const POLL_MS = 200;
 const STOP_GRACE_MS = 3_000;
+
+/**
+ * The guard the tunnel program runs under (`node -e GUARD <program> <args>…`): its standard input
+ * is a pipe from `listen`, which the kernel closes however `listen` ends, `kill -9` included; then
+ * (or on SIGTERM, SIGINT, SIGHUP) it stops the program, SIGTERM then SIGKILL, sooner than `listen`
+ * would kill the guard itself. It ends as the program did, with its code or its signal. Without
+ * it a tunnel outlived a killed `listen`, its public address still leading to this machine's port.
+ */
+const GUARD = `
+const { spawn } = require('node:child_process');
+const [program, ...args] = process.argv.slice(1);
+const child = spawn(program, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  child.kill('SIGTERM');
+  setTimeout(() => child.kill('SIGKILL'), ${STOP_GRACE_MS - 500}).unref();
+};
+process.stdin.on('end', stop).on('error', stop).resume();
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, stop);
+child.on('error', (error) => {
+  process.stderr.write('cannot start ' + program + ': ' + error.message + '\\n');
+  process.exit(127);
+});
+child.on('exit', (code, signal) => {
+  if (code !== null) process.exit(code);
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+});
+`;
 
 const INSTALL: Record<TunnelKind, string> = {
   cloudflared:
@@ -64,7 +96,7 @@ export interface Tunnel {
   publicUrl: URL;
   /** Whether this process started the program (false: an ngrok agent that was already running). */
   started: boolean;
-  /** The program's process id, when this process started it. */
+  /** The process id of the guard the program runs under (see `GUARD`), when this process started it. */
   pid: number | undefined;
   /** Settles when a tunnel this process started ends on its own: how it ended. */
   ended: Promise<string>;
@@ -88,7 +120,11 @@ export async function startTunnel(kind: TunnelKind, options: TunnelOptions): Pro
     kind === 'cloudflared'
       ? ['tunnel', '--url', `http://127.0.0.1:${options.port}`, '--metrics', `127.0.0.1:${metricsPort}`]
       : ['http', String(options.port), '--log', 'stdout', '--log-format', 'json'];
-  const child = spawn(program, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-e', GUARD, program, ...args], {
+    env: options.env ?? process.env,
+    // The guard's standard input: a pipe nothing is written to, closed when this process ends.
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const process_ = watchChild(child, options.onOutput);
   try {
     const publicUrl = await waitForAddress(kind, {

@@ -2,11 +2,14 @@
 // the real programs' arguments and answer as they do (test/support/tunnels): the public address
 // learnt from cloudflared's metrics server or log, from ngrok's agent API (started or already
 // running); a request to it reaches the local port; a tunnel that dies or never starts is an error.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { startTunnel, type Tunnel, TunnelError } from '../../src/webhooks/tunnel.js';
+import { tempDir } from '../support/cli.js';
 import { freePort, type LocalApp, post, startApp } from '../support/listen.js';
 import { standInPath } from '../support/tunnels/index.js';
 
@@ -67,8 +70,13 @@ describe('startTunnel', () => {
 
   it('a tunnel that dies later settles `ended`', async () => {
     app = await startApp();
-    tunnel = await startTunnel('cloudflared', { port: portOf(app.url), path: standInPath(['cloudflared']) });
-    process.kill(tunnel.pid!, 'SIGKILL');
+    const pidFile = join(tempDir(), 'cloudflared.pid');
+    tunnel = await startTunnel('cloudflared', {
+      port: portOf(app.url),
+      path: standInPath(['cloudflared']),
+      env: { ...process.env, STANDIN_PIDFILE: pidFile },
+    });
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
     expect(await tunnel.ended).toBe('ended by SIGKILL');
   });
 

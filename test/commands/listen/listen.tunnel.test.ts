@@ -94,6 +94,23 @@ describe('listen --tunnel', () => {
     );
   });
 
+  it('kill -9 of listen stops its tunnel too (the guard sees its pipe close)', async () => {
+    const pidFile = join(tempDir(), 'cloudflared.pid');
+    const listen = await spawnListen(
+      ['--port', '0', '--key', sandbox.webhookKey, '--tunnel', 'cloudflared'],
+      {
+        ...env,
+        PATH: `${standInPath(['cloudflared'])}${delimiter}${process.env.PATH}`,
+        STANDIN_PIDFILE: pidFile,
+      },
+    );
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(pid)).toBe(true);
+    listen.child.kill('SIGKILL');
+    await listen.exited;
+    await waitFor(() => !alive(pid), 10_000, 'the tunnel to stop after listen was killed');
+  });
+
   it('shows the tunnel output with --verbose, and ngrok works the same way', async () => {
     const web = `127.0.0.1:${await freePort()}`;
     const listen = await spawnListen(
