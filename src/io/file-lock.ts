@@ -173,6 +173,52 @@ interface Watched {
 }
 
 /**
+ * The wait for an owner that cannot be checked from here (another machine, another PID namespace,
+ * an unreadable record): it is taken over once its record has not changed for its stale time.
+ */
+class UncheckableOwnerWait {
+  private readonly started = performance.now();
+  private announced = false;
+  private watched: Watched | undefined;
+
+  constructor(
+    private readonly path: string,
+    private readonly staleMs: number,
+    private readonly waitMs: number,
+    private readonly options: FileLockOptions,
+  ) {}
+
+  /**
+   * While the owner's record is fresh: pauses, then resolves true (look again); false once it is
+   * stale (take over). Throws when the wait ran out, or CancelledError on the signal.
+   */
+  async pausedFor(latest: Latest, where: string): Promise<boolean> {
+    const { path, waitMs, options } = this;
+    const now = performance.now();
+    let watched = this.watched;
+    if (watched?.generation !== latest.generation || watched.fingerprint !== latest.fingerprint) {
+      // First seen, or changed since last seen: its owner was alive a moment ago.
+      watched = { generation: latest.generation, fingerprint: latest.fingerprint, changedAt: now };
+      this.watched = watched;
+    }
+    const ownerStale = ownerStaleMs(latest.owner, this.staleMs);
+    const unchangedFor = now - watched.changedAt;
+    if (unchangedFor >= ownerStale) return false;
+    const waited = now - this.started;
+    if (waited >= waitMs) throw gaveUpError(path, latest.owner, where, ownerStale, waitMs, options);
+    if (!this.announced) {
+      this.announced = true;
+      options.onWait?.(
+        `Waiting for the lock ${path} of ${options.what}: ${ownerText(latest.owner)}${where ? ` ${where}` : ''} holds it and cannot be checked from here; it is taken over once its record has not changed for ${seconds(ownerStale)}, and this gives up after ${seconds(waitMs)} (ORDERCLI_LOCK_WAIT).`,
+      );
+    }
+    const next = Math.min(POLL_MS, ownerStale - unchangedFor, waitMs - waited);
+    await pause(Math.max(1, Math.ceil(next)), options.signal);
+    return true;
+  }
+}
+
+/**
  * Takes the lock `lockPath` (a folder), taking over from an owner that is provably dead or whose
  * record stopped changing; throws a UsageError when a live owner holds it, the wait ran out, or
  * `lockPath` is not a folder (a pipe, a device, a file that is not an older ordercli's lock), and
@@ -185,9 +231,7 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
   if (held.has(path)) {
     throw new UsageError(`${capitalize(options.what)} is already in use by this ordercli process.`);
   }
-  const started = performance.now();
-  let announced = false;
-  let watched: Watched | undefined;
+  const uncheckable = new UncheckableOwnerWait(path, staleMs, waitMs, options);
   for (;;) {
     if (options.signal?.aborted) throw new CancelledError();
     await requireLockFolder(path, options);
@@ -197,29 +241,7 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
     if (latest) {
       const verdict = judge(latest.owner);
       if (verdict.kind === 'alive') throw busyError(path, latest.owner, options);
-      if (verdict.kind === 'unverifiable') {
-        const now = performance.now();
-        if (watched?.generation !== latest.generation || watched.fingerprint !== latest.fingerprint) {
-          // First seen, or changed since last seen: its owner was alive a moment ago.
-          watched = { generation: latest.generation, fingerprint: latest.fingerprint, changedAt: now };
-        }
-        const ownerStale = ownerStaleMs(latest.owner, staleMs);
-        const unchangedFor = now - watched.changedAt;
-        if (unchangedFor < ownerStale) {
-          const waited = now - started;
-          if (waited >= waitMs)
-            throw gaveUpError(path, latest.owner, verdict.where, ownerStale, waitMs, options);
-          if (!announced) {
-            announced = true;
-            options.onWait?.(
-              `Waiting for the lock ${path} of ${options.what}: ${ownerText(latest.owner)}${verdict.where ? ` ${verdict.where}` : ''} holds it and cannot be checked from here; it is taken over once its record has not changed for ${seconds(ownerStale)}, and this gives up after ${seconds(waitMs)} (ORDERCLI_LOCK_WAIT).`,
-            );
-          }
-          const next = Math.min(POLL_MS, ownerStale - unchangedFor, waitMs - waited);
-          await pause(Math.max(1, Math.ceil(next)), options.signal);
-          continue;
-        }
-      }
+      if (verdict.kind === 'unverifiable' && (await uncheckable.pausedFor(latest, verdict.where))) continue;
       successor = latest.generation + 1;
       predecessor = latest.owner?.token ?? '';
     }
