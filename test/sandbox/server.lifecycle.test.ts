@@ -4,11 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { JOURNAL_FILE } from '../../src/sandbox/journal.js';
-import {
-  GENERATED_REFERENCE_FIRST_ID,
-  generatePackagingReferences,
-  loadSeed,
-} from '../../src/sandbox/seed.js';
+import { GENERATED_REFERENCE_FIRST_ID, loadSeed } from '../../src/sandbox/seed.js';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { call, partnerOrder, useSandbox } from '../support/sandbox.js';
@@ -244,23 +240,6 @@ describe('extraPackagingReferences', () => {
   afterEach(async () => {
     await sandbox?.close();
     sandbox = undefined;
-  });
-
-  it('generates the same references every time, after the fixtures', () => {
-    const a = generatePackagingReferences(2_000);
-    const b = generatePackagingReferences(2_000);
-    expect(a).toEqual(b);
-    expect(a[0]!.id).toBe(GENERATED_REFERENCE_FIRST_ID);
-    expect(new Set(a.map((r) => r.id)).size).toBe(2_000);
-    expect(a.some((r) => !r.active)).toBe(true);
-    // Some generated products have several packagings, as real catalogs do.
-    const perCode = new Map<string, number>();
-    for (const r of a)
-      perCode.set(r.packaging.product.code, (perCode.get(r.packaging.product.code) ?? 0) + 1);
-    expect(Math.max(...perCode.values())).toBeGreaterThan(1);
-    expect(Math.min(...perCode.values())).toBe(1);
-    // A prefix of a larger set is the smaller set: benchmarks of different sizes share records.
-    expect(generatePackagingReferences(50).map((r) => r.label)).toEqual(a.slice(0, 50).map((r) => r.label));
   });
 
   it('serves 50,000 extra references', async () => {

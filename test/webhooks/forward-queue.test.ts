@@ -1,9 +1,8 @@
 /** The forwarding queue file after a crash: marked entries stay done, a torn last line is cut off. */
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ForwardQueue } from '../../src/webhooks/forward-queue.js';
-import { ForwardQueueFile } from '../../src/webhooks/forward-queue-file.js';
 import { tempDir } from '../support/cli.js';
 import { eventLine, type LocalApp, queuedEvent, startApp } from '../support/listen.js';
 import { waitFor } from '../support/wait.js';
@@ -58,21 +57,5 @@ describe('ForwardQueue file', () => {
     expect(again.resumed).toBe(0);
     await again.close();
     expect(readFileSync(file, 'utf8')).toBe('');
-  });
-
-  it('empties a file that has grown large once every entry has its outcome, and goes on appending', async () => {
-    const file = join(tempDir(), 'queue.ndjson');
-    const queue = await ForwardQueueFile.open({ file });
-    const big = (n: number) => line(n, JSON.stringify({ id: n, note: 'x'.repeat(1024 * 1024) }));
-    const entries = await Promise.all([1, 2, 3, 4, 5].map((n) => queue.append(big(n))));
-    expect((await queue.read(entries[4]!))?.body).toMatchObject({ id: 5 });
-    for (const entry of entries.slice(0, 4)) await queue.finish(entry.seq, 'delivered', 200);
-    // One entry is still without an outcome: nothing is emptied yet.
-    expect(statSync(file).size).toBeGreaterThan(5 * 1024 * 1024);
-    await queue.finish(entries[4]!.seq, 'rejected', 422);
-    const next = await queue.append(line(6));
-    expect(readFileSync(file, 'utf8')).toBe(`{"type":"event","seq":6,${line(6).slice(1)}\n`);
-    expect((await queue.read(next))?.body).toEqual({ id: 6, code: 'SO-6' });
-    await queue.close();
   });
 });

@@ -12,7 +12,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/core/redact.js';
 import { shellWord as shellQuote } from '../../src/io/quote.js';
 import { formatEventLine } from '../../src/webhooks/event-record.js';
-import { copyCommand } from '../../src/webhooks/inspector-command.js';
 import { type ListenReady, runListenSession } from '../../src/webhooks/listen-session.js';
 import type { Rejection } from '../../src/webhooks/receiver.js';
 import { runCli, tempDir } from '../support/cli.js';
@@ -546,46 +545,6 @@ describe('listen --inspect', () => {
     expect(busy.code).toBe(2);
     expect(busy.stderr).toContain(`Port ${port} on 127.0.0.1 is not free for the inspector`);
     expect(busy.stderr).toContain('--inspect <port>');
-  });
-});
-
-describe('copyCommand', () => {
-  const record = { receivedAt: 't', event: EVENT, headers: {}, body: { code: 'SO-1' } };
-  it('is a replay line with --log, a trigger line with a body file without it, the key never by value', () => {
-    expect(
-      copyCommand(record, {
-        logFile: "/tmp/it's.ndjson",
-        url: 'http://127.0.0.1:3000/h',
-        seq: 7,
-      }),
-    ).toEqual({
-      command: `ordercli webhooks replay '/tmp/it'\\''s.ndjson' --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --event ${EVENT} --received-at t`,
-      // An option and its value are one part: the page wraps between parts only.
-      parts: [
-        'ordercli',
-        'webhooks',
-        'replay',
-        "'/tmp/it'\\''s.ndjson'",
-        '--url http://127.0.0.1:3000/h',
-        '--key "$ORDERCLI_WEBHOOK_KEY"',
-        `--event ${EVENT}`,
-        '--received-at t',
-      ],
-      note: 'The same headers and body bytes as Replay.',
-    });
-    expect(copyCommand(record, { logFile: undefined, url: 'http://127.0.0.1:3000/h', seq: 7 }).command).toBe(
-      `ordercli webhooks trigger ${EVENT} --url http://127.0.0.1:3000/h --key "$ORDERCLI_WEBHOOK_KEY" --data ${EVENT}-7.json`,
-    );
-    expect(copyCommand(undefined, { logFile: undefined, url: undefined, seq: 1 }).command).toBe('');
-    const underNpx = {
-      logFile: 'events.ndjson',
-      url: undefined,
-      seq: 1,
-      program: 'npx ordercli',
-    };
-    expect(copyCommand(record, underNpx).command).toMatch(
-      /^npx ordercli webhooks replay events\.ndjson --url /,
-    );
   });
 });
 

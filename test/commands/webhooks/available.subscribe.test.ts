@@ -3,7 +3,6 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { eventRows } from '../../../src/commands/webhooks/available.js';
-import { findWebhookKey } from '../../../src/webhooks/subscription.js';
 import { runCli, tempDir } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 
@@ -147,14 +146,5 @@ describe('webhooks subscribe', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('is not available to this user');
-  });
-
-  it('finds the key under the names a service may use, one level deep', () => {
-    expect(findWebhookKey({ id: 1, secret: 's3' })).toEqual({ path: ['secret'], value: 's3' });
-    expect(findWebhookKey({ subscription: { webhook_key: 'k' } })).toEqual({
-      path: ['subscription', 'webhook_key'],
-      value: 'k',
-    });
-    expect(findWebhookKey({ id: 1, keyId: 'no' })).toBeUndefined();
   });
 });
