@@ -85,7 +85,7 @@ function lintLayers(dir: string) {
 
 describe('npm run lint: the layers of src/', () => {
   it('is part of the lint stage of npm test', () => {
-    expect(ours.scripts.test?.split(' ')).toContain('lint');
+    expect(ours.scripts.test?.split(/[ +]/)).toContain('lint');
     expect(ours.scripts.lint).toContain('npm run --silent lint:layers');
   });
 
