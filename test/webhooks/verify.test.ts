@@ -3,14 +3,17 @@
  * as many bytes as the expected key has, whatever the received length; the diagnostics of a
  * refused key compare SHA-256 digests. Never `===`.
  */
-import * as crypto from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { keyFingerprint, WebhookKeyVerifier } from '../../src/webhooks/verify.js';
 
 vi.mock('node:crypto', async (importOriginal) => {
   const original = await importOriginal<typeof import('node:crypto')>();
   return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) };
 });
+// Test files share their worker (vitest.config.ts: isolate false), so verify.js may already be
+// loaded with the real node:crypto: it is loaded again here, after the mock.
+vi.resetModules();
+const crypto = await import('node:crypto');
+const { keyFingerprint, WebhookKeyVerifier } = await import('../../src/webhooks/verify.js');
 
 const KEY = 'whk_0123456789abcdef0123456789abcdef';
 const spy = vi.mocked(crypto.timingSafeEqual);
