@@ -35,6 +35,8 @@ export const SMOKE_TESTS = [
   // The sandbox command, and the demo on an embedded sandbox, as installed and through npx.
   'test/commands/sandbox/sandbox.test.ts',
   'test/commands/demo/demo.test.ts',
+  // listen --tunnel: the tunnel under its guard (node -e, a pipe that closes when listen dies, signals passed on).
+  'test/webhooks/tunnel.test.ts',
   // The file lock: its owner record from /proc, a FIFO or a device refused, a wait ended by Ctrl-C.
   'test/io/file-lock.test.ts',
   // SIGHUP, SIGQUIT and SIGTERM through the binary, also while it loads.
