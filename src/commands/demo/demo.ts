@@ -14,7 +14,6 @@ import type { Context } from '../../command-support/context.js';
 import { CliError, UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
 import { sleep } from '../../core/retry.js';
-import { freeLoopbackPort as freePort } from '../../io/free-port.js';
 import { invocation } from '../../io/invocation.js';
 import { prefixedIO } from '../../io/memory.js';
 import type { IOStreams } from '../../io/streams.js';
@@ -153,25 +152,33 @@ function showService(demo: Demo): void {
   );
 }
 
-/** 2. `listen` on a free port, logging what it accepts, and the sandbox's webhook subscribed to it. */
+/**
+ * 2. `listen` on a port the system picks (`--port 0`: a port found free first could be taken by
+ * another program before listen binds it), logging what it accepts, and the sandbox's webhook
+ * subscribed to the address its ready line gives.
+ */
 async function startReceiver(demo: Demo): Promise<DemoReceiver> {
   const { ctx, io, paint, workDir } = demo;
   heading(demo, 2, 'A receiver for webhook notifications');
-  const port = await freePort();
   const logFile = join(workDir, 'events.ndjson');
   const listenAbort = new AbortController();
   const stop = () => listenAbort.abort();
   ctx.signal.addEventListener('abort', stop, { once: true });
-  let ready: () => void = () => undefined;
-  const readyLine = new Promise<void>((resolve) => {
+  let ready: (url: string) => void = () => undefined;
+  const readyLine = new Promise<string>((resolve) => {
     ready = resolve;
   });
-  // The receiver says on stderr when it accepts connections; scripts wait for that line too.
+  // The receiver says on stderr when it accepts connections, and where; scripts wait for that line too.
   const listenIO = prefixedIO(io, paint.cyan('  [listen] '), (line) => {
-    if (line.startsWith('Ready: listening on')) ready();
+    const url = /^Ready: listening on (\S+)/.exec(line)?.[1];
+    if (url !== undefined) ready(url);
   });
-  showCommand(demo, `ordercli listen --port ${port} --log events.ndjson`, 'key from ORDERCLI_WEBHOOK_KEY');
-  const done = ctx.runCommand(['listen', '--port', String(port), '--log', logFile], {
+  showCommand(
+    demo,
+    'ordercli listen --port 0 --log events.ndjson',
+    'key from ORDERCLI_WEBHOOK_KEY; 0: a free port',
+  );
+  const done = ctx.runCommand(['listen', '--port', '0', '--log', logFile], {
     io: listenIO,
     env: demo.step.env,
     signal: listenAbort.signal,
@@ -181,15 +188,8 @@ async function startReceiver(demo: Demo): Promise<DemoReceiver> {
     stop();
     await done;
   });
-  await waitUntilReady(readyLine, done, ctx.signal);
-  await runStep(demo.step, [
-    'webhooks',
-    'subscribe',
-    '--event',
-    SALES_ORDER_VALIDATED,
-    '--url',
-    `http://127.0.0.1:${port}/`,
-  ]);
+  const url = await waitUntilReady(readyLine, done, ctx.signal);
+  await runStep(demo.step, ['webhooks', 'subscribe', '--event', SALES_ORDER_VALIDATED, '--url', url]);
   return { logFile, stop, done };
 }
 
@@ -295,15 +295,19 @@ function packageRoot(): string {
   return process.cwd();
 }
 
-/** Waits for the receiver's ready line; fails if it exits first or takes more than 10 s. */
+/** Waits for the receiver's ready line, its address; fails if it exits first or takes more than 10 s. */
 async function waitUntilReady(
-  readyLine: Promise<void>,
+  readyLine: Promise<string>,
   running: Promise<number>,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<string> {
   let timer: NodeJS.Timeout | undefined;
+  let url = '';
   const outcome = await Promise.race([
-    readyLine.then(() => 'ready' as const),
+    readyLine.then((address) => {
+      url = address;
+      return 'ready' as const;
+    }),
     running.then((code) => code),
     new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), 10_000);
@@ -315,6 +319,7 @@ async function waitUntilReady(
     throw new CliError('The demo receiver did not start within 10 s.', ExitCode.Failure);
   if (outcome !== 'ready')
     throw new CliError(`The demo's receiver stopped (exit ${outcome}).`, ExitCode.Failure);
+  return url;
 }
 
 /** Counts logged notifications until `expected` arrived or the wait is over. */
