@@ -6,8 +6,8 @@ export {
   ledgerFolder,
   shardFileName,
   shardOf,
-} from './import/send/ledger/local.js';
-export { applyRecord } from './import/send/ledger/record.js';
+} from './ledger/local.js';
+export { applyRecord } from './ledger/record.js';
 export type { Sandbox, SandboxOptions } from './sandbox/server.js';
 export { startSandbox } from './sandbox/server.js';
 export { sampleSalesOrderValidated } from './webhooks/sample-events.js';

@@ -8,7 +8,7 @@ import type { ValidationProblem } from '../schemas/problems.js';
 import { validateContactReference } from '../schemas/references.js';
 import { CONTACT_REFERENCE_COLUMNS, CSV_COLUMNS } from './read/columns.js';
 import { type ExistingRecord, existingContactReference } from './send/already-exists.js';
-import type { LedgerKind } from './send/ledger/store.js';
+import type { LedgerKind } from '../ledger/store.js';
 
 export interface ImportKind {
   /** The command, as the ledger records it and messages name it. */

@@ -30,9 +30,9 @@ import {
 } from './report/report.js';
 import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './send/journal.js';
 import { journalOfInput } from './send/journal-location.js';
-import { ledgerPlaceOf, localLedgerRoot, openLedger } from './send/ledger/open.js';
-import type { LedgerRecord } from './send/ledger/record.js';
-import type { LedgerStore } from './send/ledger/store.js';
+import { ledgerPlaceOf, localLedgerRoot, openLedger } from '../ledger/open.js';
+import type { LedgerRecord } from '../ledger/record.js';
+import type { LedgerStore } from '../ledger/store.js';
 import { problemsMessage, type SubmitStop, submitRecords } from './send/submit.js';
 import {
   checkRejectsPath,

@@ -14,8 +14,8 @@ import {
   summarizeJournal,
   type UnknownOrder,
 } from '../../import/send/journal-summary.js';
-import { ledgerPlaceOf, openLedger } from '../../import/send/ledger/open.js';
-import type { LedgerEntry } from '../../import/send/ledger/record.js';
+import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
+import type { LedgerEntry } from '../../ledger/record.js';
 import { formatCount } from '../../io/numbers.js';
 
 export interface JournalOptions {

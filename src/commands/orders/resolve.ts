@@ -14,7 +14,7 @@ import { UsageError } from '../../core/errors.js';
 import { type JournalState, OrderJournal } from '../../import/send/journal.js';
 import { locateJournal } from '../../import/send/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/send/journal-summary.js';
-import { ledgerPlaceOf, openLedger } from '../../import/send/ledger/open.js';
+import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import {
   journalPlace,
   LEDGER_PLACE,

@@ -40,8 +40,8 @@ import {
   type LedgerEntry,
   type LedgerRecord,
   type Resolution,
-} from './ledger/record.js';
-import type { Claim } from './ledger/store.js';
+} from '../../ledger/record.js';
+import type { Claim } from '../../ledger/store.js';
 
 /** The state of one order in a journal: the ledger's entry type. */
 export type JournalState = LedgerEntry;

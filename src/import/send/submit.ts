@@ -21,8 +21,8 @@ import type { RecordResult, ReportStatus } from '../report/report.js';
 import type { ValidatedRecord } from '../types.js';
 import type { ExistingRecord } from './already-exists.js';
 import type { OrderJournal } from './journal.js';
-import { answeredAlreadyThere, bodyHash, describeEntry, describeOwner } from './ledger/record.js';
-import type { Claim, ClaimRefusal, LedgerStore } from './ledger/store.js';
+import { answeredAlreadyThere, bodyHash, describeEntry, describeOwner } from '../../ledger/record.js';
+import type { Claim, ClaimRefusal, LedgerStore } from '../../ledger/store.js';
 
 export interface SubmitOptions {
   /** What is sent (its endpoint, key and words); default orders. */

@@ -21,7 +21,7 @@ import {
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerFolder, shardFileName, shardOf } from '../../../src/import/send/ledger/local.js';
+import { ledgerFolder, shardFileName, shardOf } from '../../../src/ledger/local.js';
 import { BIN, type CliResult, ROOT, tempDir, testEnv } from '../../support/cli.js';
 import { order, orders, writeNdjson } from '../../support/orders.js';
 import {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/core/errors.js';
 import { bodyHash, OrderJournal, OtherBaseUrlError } from '../../../src/import/send/journal.js';
-import type { Claim } from '../../../src/import/send/ledger/store.js';
+import type { Claim } from '../../../src/ledger/store.js';
 import { tempDir } from '../../support/cli.js';
 
 const BASE = 'http://127.0.0.1:4780';

@@ -15,17 +15,17 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../../../src/core/errors.js';
-import { KeyTable } from '../../../../src/core/key-table.js';
-import { thisProcess } from '../../../../src/core/liveness.js';
-import { LedgerDamagedError } from '../../../../src/import/send/ledger/errors.js';
+import { UsageError } from '../../src/core/errors.js';
+import { KeyTable } from '../../src/core/key-table.js';
+import { thisProcess } from '../../src/core/liveness.js';
+import { LedgerDamagedError } from '../../src/ledger/errors.js';
 import {
   LEDGER_SHARDS,
   LocalLedger,
   ledgerFolder,
   shardFileName,
   shardOf,
-} from '../../../../src/import/send/ledger/local.js';
+} from '../../src/ledger/local.js';
 import {
   applyRecord,
   type ClaimOwner,
@@ -33,9 +33,9 @@ import {
   type LedgerRecord,
   type RecordSource,
   stateKey,
-} from '../../../../src/import/send/ledger/record.js';
-import type { Claim, ClaimResult, LedgerKind } from '../../../../src/import/send/ledger/store.js';
-import { ROOT, tempDir } from '../../../support/cli.js';
+} from '../../src/ledger/record.js';
+import type { Claim, ClaimResult, LedgerKind } from '../../src/ledger/store.js';
+import { ROOT, tempDir } from '../support/cli.js';
 
 const BASE = 'http://127.0.0.1:4780/';
 const NORMALIZED = 'http://127.0.0.1:4780';
@@ -1070,7 +1070,7 @@ async function raceScript(): Promise<string> {
     entry,
     `import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LocalLedger } from ${JSON.stringify(resolve(ROOT, 'src/import/send/ledger/local.ts'))};
+import { LocalLedger } from ${JSON.stringify(resolve(ROOT, 'src/ledger/local.ts'))};
 const [root, baseUrl, count, go, order] = process.argv.slice(2);
 const ledger = await LocalLedger.open(root, { baseUrl, kind: 'orders', source: { by: 'orders import' } });
 process.stdout.write('ready\\n');

@@ -10,7 +10,7 @@ import {
   type LedgerRecord,
   settledAsUnknown,
   stateKey,
-} from '../../../../src/import/send/ledger/record.js';
+} from '../../src/ledger/record.js';
 
 const OWNER = { host: 'build-7', pid: 4242, id: 'o1' };
 

@@ -7,23 +7,23 @@
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CliError } from '../../../../src/core/errors.js';
-import { thisProcess } from '../../../../src/core/liveness.js';
-import { LedgerWriteError } from '../../../../src/import/send/ledger/errors.js';
-import { PostgresLedger, redactLedgerUrl } from '../../../../src/import/send/ledger/postgres.js';
+import { CliError } from '../../src/core/errors.js';
+import { thisProcess } from '../../src/core/liveness.js';
+import { LedgerWriteError } from '../../src/ledger/errors.js';
+import { PostgresLedger, redactLedgerUrl } from '../../src/ledger/postgres.js';
 import {
   applyRecord,
   type LedgerEntry,
   type LedgerRecord,
-} from '../../../../src/import/send/ledger/record.js';
-import type { Claim, ClaimResult, LedgerKind } from '../../../../src/import/send/ledger/store.js';
+} from '../../src/ledger/record.js';
+import type { Claim, ClaimResult, LedgerKind } from '../../src/ledger/store.js';
 import {
   findPostgresBinaries,
   POSTGRES_SKIPPED,
   type RunningPostgres,
   startPostgres,
-} from '../../../support/postgres.js';
-import { waitFor } from '../../../support/wait.js';
+} from '../support/postgres.js';
+import { waitFor } from '../support/wait.js';
 
 const binaries = findPostgresBinaries();
 if (binaries === undefined) console.log(POSTGRES_SKIPPED);

@@ -1,6 +1,6 @@
 /** The errors of the order ledger, shared by its stores. */
-import { CliError, UsageError } from '../../../core/errors.js';
-import { ExitCode } from '../../../core/exit-codes.js';
+import { CliError, UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
 import { describeOwner, type LedgerEntry } from './record.js';
 
 /** The ledger could not be written: nothing more may be sent (exit 1). */

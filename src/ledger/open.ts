@@ -4,7 +4,7 @@
  * (a local ledger kept where a CI job keeps its state), or nothing: the config folder's ledger.
  */
 import { join, resolve } from 'node:path';
-import { configDir } from '../../../config/profiles.js';
+import { configDir } from '../config/profiles.js';
 import type { LedgerStore, OpenLedgerOptions } from './store.js';
 
 export interface LedgerPlace {

@@ -10,7 +10,7 @@
  *   (local.ts): every process on this machine, any profile, any journal;
  * - PostgreSQL (`--ledger postgres://…`): one table shared by a fleet (postgres.ts).
  */
-import type { KeyTable } from '../../../core/key-table.js';
+import type { KeyTable } from '../core/key-table.js';
 import type { ClaimOwner, LedgerEntry, LedgerRecord, RecordSource, Resolution } from './record.js';
 
 /** What a ledger holds: orders, or contact references (kept apart: their keys are not orders'). */

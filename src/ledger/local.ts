@@ -45,15 +45,15 @@ import {
 } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError, errorCode, UsageError } from '../../../core/errors.js';
-import { ExitCode } from '../../../core/exit-codes.js';
-import { hashBytes, KeyTable } from '../../../core/key-table.js';
-import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../../../core/liveness.js';
-import { normalizeBaseUrl, serviceKey } from '../../../core/url.js';
-import { AppendLog } from '../../../io/append-log.js';
-import { fdatasyncFd } from '../../../io/fd.js';
-import { fileKind } from '../../../io/file-kind.js';
-import { isoNow } from '../../../io/iso-time.js';
+import { CliError, errorCode, UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
+import { hashBytes, KeyTable } from '../core/key-table.js';
+import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../core/liveness.js';
+import { normalizeBaseUrl, serviceKey } from '../core/url.js';
+import { AppendLog } from '../io/append-log.js';
+import { fdatasyncFd } from '../io/fd.js';
+import { fileKind } from '../io/file-kind.js';
+import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerDamagedError, LedgerWriteError } from './errors.js';
 import {
   applyRecord,

@@ -31,11 +31,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Pool, QueryConfig, QueryResultRow } from 'pg';
-import { CliError, UsageError } from '../../../core/errors.js';
-import { ExitCode } from '../../../core/exit-codes.js';
-import { HEARTBEAT_MS, judgeProcess, STALE_MS, thisProcess } from '../../../core/liveness.js';
-import { normalizeBaseUrl } from '../../../core/url.js';
-import { isoNow } from '../../../io/iso-time.js';
+import { CliError, UsageError } from '../core/errors.js';
+import { ExitCode } from '../core/exit-codes.js';
+import { HEARTBEAT_MS, judgeProcess, STALE_MS, thisProcess } from '../core/liveness.js';
+import { normalizeBaseUrl } from '../core/url.js';
+import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerWriteError } from './errors.js';
 import {
   applyRecord,
