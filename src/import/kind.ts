@@ -3,12 +3,13 @@
  * `refs contacts import`. The pipeline (read, validate, journal, send, report, rejects) is the
  * same for both; it asks its `ImportKind` for the columns, the key, the rules and the endpoint.
  */
+
+import type { LedgerKind } from '../ledger/store.js';
 import { validateOrder } from '../schemas/order.js';
 import type { ValidationProblem } from '../schemas/problems.js';
 import { validateContactReference } from '../schemas/references.js';
 import { CONTACT_REFERENCE_COLUMNS, CSV_COLUMNS } from './read/columns.js';
 import { type ExistingRecord, existingContactReference } from './send/already-exists.js';
-import type { LedgerKind } from '../ledger/store.js';
 
 export interface ImportKind {
   /** The command, as the ledger records it and messages name it. */

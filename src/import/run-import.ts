@@ -15,6 +15,9 @@ import { CancelledError, CliError, type InputProblem, UsageError } from '../core
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { formatCount } from '../io/numbers.js';
+import { ledgerPlaceOf, localLedgerRoot, openLedger } from '../ledger/open.js';
+import type { LedgerRecord } from '../ledger/record.js';
+import type { LedgerStore } from '../ledger/store.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import type { InputLimits } from './read/limits.js';
 import { OutputWriteError } from './report/output-error.js';
@@ -30,9 +33,6 @@ import {
 } from './report/report.js';
 import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './send/journal.js';
 import { journalOfInput } from './send/journal-location.js';
-import { ledgerPlaceOf, localLedgerRoot, openLedger } from '../ledger/open.js';
-import type { LedgerRecord } from '../ledger/record.js';
-import type { LedgerStore } from '../ledger/store.js';
 import { problemsMessage, type SubmitStop, submitRecords } from './send/submit.js';
 import {
   checkRejectsPath,

@@ -19,13 +19,7 @@ import { UsageError } from '../../src/core/errors.js';
 import { KeyTable } from '../../src/core/key-table.js';
 import { thisProcess } from '../../src/core/liveness.js';
 import { LedgerDamagedError } from '../../src/ledger/errors.js';
-import {
-  LEDGER_SHARDS,
-  LocalLedger,
-  ledgerFolder,
-  shardFileName,
-  shardOf,
-} from '../../src/ledger/local.js';
+import { LEDGER_SHARDS, LocalLedger, ledgerFolder, shardFileName, shardOf } from '../../src/ledger/local.js';
 import {
   applyRecord,
   type ClaimOwner,

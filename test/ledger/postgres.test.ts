@@ -11,11 +11,7 @@ import { CliError } from '../../src/core/errors.js';
 import { thisProcess } from '../../src/core/liveness.js';
 import { LedgerWriteError } from '../../src/ledger/errors.js';
 import { PostgresLedger, redactLedgerUrl } from '../../src/ledger/postgres.js';
-import {
-  applyRecord,
-  type LedgerEntry,
-  type LedgerRecord,
-} from '../../src/ledger/record.js';
+import { applyRecord, type LedgerEntry, type LedgerRecord } from '../../src/ledger/record.js';
 import type { Claim, ClaimResult, LedgerKind } from '../../src/ledger/store.js';
 import {
   findPostgresBinaries,

@@ -14,11 +14,11 @@ import { prepareRecord } from '../../import/check/validate.js';
 import { readOrderText } from '../../import/read/input-file.js';
 import { parseJson } from '../../import/read/json-syntax.js';
 import { inputLimits } from '../../import/read/limits.js';
-import { ledgerPlaceOf } from '../../ledger/open.js';
 import { createdSummary, sendOrder } from '../../import/send/send-order.js';
 import type { SourceRecord } from '../../import/types.js';
 import { writeJson } from '../../io/json-output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
+import { ledgerPlaceOf } from '../../ledger/open.js';
 import type { CreateFlags } from './index.js';
 
 export async function run(options: CreateFlags, ctx: Context): Promise<void> {

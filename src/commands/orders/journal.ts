@@ -14,9 +14,9 @@ import {
   summarizeJournal,
   type UnknownOrder,
 } from '../../import/send/journal-summary.js';
+import { formatCount } from '../../io/numbers.js';
 import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import type { LedgerEntry } from '../../ledger/record.js';
-import { formatCount } from '../../io/numbers.js';
 
 export interface JournalOptions {
   target: string;

@@ -9,11 +9,11 @@ import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../command-support/context.js';
 import { readRecentAddresses, rememberAddresses } from '../../config/recent-addresses.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
-import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
-import { describeEntry } from '../../ledger/record.js';
 import { createdSummary, sendOrder } from '../../import/send/send-order.js';
 import { createPrompter, PromptEscape, requirePrompts } from '../../io/prompter.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
+import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
+import { describeEntry } from '../../ledger/record.js';
 import { runGuidedOrder } from '../../orders/guided-order.js';
 
 const NOTHING_DONE = 'no order was sent or saved';

@@ -14,7 +14,6 @@ import { UsageError } from '../../core/errors.js';
 import { type JournalState, OrderJournal } from '../../import/send/journal.js';
 import { locateJournal } from '../../import/send/journal-location.js';
 import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/send/journal-summary.js';
-import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import {
   journalPlace,
   LEDGER_PLACE,
@@ -28,6 +27,7 @@ import {
 } from '../../import/send/resolutions.js';
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { formatCount } from '../../io/numbers.js';
+import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import type { ResolveFlags } from './index.js';
 
 /** `orders resolve`'s flags and its argument. */
