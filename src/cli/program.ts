@@ -10,6 +10,7 @@ import { registerConfig } from '../commands/config/index.js';
 import { registerContacts } from '../commands/contacts/index.js';
 import { registerDemo } from '../commands/demo/index.js';
 import { registerGet } from '../commands/get/index.js';
+import { registerLedger } from '../commands/ledger/index.js';
 import { registerListen } from '../commands/listen/index.js';
 import { registerLogin } from '../commands/login/index.js';
 import { registerOrders } from '../commands/orders/index.js';
@@ -35,6 +36,7 @@ const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerListen,
   registerSandbox,
   registerSchema,
+  registerLedger,
   registerConfig,
   registerCompletion,
 ];

@@ -9,6 +9,7 @@ import { type GlobalFlags, resolveSettings, type Settings } from '../config/sett
 import { UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { checkSendable, settingSource } from '../core/header-value.js';
+import { urlPasswords } from '../core/redact.js';
 import { checkBaseUrl } from '../core/url.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
@@ -54,6 +55,7 @@ export class Context {
   private flags: GlobalFlags = {};
   private settingsPromise: Promise<Settings> | undefined;
   private allowNewProfile = false;
+  private ledgerWarned = false;
   private readonly clients: ApiClient[] = [];
   private readonly cleanups: (() => Promise<void> | void)[] = [];
   private readonly runner: RunCommand | undefined;
@@ -104,6 +106,13 @@ export class Context {
       this.io.redactor.addSecret(settings.token);
       this.io.redactor.addSecret(settings.webhookKey);
       this.io.redactor.addSecretHeader(settings.authHeader);
+      for (const password of urlPasswords(settings.ledger ?? '')) this.io.redactor.addSecret(password);
+      if (!this.ledgerWarned && urlPasswords(this.flags.ledger ?? '').length > 0) {
+        this.ledgerWarned = true;
+        this.io.err(
+          'warning: a password given in --ledger stays in your shell history and shows in the process list; next time leave it out of the URL and set PGPASSWORD or a ~/.pgpass file (PostgreSQL reads both), or give the URL in ORDERCLI_LEDGER.\n',
+        );
+      }
       return settings;
     });
     return this.settingsPromise;

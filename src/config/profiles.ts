@@ -3,12 +3,18 @@
  * writes go through `conf`, which creates the file with mode 0600 and writes it atomically.
  *
  * File: `$ORDERCLI_CONFIG_DIR/config.json`, else `$XDG_CONFIG_HOME/ordercli/config.json`, else
- * `~/.config/ordercli/config.json` (`%APPDATA%\ordercli\config.json` on Windows).
+ * `~/.config/ordercli/config.json` (`%APPDATA%\ordercli\config.json` on Windows). The folder is
+ * never relative: an empty or relative HOME (or a relative XDG_CONFIG_HOME, ORDERCLI_CONFIG_DIR,
+ * APPDATA) would put it, and the default order ledger in it, under whatever folder a command runs
+ * in, so that each folder had a ledger of its own. That is a UsageError wherever the folder is
+ * needed; a read that can do without it (`readConfigFile`, a ledger given by `--ledger`) uses
+ * `knownConfigDir`.
  */
 import { chmod, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
+import { quote } from '../io/quote.js';
 
 /** The values a profile may hold, by their config-key names (the flags' names). */
 export const PROFILE_KEYS = [
@@ -32,24 +38,60 @@ export interface ConfigFile {
 
 export const DEFAULT_PROFILE = 'default';
 
+/** The config folder, or the variable that would make it relative (with its value). */
+type ConfigPlace = { folder: string } | { variable: string; value: string };
+
+function configPlace(env: NodeJS.ProcessEnv): ConfigPlace {
+  const under = (variable: string, value: string, ...rest: string[]): ConfigPlace =>
+    isAbsolute(value) ? { folder: join(value, ...rest) } : { variable, value };
+  if (env.ORDERCLI_CONFIG_DIR) return under('ORDERCLI_CONFIG_DIR', env.ORDERCLI_CONFIG_DIR);
+  if (process.platform === 'win32' && env.APPDATA) return under('APPDATA', env.APPDATA, 'ordercli');
+  if (env.XDG_CONFIG_HOME) return under('XDG_CONFIG_HOME', env.XDG_CONFIG_HOME, 'ordercli');
+  // HOME="" is no home (os.homedir() would answer "" too); only an unset HOME asks the system.
+  return under('HOME', env.HOME ?? homedir(), '.config', 'ordercli');
+}
+
+/** The config folder, or undefined when it would be relative (see the top of this file). */
+export function knownConfigDir(env: NodeJS.ProcessEnv): string | undefined {
+  const place = configPlace(env);
+  return 'folder' in place ? place.folder : undefined;
+}
+
+/** The config folder (absolute); a UsageError (exit 2) when it would be relative. */
 export function configDir(env: NodeJS.ProcessEnv): string {
-  if (env.ORDERCLI_CONFIG_DIR) return env.ORDERCLI_CONFIG_DIR;
-  if (process.platform === 'win32' && env.APPDATA) return join(env.APPDATA, 'ordercli');
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
-  return join(base, 'ordercli');
+  const place = configPlace(env);
+  if ('folder' in place) return place.folder;
+  const value = place.value === '' ? '"" (empty)' : `${quote(place.value)}, a relative folder`;
+  const fix =
+    place.variable === 'HOME'
+      ? 'set HOME to an absolute folder or ORDERCLI_CONFIG_DIR to an absolute folder'
+      : `set ${place.variable} to an absolute folder (or unset it)`;
+  throw new UsageError(
+    `${place.variable} is ${value}, so the config folder and the order ledger in it would depend on the working folder: ${fix}, or give the ledger with --ledger <absolute dir>.`,
+  );
 }
 
 export function configPath(env: NodeJS.ProcessEnv): string {
   return join(configDir(env), 'config.json');
 }
 
+/** The config file, or undefined when its folder would be relative (nothing to read or protect). */
+export function knownConfigPath(env: NodeJS.ProcessEnv): string | undefined {
+  const folder = knownConfigDir(env);
+  return folder === undefined ? undefined : join(folder, 'config.json');
+}
+
 export function isProfileKey(key: string): key is ProfileKey {
   return (PROFILE_KEYS as readonly string[]).includes(key);
 }
 
-/** Reads the config file; a missing file is an empty config. */
+/**
+ * Reads the config file; a missing file is an empty config, and so is a config folder that would
+ * be relative (no file is read from the working folder; what needs the folder says why).
+ */
 export async function readConfigFile(env: NodeJS.ProcessEnv): Promise<ConfigFile> {
-  const path = configPath(env);
+  const path = knownConfigPath(env);
+  if (path === undefined) return {};
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -202,3 +202,36 @@ export class Redactor {
     return out;
   }
 }
+
+/**
+ * The user info of a URL with credentials (`postgres://user:password@host/db`), read as a person
+ * writes one rather than as the URL parser does: everything between `://` and the last `@`, so
+ * that a password holding an unencoded `@`, `:` or `/` is still the password (from the first `:`).
+ */
+const URL_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^:@/]*):(.*)@/is;
+/** A password given as a query parameter (`?password=…`). */
+const URL_PASSWORD_PARAM = /([?&][^=&#]*pass[^=&#]*=)([^&#]*)/gi;
+
+/** The passwords a URL holds (user info and query), each as written and percent-decoded. */
+export function urlPasswords(url: string): string[] {
+  const found = new Set<string>();
+  const add = (value: string | undefined) => {
+    if (!value) return;
+    found.add(value);
+    try {
+      found.add(decodeURIComponent(value));
+    } catch {
+      // Not valid percent-encoding: only the text as written.
+    }
+  };
+  add(URL_USERINFO.exec(url)?.[3]);
+  for (const match of url.matchAll(URL_PASSWORD_PARAM)) add(match[2]);
+  return [...found];
+}
+
+/** A URL as it may be shown: its passwords (see `urlPasswords`) replaced by `***`. */
+export function redactUrlPassword(url: string): string {
+  return url
+    .replace(URL_USERINFO, (_all, scheme: string, user: string) => `${scheme}${user}:***@`)
+    .replace(URL_PASSWORD_PARAM, (_all, name: string, value: string) => (value === '' ? name : `${name}***`));
+}

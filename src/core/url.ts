@@ -3,6 +3,7 @@
  * in a flag must look like, and when two spellings name the same service.
  */
 import { UsageError } from './errors.js';
+import { redactUrlPassword } from './redact.js';
 
 /** Hosts that never leave this machine, where plain http:// is harmless. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -95,12 +96,5 @@ export function serviceKey(baseUrl: string): { host: string; rest: string } | un
 
 /** A URL as it may be shown: its password replaced by `***` (a PostgreSQL ledger's URL). */
 export function withoutPassword(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.password === '') return value;
-    url.password = '***';
-    return url.toString();
-  } catch {
-    return value.replace(/\/\/([^:/@]*):[^@]*@/, '//$1:***@');
-  }
+  return redactUrlPassword(value);
 }

@@ -1,6 +1,6 @@
 /**
  * What an import brings to the service: everything that differs between `orders import` and
- * `refs contacts import`. The pipeline (read, validate, journal, send, report, rejects) is the
+ * `refs contacts import`. The pipeline (read, validate, claim, send, report, rejects) is the
  * same for both; it asks its `ImportKind` for the columns, the key, the rules and the endpoint.
  */
 
@@ -20,7 +20,7 @@ export interface ImportKind {
   oneWithArticle: string;
   /** The command that sends a single record, for a JSON file that holds one instead of an array. */
   sendOne?: string;
-  /** The field that keys re-runs (journal, duplicates, the report's first column). */
+  /** The field that keys re-runs (the ledger, duplicates, the report's first column). */
   keyField: string;
   /** Where each record is sent with POST. */
   path: string;

@@ -1,7 +1,7 @@
 /**
  * The import pipeline, `orders import` (and `refs contacts import`, through its `ImportKind`)
- * without its command line: validate the whole input, check the journal and the order ledger,
- * send the valid records concurrently (each journaled), write the report and the rejects, and
+ * without its command line: validate the whole input, check the order ledger, send the valid
+ * records concurrently (each claimed in the ledger first), write the report and the rejects, and
  * return what happened as a typed result. It never writes to the terminal: notes and progress go
  * through `ImportHooks`, and the command renders the result.
  */
@@ -10,13 +10,14 @@ import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiClient, RetryEvent } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
-import { configPath } from '../config/profiles.js';
+import { knownConfigPath } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { formatCount } from '../io/numbers.js';
+import { inputIdentity, legacyJournalPath } from '../ledger/input-identity.js';
 import { ledgerPlaceOf, localLedgerRoot, openLedger } from '../ledger/open.js';
-import type { LedgerRecord } from '../ledger/record.js';
+import type { RecordSource } from '../ledger/record.js';
 import type { LedgerStore } from '../ledger/store.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import type { InputLimits } from './read/limits.js';
@@ -31,8 +32,6 @@ import {
   ResultSequencer,
   settledCount,
 } from './report/report.js';
-import { JournalWriteError, OrderJournal, OtherBaseUrlError } from './send/journal.js';
-import { journalOfInput } from './send/journal-location.js';
 import { problemsMessage, type SubmitStop, submitRecords } from './send/submit.js';
 import {
   checkRejectsPath,
@@ -64,11 +63,11 @@ export interface ImportRequest {
   limits: InputLimits;
   /** Requests in flight at most. */
   concurrency: number;
-  /** Validate (and look at the journal and the ledger), send nothing. */
+  /** Validate (and look at the ledger), send nothing. */
   dryRun: boolean;
   skipInvalid: boolean;
   checkRefs: boolean;
-  /** `--journal` as typed, relative to the cwd; default `<input>.journal.ndjson`. */
+  /** `--journal` as typed: the name of the input's history in the ledger (input-identity.ts). */
   journal?: string;
   retryUnknown: boolean;
   /** `--report` and `--rejects` as typed, relative to the cwd. */
@@ -89,15 +88,13 @@ export interface ImportEnvironment {
   io: { stdin: Readable };
   settings(): Promise<{ baseUrl?: string | undefined; ledger?: string | undefined }>;
   api(overrides?: { connections?: number; onRetry?: (event: RetryEvent) => void }): Promise<ApiClient>;
-  /** Runs `fn` when the command ends, however it ends (the journal is closed even on an error). */
+  /** Runs `fn` when the command ends, however it ends (the ledger is closed even on an error). */
   onClose(fn: () => Promise<void> | void): void;
 }
 
 /** Where the pipeline tells its caller what the user should see while it runs. */
 export interface ImportHooks {
-  /** Another run holds the journal's lock; the message says which and how long this one waits. */
-  onLockWait?(message: string): void;
-  /** A note before sending starts (the journal's torn last line was dropped). */
+  /** A note before sending starts (a journal of an earlier release was folded into the ledger). */
   onNote?(text: string): void;
   /** Sending starts; `counts` change as orders finish. Returns what to call once sending ends. */
   onSendingStart?(counts: Readonly<ImportCounts>): () => void;
@@ -114,8 +111,6 @@ export interface DryRunResult {
   counts: { total: number; valid: number; invalid: number };
   /** The invalid records with their problems, in input order (for the CI annotations). */
   invalid: readonly InvalidRecord[];
-  /** What the journal already holds for this service (absent when it holds nothing). */
-  journal: { path: string; created: number; unknown: number } | undefined;
   /** Orders of this input that the order ledger records (absent without a base URL). */
   ledger: { created: number; inDoubt: number } | undefined;
   problems: InputProblem[];
@@ -126,7 +121,7 @@ export interface ImportResult {
   dryRun: false;
   input: string;
   baseUrl: string;
-  /** The journal as shown to the user (as typed, or `<input>.journal.ndjson`). */
+  /** The input's name in the ledger (input-identity.ts): `orders journal <it>` shows its history. */
   journal: string;
   counts: ImportCounts;
   /** Every record's result in input order, when `keepRecordResults` was asked; else empty. */
@@ -236,13 +231,8 @@ async function dryRun(
 ): Promise<DryRunResult> {
   const kind = request.kind ?? ORDER_IMPORT;
   const { baseUrl } = await environment.settings();
-  // Without a base URL there is no service to compare with; standard input has no default journal.
-  const location =
-    baseUrl !== undefined && (request.input !== '-' || request.journal !== undefined)
-      ? await journalOfInput(request.input, request.journal, environment.cwd)
-      : undefined;
-  let journal: DryRunResult['journal'];
   let ledger: DryRunResult['ledger'];
+  // Without a base URL there is no service to compare with.
   const store =
     baseUrl === undefined
       ? undefined
@@ -259,24 +249,6 @@ async function dryRun(
       ledger = store.prefetchedCounts();
       validation.keys = undefined;
     }
-    if (baseUrl !== undefined && location !== undefined) {
-      // Only what the ledger does not know yet: what a real run would adopt from the journal.
-      const { replay } = await OrderJournal.inspect(location.path, baseUrl, environment.signal, (id) =>
-        store ? !store.knows(id) : true,
-      );
-      // What a real run would refuse, a dry run refuses too.
-      if (replay.otherBaseUrls.length > 0) {
-        throw new OtherBaseUrlError(
-          location.path,
-          normalizeBaseUrl(baseUrl),
-          replay.otherBaseUrls,
-          kind.many,
-        );
-      }
-      if (replay.lines > 0) {
-        journal = { path: location.shown, created: replay.created, unknown: replay.unknown };
-      }
-    }
   } finally {
     await store?.close();
   }
@@ -287,7 +259,6 @@ async function dryRun(
     baseUrl,
     counts: { total: validation.total, valid: validation.total - invalid, invalid },
     invalid: validation.invalid,
-    journal,
     ledger,
     problems: validation.problems,
   };
@@ -310,8 +281,8 @@ async function sendRecords(
     if (event.reason.startsWith('429')) throttledRetries++;
   };
   const client = await environment.api({ connections: request.concurrency, onRetry });
-  const location = await journalOfInput(request.input, request.journal, environment.cwd);
-  const stores = await openStores(request, environment, hooks, source, validation, client.baseUrl, location);
+  const identity = inputIdentity(request.input, request.journal, environment.cwd);
+  const stores = await openImportLedger(request, environment, hooks, validation, client.baseUrl, identity);
   const report =
     request.report !== undefined
       ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
@@ -326,8 +297,8 @@ async function sendRecords(
     outcome = await submitRecords(readAgainForSending(source, validation, references, kind), {
       kind,
       client,
-      journal: stores.journal,
       ledger: stores.ledger,
+      input: stores.input,
       concurrency: request.concurrency,
       retryUnknown: request.retryUnknown,
       signal: environment.signal,
@@ -344,7 +315,7 @@ async function sendRecords(
     dryRun: false,
     input: source.file,
     baseUrl: client.baseUrl,
-    journal: location.shown,
+    journal: identity,
     counts,
     records: results.records,
     notCreated: results.notCreated,
@@ -354,71 +325,61 @@ async function sendRecords(
     durationMs: performance.now() - started,
     retries,
     throttledRetries,
-    failure: stopped ? stopError(stopped, counts, location.shown, sent, kind) : outputFailure,
+    failure: stopped ? stopError(stopped, counts, sent, kind) : outputFailure,
     exitCode: settledCount(counts) < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
 }
 
 /**
  * Opens the ledger of this service (which decides what is sent: each order is claimed there
- * before it leaves), reads ahead what it knows of the input's ids, then opens the journal and
- * adopts into the ledger what only the journal knows. Both are closed when the command ends.
+ * before it leaves, with the input's identity and line), reads ahead what it knows of the input's
+ * ids, and folds in a journal an earlier release left beside the input. Closed when the command ends.
  */
-async function openStores(
+async function openImportLedger(
   request: ImportRequest,
   environment: ImportEnvironment,
   hooks: ImportHooks,
-  source: InputSource,
   validation: ImportValidation,
   baseUrl: string,
-  location: { path: string; shown: string },
-): Promise<{ ledger: LedgerStore; journal: OrderJournal; close: () => Promise<void> }> {
+  identity: string,
+): Promise<{ ledger: LedgerStore; input: string; close: () => Promise<void> }> {
   const kind = request.kind ?? ORDER_IMPORT;
-  const { lockWaitFromEnv } = await import('../io/file-lock.js');
+  // The input's path, and the history's name when --journal gives one: either finds its records.
+  const source: RecordSource = {
+    by: kind.command,
+    input: inputIdentity(request.input, undefined, environment.cwd),
+  };
+  if (request.journal !== undefined) source.journal = identity;
   const ledger = await openLedger(await ledgerPlaceOf(environment), {
     baseUrl,
     kind: kind.ledger,
-    source: {
-      by: kind.command,
-      input: request.input === '-' ? '(stdin)' : resolve(environment.cwd, request.input),
-      journal: location.path,
-    },
+    source,
     signal: environment.signal,
   });
-  let journal: OrderJournal | undefined;
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    try {
-      await ledger.close();
-    } finally {
-      await journal?.close();
-    }
+    await ledger.close();
   };
   environment.onClose(close);
   if (validation.keys) await ledger.prefetch(validation.keys);
   // The validation's hold on the ids goes now: the ledger keeps what it knows of them.
   validation.keys = undefined;
-  journal = await OrderJournal.open(location.path, {
-    baseUrl,
-    // What the ledger knows, the journal need not hold: only the rest may need adopting.
-    keep: (externalId) => !ledger.knows(externalId),
-    input: source.file,
-    command: kind.command,
-    records: kind.many,
-    lockWaitMs: lockWaitFromEnv(environment.env),
-    onLockWait: (message) => hooks.onLockWait?.(message),
-    signal: environment.signal,
-  });
-  await adoptJournal(ledger, journal, kind);
-  journal.releaseStates();
-  if (journal.replay.tornTail) {
-    hooks.onNote?.(
-      `note: the last line of ${location.shown} was cut off (the previous run was killed while writing it); it was dropped.\n`,
-    );
+  const legacy = legacyJournalPath(request.input, request.journal, environment.cwd);
+  if (legacy !== undefined) {
+    const { foldJournal } = await import('../ledger/upgrade.js');
+    const folded = await foldJournal(ledger, legacy, source, environment.signal);
+    if (folded) hooks.onNote?.(foldedNote(folded, kind));
   }
-  return { ledger, journal, close };
+  return { ledger, input: source.input!, close };
+}
+
+function foldedNote(folded: { path: string; adopted: number; renamed: boolean }, kind: ImportKind): string {
+  const what = `${formatCount(folded.adopted)} ${folded.adopted === 1 ? kind.one : kind.many} it knew of and the ledger did not`;
+  return folded.renamed
+    ? `note: ${folded.path}, the journal of an earlier ordercli, was folded into the order ledger (${what}) and renamed ${folded.path}.folded; the ledger is the only record now.\n`
+    : `note: ${folded.path}, the journal of an earlier ordercli, was folded into the order ledger for this service (${what}); it is kept, as it also holds orders of other services.\n`;
 }
 
 /** Where each order's result goes: the counts, the report and hooks in input order, the lists kept. */
@@ -448,7 +409,7 @@ function collectResults(
 }
 
 /**
- * Ends the report and writes the rejects. Sending is over and journaled: a file that cannot be
+ * Ends the report and writes the rejects. Sending is over and in the ledger: a file that cannot be
  * written fails the run (exit 1) after its summary, rather than hiding what was sent.
  */
 async function writeOutputs(
@@ -473,7 +434,7 @@ async function writeOutputs(
     `The import ran to its end, but ${unwritten.join(' and ')} could not be written.`,
     ExitCode.Failure,
     [
-      'Every outcome is in the journal: run the same import again with files that can be written; created orders are skipped, failed ones sent again.',
+      'Every outcome is in the order ledger: run the same import again with files that can be written; created orders are skipped, failed ones sent again.',
     ],
   );
 }
@@ -544,7 +505,7 @@ function refusedInputResult(order: SourceRecord, problems: InputProblem[], notSe
   };
 }
 
-/** `--report` and `--rejects` are never the input, its map, the journal, the ledger or the config file. */
+/** `--report` and `--rejects` are never the input, its map, the ledger or the config file. */
 async function refuseOverwritingWhatIsKept(
   request: ImportRequest,
   environment: ImportEnvironment,
@@ -557,47 +518,15 @@ async function refuseOverwritingWhatIsKept(
   if (request.rejects !== undefined)
     outputs.push({ what: '--rejects', path: at(request.rejects), shown: request.rejects });
   if (outputs.length === 0) return;
-  const kept: NamedPath[] = [{ what: 'the config file', path: configPath(environment.env) }];
+  // No config file when its folder would be relative (HOME empty or relative, a --ledger given).
+  const configFile = knownConfigPath(environment.env);
+  const kept: NamedPath[] = configFile === undefined ? [] : [{ what: 'the config file', path: configFile }];
   if (request.input !== '-') kept.push({ what: 'the input', path: source.path, shown: request.input });
   if (request.mapFile !== undefined)
     kept.push({ what: 'the --map file', path: at(request.mapFile), shown: request.mapFile });
-  if (request.input !== '-' || request.journal !== undefined) {
-    const journal = await journalOfInput(request.input, request.journal, environment.cwd);
-    kept.push({ what: 'the journal', path: journal.path, shown: journal.shown });
-  }
   const ledger = localLedgerRoot(await ledgerPlaceOf(environment));
   if (ledger !== undefined) kept.push({ what: 'the order ledger', path: ledger, folder: true });
   await refuseOverwrites(outputs, kept);
-}
-
-/**
- * What the journal records as created or in doubt that the ledger has no record of (a ledger that
- * is new, like a CI runner's config folder, or a journal written before the ledger existed) is
- * recorded in the ledger before anything is sent, so that the ledger refuses it too.
- */
-async function adoptJournal(ledger: LedgerStore, journal: OrderJournal, kind: ImportKind): Promise<void> {
-  const records: LedgerRecord[] = [];
-  const source = { by: kind.command, journal: journal.path } as const;
-  for (const [externalId, state] of journal.knownOrders()) {
-    if (state.status === 'not-created') continue;
-    const record: LedgerRecord =
-      state.status === 'created'
-        ? state.resolved === 'created'
-          ? { externalId, event: 'resolved', at: state.at, ...source, resolution: 'created' }
-          : { externalId, event: 'created', at: state.at, ...source }
-        : {
-            externalId,
-            event: 'unknown',
-            at: state.at,
-            ...source,
-            reason: state.reason ?? 'the run that sent it stopped before the answer',
-          };
-    for (const field of ['httpStatus', 'id', 'code', 'bodyHash', 'line', 'evidence'] as const) {
-      if (state[field] !== undefined) (record as unknown as Record<string, unknown>)[field] = state[field];
-    }
-    records.push(record);
-  }
-  if (records.length > 0) await ledger.adopt(records);
 }
 
 function isNotCreated(result: RecordResult): boolean {
@@ -648,29 +577,12 @@ async function fileVersion(path: string): Promise<string> {
 }
 
 /** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
-function stopError(
-  stop: SubmitStop,
-  counts: ImportCounts,
-  journal: string,
-  sent: number,
-  kind: ImportKind,
-): Error {
-  const rerun = `the journal ${journal} is saved: run the same command again to send the rest`;
+function stopError(stop: SubmitStop, counts: ImportCounts, sent: number, kind: ImportKind): Error {
+  const rerun = 'the order ledger holds every outcome: run the same command again to send the rest';
   const { many } = kind;
   if (stop.kind === 'interrupted') {
     return new CancelledError(
       `Interrupted: ${formatCount(counts.created)} ${many} created, ${formatCount(counts.notSent)} not sent; ${rerun}.`,
-    );
-  }
-  if (stop.kind === 'journal' && stop.error instanceof JournalWriteError) {
-    if (sent === 0) return stop.error.beforeSending();
-    return new CliError(
-      `Cannot write the import journal ${journal} (${stop.error.reason}), so the import stopped: ${formatCount(sent)} ${many} had been sent (${formatCount(counts.created)} created, ${formatCount(counts.failed)} refused, ${formatCount(counts.unknown)} with an unknown outcome), ${formatCount(counts.notSent)} were not sent.`,
-      ExitCode.Failure,
-      [
-        `The order ledger holds the outcome of every ${kind.one} sent: a re-run skips the created ones and sends the rest; only the journal, this input's record, may lack the last ones.`,
-        'Free some space or fix the permissions, then run the same command again.',
-      ],
     );
   }
   const error = stop.error ?? new Error('the import stopped');

@@ -1,6 +1,6 @@
 /**
  * The shapes passed between the steps of the import pipeline:
- * read -> parse -> map -> group -> validate -> submit -> journal -> report.
+ * read -> parse -> map -> group -> validate -> submit (claimed in the ledger) -> report.
  */
 import type { InputProblem } from '../core/errors.js';
 import type { KeyTable } from '../core/key-table.js';

@@ -72,8 +72,12 @@ import type {
   ClaimRefusal,
   ClaimRequest,
   ClaimResult,
+  LedgerFilter,
   LedgerKind,
+  LedgerOpener,
+  LedgerService,
   LedgerStore,
+  ListedEntry,
   OpenLedgerOptions,
 } from './store.js';
 
@@ -83,6 +87,8 @@ const SHARD_MASK = LEDGER_SHARDS - 1;
 const SHARD_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
 /** Shard files kept open between claims (an outcome goes to the shard its claim went to). */
 const OPEN_SHARDS = 256;
+/** At most this many shards written are synced at close (so that the log can go). */
+const CLOSE_SYNC_SHARDS = 16;
 /** Past this size of the write-ahead log, the shards written since are synced and a new one starts. */
 const WAL_CHECKPOINT_BYTES = 64 << 20;
 const RECORD_START = Buffer.from('{"externalId":');
@@ -106,6 +112,23 @@ function serviceFolderName(baseUrl: string): string {
     .slice(0, 80);
   const bytes = Buffer.from(baseUrl, 'utf8');
   return `${readable}-${hashBytes(bytes, 0, bytes.length).toString(16).padStart(8, '0')}`;
+}
+
+/** The owner a heartbeat file names (its first line), or undefined when it cannot be read. */
+async function readOwner(path: string): Promise<ClaimOwner | undefined> {
+  const owner = await readFile(path, 'utf8')
+    .then((text) => JSON.parse(text.slice(0, text.indexOf('\n'))) as ClaimOwner)
+    .catch(() => undefined);
+  return owner && typeof owner.pid === 'number' ? owner : undefined;
+}
+
+/** The base URL a service folder's `service.json` names. */
+async function readServiceFile(folder: string): Promise<string | undefined> {
+  try {
+    return (JSON.parse(await readFile(join(folder, SERVICE_FILE), 'utf8')) as { baseUrl: string }).baseUrl;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The shard file number of a key: FNV-1a of its UTF-8 bytes, the low 12 bits. */
@@ -139,12 +162,8 @@ async function sameServiceLedger(
   let wantedAddresses: Set<string> | undefined;
   for (const name of names.sort()) {
     const folder = join(root, name);
-    let other: string;
-    try {
-      other = (JSON.parse(await readFile(join(folder, SERVICE_FILE), 'utf8')) as { baseUrl: string }).baseUrl;
-    } catch {
-      continue;
-    }
+    const other = await readServiceFile(folder);
+    if (other === undefined) continue;
     const key = serviceKey(other);
     if (!key || key.rest !== wanted.rest) continue;
     wantedAddresses ??= await addressesOf(wanted.host);
@@ -535,10 +554,12 @@ export class LocalLedger implements LedgerStore {
     await this.sync();
   }
 
-  async entriesOfJournal(journal: string): Promise<Map<string, LedgerEntry>> {
-    const found = new Map<string, LedgerEntry>();
+  async list(filter: LedgerFilter = {}): Promise<ListedEntry[]> {
+    const inputs = filter.inputs === undefined ? undefined : new Set(filter.inputs);
+    const listed: ListedEntry[] = [];
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
       if (shard % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      this.signal?.throwIfAborted();
       const states = new Map<string, LedgerEntry>();
       const data = this.readShardFile(shard);
       if (data === undefined) continue;
@@ -553,9 +574,59 @@ export class LocalLedger implements LedgerStore {
           else states.delete(record.externalId);
         },
       );
-      for (const [id, state] of states) if (state.journal === journal) found.set(id, state);
+      for (const [externalId, entry] of states) {
+        if (inputs && !inputs.has(entry.input ?? '') && !inputs.has(entry.journal ?? '')) continue;
+        listed.push({ externalId, entry: await this.judged(entry) });
+      }
     }
-    return found;
+    return listed;
+  }
+
+  /** A claim as it stands: being sent by a live owner, or the doubt a dead one left. */
+  private async judged(entry: LedgerEntry): Promise<LedgerEntry> {
+    if (entry.status !== 'claimed') return entry;
+    return (await this.ownerVerdict(entry)) === 'alive' ? entry : settledAsUnknown(entry);
+  }
+
+  async openers(): Promise<LedgerOpener[]> {
+    const folder = this.heartbeatFolder();
+    const names = await readdir(folder).catch(() => [] as string[]);
+    const openers: LedgerOpener[] = [];
+    for (const name of names) {
+      const owner = await readOwner(join(folder, name));
+      if (!owner) continue;
+      const verdict = owner.id === this.owner.id ? { kind: 'alive' as const } : judgeProcess(owner);
+      openers.push({ owner, alive: verdict.kind === 'unverifiable' ? 'unknown' : verdict.kind });
+    }
+    return openers;
+  }
+
+  /** The services (and kinds) a local ledger root holds records of. */
+  static async services(root: string): Promise<LedgerService[]> {
+    if (!checkFolder(root)) return [];
+    const services: LedgerService[] = [];
+    for (const name of (await readdir(root)).sort()) {
+      const baseUrl = await readServiceFile(join(root, name));
+      if (baseUrl === undefined) continue;
+      services.push({ baseUrl, kind: 'orders' });
+      const contacts = join(root, name, kindFolder('contact-references'));
+      if (checkFolder(contacts)) services.push({ baseUrl, kind: 'contact-references' });
+    }
+    return services;
+  }
+
+  /** Removes a service's ledger (every kind) from a local ledger root; how many keys it held. */
+  static async forget(root: string, baseUrl: string): Promise<number> {
+    const folder = ledgerFolder(root, baseUrl);
+    let keys = 0;
+    for (const kind of ['orders', 'contact-references'] as const) {
+      if (!checkFolder(kind === 'orders' ? folder : join(folder, kindFolder(kind)))) continue;
+      const store = await LocalLedger.open(root, { baseUrl, kind, source: { by: 'ledger forget' }, readOnly: true });
+      keys += (await store.list()).length;
+      await store.close();
+    }
+    await rm(folder, { recursive: true, force: true });
+    return keys;
   }
 
   async sync(): Promise<void> {
@@ -570,9 +641,13 @@ export class LocalLedger implements LedgerStore {
       await this.checkpointing;
       if (!this.failure && this.wal) {
         await this.sync();
-        // The shards hold every record on disk now: the log is not needed any more.
-        await this.syncShards(this.unsynced);
-        await unlink(this.wal.path);
+        // A few shards are synced and the log deleted; after many, syncing each would cost more
+        // than the command did: the log stays for the next command of this boot to delete (the
+        // shards then hold its lines), or to copy in after a crash of the machine.
+        if (this.unsynced.size <= CLOSE_SYNC_SHARDS) {
+          await this.syncShards(this.unsynced);
+          await unlink(this.wal.path);
+        }
       }
     } finally {
       this.closed = true;
@@ -635,10 +710,8 @@ export class LocalLedger implements LedgerStore {
     // Heartbeats of processes proven dead (killed before their close) would only cost a wait.
     for (const name of await readdir(folder)) {
       const path = join(folder, name);
-      const owner = await readFile(path, 'utf8')
-        .then((text) => JSON.parse(text.slice(0, text.indexOf('\n'))) as ClaimOwner)
-        .catch(() => undefined);
-      if (owner && typeof owner.pid === 'number' && judgeProcess(owner).kind === 'dead') {
+      const owner = await readOwner(path);
+      if (owner && judgeProcess(owner).kind === 'dead') {
         await rm(path, { force: true });
       }
     }
@@ -678,7 +751,14 @@ export class LocalLedger implements LedgerStore {
     // Its outcome says alone what the order became: a reader need not keep the claim for it.
     if (claim.bodyHash !== undefined) record.bodyHash = claim.bodyHash;
     if (claim.line !== undefined) record.line = claim.line;
-    void this.write(record);
+    // Not synced: one lost in a crash of the machine leaves its claim, in doubt once its owner is
+    // gone; only claims must be on disk before their request leaves.
+    if (this.failure) return;
+    try {
+      this.appendToShard(shardOf(record.externalId), JSON.stringify(record));
+    } catch (error) {
+      this.fail(error);
+    }
   }
 
   /** Appends a record to its shard and the write-ahead log; resolves once it is on disk. */

@@ -27,13 +27,33 @@
  * exists and `now() - beat_at < STALE_MS`, evaluated by the server. Only the server's clock is
  * ever compared with itself; the `at` of records (the writer's clock) is for people.
  *
+ * The tables live in one schema (`?schema=` in the URL, else ORDERCLI_LEDGER_SCHEMA, else
+ * `public`) named in every statement, so roles whose `search_path` differs see one ledger. A
+ * base URL without rows of its own that names a service the table holds (service-identity.ts)
+ * uses that service's rows (`sameServiceAs`).
+ *
+ * Faults: TCP keepalive, and a per-statement timeout (ORDERCLI_LEDGER_STATEMENT_TIMEOUT, 30 s) on
+ * the server and a little later on this side, end a stalled connection; a statement whose
+ * connection was lost runs once more on a new one. Outcomes that still cannot be written, and the
+ * `not-sent` of claims whose commit is unknown, are kept in a local file (`<config
+ * folder>/ledger-pending/<hash>.ndjson`) that the next writing store of this ledger applies (each
+ * conditioned on its claim's token, as always) before anything else. On Ctrl-C (`options.signal`)
+ * claims give up at once; what is in flight has PENDING_GRACE_MS, then the connections are
+ * destroyed and what was not written goes to that file.
+ *
  * `pg` is loaded only here, and this module only when a PostgreSQL ledger is used.
  */
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
+import { appendFile, mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Pool, QueryConfig, QueryResultRow } from 'pg';
-import { CliError, UsageError } from '../core/errors.js';
+import { parseDuration } from '../config/duration.js';
+import { CancelledError, CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { HEARTBEAT_MS, judgeProcess, STALE_MS, thisProcess } from '../core/liveness.js';
+import { redactUrlPassword, urlPasswords } from '../core/redact.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerWriteError } from './errors.js';
@@ -52,10 +72,15 @@ import type {
   ClaimRefusal,
   ClaimRequest,
   ClaimResult,
+  LedgerFilter,
   LedgerKind,
+  LedgerOpener,
+  LedgerService,
   LedgerStore,
+  ListedEntry,
   OpenLedgerOptions,
 } from './store.js';
+import { findSameService } from './service-identity.js';
 
 /** The tables of the PostgreSQL ledger, as created on first use (quoted by the docs). */
 export const POSTGRES_LEDGER_DDL = `CREATE TABLE IF NOT EXISTS ordercli_ledger (
@@ -74,6 +99,8 @@ export const POSTGRES_LEDGER_DDL = `CREATE TABLE IF NOT EXISTS ordercli_ledger (
 );
 CREATE INDEX IF NOT EXISTS ordercli_ledger_journal
   ON ordercli_ledger ((entry->>'journal'));
+CREATE INDEX IF NOT EXISTS ordercli_ledger_service
+  ON ordercli_ledger (service, kind);
 CREATE TABLE IF NOT EXISTS ordercli_ledger_records (
   seq         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   service     text        NOT NULL,
@@ -93,7 +120,9 @@ CREATE TABLE IF NOT EXISTS ordercli_ledger_owners (
 );`;
 
 const TABLES = ['ordercli_ledger', 'ordercli_ledger_records', 'ordercli_ledger_owners'];
-const INDEXES = ['ordercli_ledger_journal', 'ordercli_ledger_records_key'];
+const INDEXES = ['ordercli_ledger_journal', 'ordercli_ledger_records_key', 'ordercli_ledger_service'];
+/** The tables' names in a statement, qualified by the ledger's schema as it runs. */
+const TABLE_NAMES = /\bordercli_ledger(?:_records|_owners)?\b/g;
 
 /** Serializes the creation of the tables between processes (any constant shared by all). */
 const DDL_LOCK_KEY = 0x6f72_6465_72;
@@ -108,13 +137,19 @@ const FORGET_OWNERS_AFTER = '1 day';
 /** Connections: claims, outcomes, the heartbeat and a lookup can each have one. */
 const POOL_SIZE = 4;
 const CONNECT_TIMEOUT_MS = 15_000;
+/** A statement not answered in this long is cancelled (ORDERCLI_LEDGER_STATEMENT_TIMEOUT). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+/** The first TCP keepalive probe of a silent connection. */
+const KEEPALIVE_DELAY_MS = 10_000;
+/** After Ctrl-C, what is in flight has this long before its connections are destroyed. */
+const PENDING_GRACE_MS = 500;
 
 /**
- * A live owner's heartbeat: its row exists and was beaten less than STALE_MS ($5) ago, by the
- * server's clock.
+ * A live owner's heartbeat: its row exists and was beaten less than STALE_MS (parameter `$n`)
+ * ago, by the server's clock.
  */
-const OWNER_BEATING = `EXISTS (SELECT 1 FROM ordercli_ledger_owners o
-  WHERE o.id = l.owner->>'id' AND now() - o.beat_at < $5::integer * interval '1 millisecond')`;
+const ownerBeating = (n: number) => `EXISTS (SELECT 1 FROM ordercli_ledger_owners o
+  WHERE o.id = l.owner->>'id' AND now() - o.beat_at < $${n}::integer * interval '1 millisecond')`;
 
 /**
  * A claim must be on disk when it resolves: on a server that commits without waiting for its log
@@ -159,7 +194,7 @@ const CLAIM_SQL = `WITH beat AS (
     entry = $7::jsonb->l.external_id->'entry', updated_at = now()
   WHERE l.external_id = ANY ($6::text[]) AND l.service = $1 AND l.kind = $2
     AND l.state_key = $7::jsonb->l.external_id->>'expect'
-    AND NOT (($7::jsonb->l.external_id->'check_owner')::boolean AND ${OWNER_BEATING})
+    AND NOT (($7::jsonb->l.external_id->'check_owner')::boolean AND ${ownerBeating(5)})
   RETURNING l.external_id
 ), won AS (
   SELECT external_id FROM inserted UNION ALL SELECT external_id FROM updated
@@ -170,7 +205,7 @@ const CLAIM_SQL = `WITH beat AS (
 )
 SELECT external_id, true AS won, NULL::text AS state_key, NULL::jsonb AS entry, false AS beating FROM won
 UNION ALL
-SELECT l.external_id, false, l.state_key, l.entry, ${OWNER_BEATING}
+SELECT l.external_id, false, l.state_key, l.entry, ${ownerBeating(5)}
 FROM ordercli_ledger l WHERE l.external_id = ANY ($6::text[]) AND l.service = $1 AND l.kind = $2`;
 
 /**
@@ -288,6 +323,12 @@ interface PendingOutcome {
   record: LedgerRecord;
 }
 
+/** A line of the pending file: an outcome, with the service and kind of its ledger. */
+interface KeptOutcome extends PendingOutcome {
+  service: string;
+  kind: LedgerKind;
+}
+
 type Liveness = 'alive' | 'dead' | 'stale' | 'unknown';
 
 /** A row of a claim round: won, or the state met instead (with whether its owner beats). */
@@ -317,48 +358,7 @@ const LOGIN_REFUSED = new Set(['28P01', '28000']);
 const RETRYABLE = new Set(['40P01', '40001']);
 
 /** A PostgreSQL URL as it may be shown: its password (in the user info or the query) as `***`. */
-export function redactLedgerUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    for (const name of [...parsed.searchParams.keys()]) {
-      if (/pass/i.test(name)) parsed.searchParams.set(name, '***');
-    }
-    return parsed.href;
-  } catch {
-    return url.replace(/(\/\/[^/@:]*:)[^@/]*@/, '$1***@').replace(/(pass[a-z]*=)[^&#]*/gi, '$1***');
-  }
-}
-
-/** The secrets of a URL (its password, raw and decoded), to scrub from any text shown. */
-function secretsOf(url: string): string[] {
-  const secrets = new Set<string>();
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') {
-      secrets.add(parsed.password);
-      secrets.add(safeDecode(parsed.password));
-    }
-    for (const [name, value] of parsed.searchParams)
-      if (/pass/i.test(name) && value !== '') secrets.add(value);
-  } catch {
-    const match = /\/\/[^/@:]*:([^@/]*)@/.exec(url);
-    if (match?.[1]) {
-      secrets.add(match[1]);
-      secrets.add(safeDecode(match[1]));
-    }
-  }
-  // Too short to mask without garbling everything else; also too short to be a real password.
-  return [...secrets].filter((secret) => secret.length >= 3).sort((a, b) => b.length - a.length);
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
+export const redactLedgerUrl = redactUrlPassword;
 
 /** The SQLSTATE or errno code of an error, if any. */
 function codeOf(error: unknown): string | undefined {
@@ -366,21 +366,100 @@ function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' && code !== '' ? code : undefined;
 }
 
+/**
+ * Lost rather than refused: the connection broke, timed out or was ended by the server (pg's own
+ * errors have no code). A statement that failed so may be run again on a new connection.
+ */
+function isLost(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === undefined || /^(08|57P0)/.test(code) || code === '57014' || UNREACHABLE_CODES.has(code);
+}
+
+/** The values of OUTCOME_SQL for a round of outcomes (one a key) of a service and kind. */
+function outcomeValues(service: string, kind: LedgerKind, round: readonly PendingOutcome[]): unknown[] {
+  const byKey = round.map((pending) => [
+    pending.externalId,
+    {
+      token: pending.token,
+      entry: pending.entry ?? null,
+      state_key: pending.entry === undefined ? null : stateKey(pending.entry),
+      record: pending.record,
+    },
+  ]);
+  return [service, kind, round.map((pending) => pending.externalId), JSON.stringify(Object.fromEntries(byKey))];
+}
+
+/** A line of the pending file, or undefined (a torn last line). */
+function keptOutcome(line: string): KeptOutcome | undefined {
+  try {
+    const kept = JSON.parse(line) as KeptOutcome;
+    return typeof kept.externalId === 'string' && typeof kept.token === 'string' ? kept : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a PostgreSQL ledger reads beside its URL. */
+export interface PostgresSettings {
+  /** ORDERCLI_LEDGER_SCHEMA and ORDERCLI_LEDGER_STATEMENT_TIMEOUT. */
+  env?: NodeJS.ProcessEnv;
+  /** Where outcomes that could not be written wait for the next store: `<config folder>/ledger-pending`. */
+  pendingFolder?: string;
+}
+
+/** The URL given to pg (without `schema`) and the schema, or a UsageError that shows no password. */
+function parseLedgerUrl(url: string, env: NodeJS.ProcessEnv): { connection: string; schema: string } {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !/^postgres(ql)?:$/i.test(parsed.protocol)) {
+    const error = new UsageError(
+      `The ledger ${redactUrlPassword(url)} is not a PostgreSQL URL: use the form postgres://user:password@host:5432/database.`,
+    );
+    error.hint = 'Percent-encode @ : / and % in the user name or password: %40 %3A %2F %25.';
+    throw error;
+  }
+  const schema = parsed.searchParams.get('schema') ?? (env.ORDERCLI_LEDGER_SCHEMA || 'public');
+  if (schema === '') throw new UsageError('The ledger URL names an empty schema: write ?schema=<name>.');
+  if (!parsed.searchParams.has('schema')) return { connection: url, schema };
+  parsed.searchParams.delete('schema');
+  return { connection: parsed.href, schema };
+}
+
 export class PostgresLedger implements LedgerStore {
   readonly location: string;
   readonly baseUrl: string;
   readonly owner: ClaimOwner;
+  /** The base URL whose rows this one uses: another name of the same service (service-identity.ts). */
+  sameServiceAs: string | undefined;
+  /** The `service` of the rows used: `sameServiceAs`, or the base URL. */
+  private service: string;
   private readonly kind: LedgerKind;
   private readonly source: RecordSource;
   private readonly readOnly: boolean;
   private readonly secrets: string[];
+  private readonly connection: string;
+  /** The schema as named in statements (quoted), and as given. */
+  private readonly schema: string;
+  private readonly schemaName: string;
+  private readonly timeoutMs: number;
+  private readonly pendingFile: string | undefined;
+  private readonly signal: AbortSignal | undefined;
   private pool: Pool | undefined;
+  /** Every connection's socket, to destroy the stalled ones (Ctrl-C, close). */
+  private readonly sockets = new Set<Socket>();
+  /** Set once what was in flight at Ctrl-C had its time: the connections are destroyed. */
+  private gaveUp = false;
+  private giveUpTimer: NodeJS.Timeout | undefined;
   /** False for a read-only store on a database without the tables: it knows no key. */
   private tablesExist = true;
   private heartbeat: NodeJS.Timeout | undefined;
   private beatInFlight = false;
   private closed = false;
-  private failure: LedgerWriteError | undefined;
+  private failure: CliError | undefined;
 
   /**
    * What `prefetch` read, kept up to date with this store's own writes: a key's row, or null for
@@ -392,6 +471,7 @@ export class PostgresLedger implements LedgerStore {
   private readonly held = new Map<string, LedgerEntry>();
 
   private claimQueue: PendingClaim[] = [];
+  private roundInFlight: PendingClaim[] = [];
   private claimsRunning = false;
   private claimsScheduled = false;
   private outcomeQueue: PendingOutcome[] = [];
@@ -403,100 +483,260 @@ export class PostgresLedger implements LedgerStore {
   /** `close()` waiting for claims and outcomes to end. */
   private idleWaiters: (() => void)[] = [];
 
-  private constructor(url: string, options: OpenLedgerOptions) {
-    this.location = redactLedgerUrl(url);
-    this.secrets = secretsOf(url);
+  private constructor(url: string, options: OpenLedgerOptions, settings: PostgresSettings) {
+    const env = settings.env ?? {};
+    const { connection, schema } = parseLedgerUrl(url, env);
+    const timeout = env.ORDERCLI_LEDGER_STATEMENT_TIMEOUT;
+    this.timeoutMs = timeout
+      ? parseDuration(timeout, { name: 'ORDERCLI_LEDGER_STATEMENT_TIMEOUT', minMs: 100, maxMs: 3_600_000 })
+      : STATEMENT_TIMEOUT_MS;
+    this.connection = connection;
+    this.schemaName = schema;
+    this.schema = `"${schema.replace(/"/g, '""')}"`;
+    this.location = redactUrlPassword(url);
+    // Shorter ones are too short to mask without garbling the rest, and to be real passwords.
+    this.secrets = urlPasswords(url)
+      .filter((secret) => secret.length >= 3)
+      .sort((a, b) => b.length - a.length);
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
+    this.service = this.baseUrl;
     this.kind = options.kind;
     this.source = options.source;
     this.readOnly = Boolean(options.readOnly);
+    this.signal = options.signal;
     this.owner = { ...thisProcess(), id: randomBytes(8).toString('hex') };
+    const ledgerId = hash('sha256', `${redactUrlPassword(connection)}\n${schema}`, 'hex').slice(0, 24);
+    this.pendingFile =
+      settings.pendingFolder === undefined ? undefined : join(settings.pendingFolder, `${ledgerId}.ndjson`);
   }
 
   /**
-   * Connects, creates the tables if they are missing (unless read-only) and starts this store's
-   * heartbeat. A server that cannot be reached, or refuses the login, is a CliError (exit 1)
-   * naming the URL without its password.
+   * Connects, creates the tables if they are missing (unless read-only), applies the outcomes
+   * kept by an earlier store, starts this store's heartbeat and finds which service's rows to
+   * use. A server that cannot be reached, or refuses the login, is a CliError (exit 1) naming the
+   * URL without its password; Ctrl-C meanwhile ends it within PENDING_GRACE_MS (exit 130).
    */
-  static async open(url: string, options: OpenLedgerOptions): Promise<PostgresLedger> {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = undefined;
-    }
-    if (!parsed || !/^postgres(ql)?:$/i.test(parsed.protocol)) {
-      throw new UsageError(
-        `The ledger ${redactLedgerUrl(url)} is not a PostgreSQL URL: use the form postgres://user:password@host:5432/database.`,
-      );
-    }
-    const ledger = new PostgresLedger(url, options);
-    const { Pool } = await import('pg');
-    const pool = new Pool({
-      connectionString: url,
-      application_name: 'ordercli',
-      max: POOL_SIZE,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      keepAlive: true,
-      // Idle connections do not keep the process alive; close() ends them all anyway.
-      allowExitOnIdle: true,
-    });
-    // A connection lost while idle (a server restart) is replaced by the next query; without a
-    // listener the pool's 'error' event would end the process.
-    pool.on('error', () => undefined);
-    ledger.pool = pool;
+  static async open(
+    url: string,
+    options: OpenLedgerOptions,
+    settings: PostgresSettings = {},
+  ): Promise<PostgresLedger> {
+    const ledger = new PostgresLedger(url, options, settings);
+    await ledger.connect();
     try {
       await ledger.prepareTables();
       if (!ledger.readOnly) {
-        await pool.query(
-          `DELETE FROM ordercli_ledger_owners WHERE beat_at < now() - interval '${FORGET_OWNERS_AFTER}'`,
-        );
-        await pool.query(BEAT_SQL, [ledger.owner.id, JSON.stringify(ledger.owner)]);
+        await ledger.foldPending();
+        await ledger.query({
+          text: `DELETE FROM ordercli_ledger_owners WHERE beat_at < now() - interval '${FORGET_OWNERS_AFTER}'`,
+        });
+        await ledger.query({ text: BEAT_SQL, values: [ledger.owner.id, JSON.stringify(ledger.owner)] });
         ledger.heartbeat = setInterval(() => ledger.beat(), HEARTBEAT_MS);
         ledger.heartbeat.unref();
       }
+      await ledger.findService();
     } catch (error) {
-      ledger.closed = true;
-      if (ledger.heartbeat) clearInterval(ledger.heartbeat);
-      await pool.end().catch(() => undefined);
+      ledger.gaveUp = true;
+      await ledger.close().catch(() => undefined);
       throw ledger.openError(error);
     }
     return ledger;
   }
 
-  /** Creates what is missing of the tables, one process at a time (read-only: only looks). */
-  private async prepareTables(): Promise<void> {
-    const pool = this.pool!;
-    const names = [...TABLES, ...INDEXES];
-    const present = await pool.query<{ n: number }>(
-      'SELECT count(to_regclass(name))::integer AS n FROM unnest($1::text[]) AS name',
-      [names],
-    );
-    if (present.rows[0]?.n === names.length) return;
-    if (this.readOnly) {
-      const tables = await pool.query<{ n: number }>(
-        'SELECT count(to_regclass(name))::integer AS n FROM unnest($1::text[]) AS name',
-        [TABLES],
-      );
-      this.tablesExist = tables.rows[0]?.n === TABLES.length;
-      return;
-    }
-    const client = await pool.connect();
+  /** The base URLs and kinds the ledger holds ([] when it has no tables). */
+  static services(url: string, settings: PostgresSettings = {}): Promise<LedgerService[]> {
+    return PostgresLedger.session(url, settings, [], async (ledger) => {
+      const rows = await ledger.query<{ service: string; kind: LedgerKind }>({
+        text: 'SELECT DISTINCT service, kind FROM ordercli_ledger ORDER BY service, kind',
+      });
+      return rows.map((row) => ({ baseUrl: row.service, kind: row.kind }));
+    });
+  }
+
+  /** Deletes every row of a service (every kind, and its history); resolves with the keys removed. */
+  static forget(url: string, baseUrl: string, settings: PostgresSettings = {}): Promise<number> {
+    return PostgresLedger.session(url, settings, 0, async (ledger) => {
+      const rows = await ledger.query<{ n: number }>({
+        text: `WITH history AS (DELETE FROM ordercli_ledger_records WHERE service = $1),
+          gone AS (DELETE FROM ordercli_ledger WHERE service = $1 RETURNING 1)
+          SELECT count(*)::integer AS n FROM gone`,
+        values: [normalizeBaseUrl(baseUrl)],
+      });
+      return rows[0]?.n ?? 0;
+    });
+  }
+
+  /** Runs `work` on a store of no service (no heartbeat, nothing created); `none` without tables. */
+  private static async session<T>(
+    url: string,
+    settings: PostgresSettings,
+    none: T,
+    work: (ledger: PostgresLedger) => Promise<T>,
+  ): Promise<T> {
+    const options: OpenLedgerOptions = { baseUrl: '', kind: 'orders', source: { by: 'orders resolve' } };
+    const ledger = new PostgresLedger(url, { ...options, readOnly: true }, settings);
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [DDL_LOCK_KEY]);
-      await client.query(POSTGRES_LEDGER_DDL);
-      await client.query('COMMIT');
+      await ledger.connect();
+      await ledger.prepareTables();
+      return ledger.tablesExist ? await work(ledger) : none;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      ledger.gaveUp = true;
+      throw ledger.openError(error);
     } finally {
-      client.release();
+      await ledger.close().catch(() => undefined);
     }
   }
 
-  /** The CliError of a failed open: one sentence naming the URL without its password. */
+  /** The pool: keepalive, the statement timeouts, and every socket known (see `sockets`). */
+  private async connect(): Promise<void> {
+    if (this.signal?.aborted) throw this.abortReason();
+    this.signal?.addEventListener('abort', this.onAbort, { once: true });
+    const { Pool } = await import('pg');
+    this.pool = new Pool({
+      connectionString: this.connection,
+      application_name: 'ordercli',
+      max: POOL_SIZE,
+      connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, this.timeoutMs * 2),
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      // The server cancels a statement first; this side gives up on a server that says nothing.
+      statement_timeout: this.timeoutMs,
+      query_timeout: this.timeoutMs + Math.min(2_000, this.timeoutMs),
+      // Idle connections do not keep the process alive; close() ends them all anyway.
+      allowExitOnIdle: true,
+      stream: () => {
+        const socket = new Socket();
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+        return socket;
+      },
+    });
+    // A connection lost while idle (a server restart) is replaced by the next query; without a
+    // listener the pool's 'error' event would end the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Ctrl-C: claims give up now; what is in flight has PENDING_GRACE_MS (see the module's notes). */
+  private readonly onAbort = (): void => {
+    const reason = this.abortReason();
+    for (const pending of [...this.claimQueue.splice(0), ...this.roundInFlight]) pending.reject(reason);
+    this.giveUpTimer ??= setTimeout(() => this.giveUp(), PENDING_GRACE_MS);
+  };
+
+  private giveUp(): void {
+    this.gaveUp = true;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  private abortReason(): CliError {
+    const reason: unknown = this.signal?.reason;
+    return reason instanceof CliError ? reason : new CancelledError();
+  }
+
+  /** Creates what is missing of the schema and tables, one process at a time (read-only: only looks). */
+  private async prepareTables(): Promise<void> {
+    const present = async (names: string[]) =>
+      (
+        await this.query<{ n: number }>({
+          text: 'SELECT count(to_regclass($1 || name))::integer AS n FROM unnest($2::text[]) AS name',
+          values: [`${this.schema}.`, names],
+        })
+      )[0]?.n === names.length;
+    const names = [...TABLES, ...INDEXES];
+    if (await present(names)) return;
+    this.tablesExist = await present(TABLES);
+    if (this.readOnly) return;
+    const client = await this.pool!.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [DDL_LOCK_KEY]);
+      const schema = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schemaName]);
+      if (schema.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
+      await client.query(this.qualified(POSTGRES_LEDGER_DDL));
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      // An index this role may not create (another role's tables) only makes some reads slower.
+      if (!this.tablesExist) throw error;
+    } finally {
+      client.release();
+    }
+    this.tablesExist = true;
+  }
+
+  /** A statement with its tables in the ledger's schema. */
+  private qualified(text: string): string {
+    return text.replace(TABLE_NAMES, (name) => `${this.schema}.${name}`);
+  }
+
+  /**
+   * Applies the outcomes an earlier store of this ledger could not write (the pending file), each
+   * conditioned on its claim's token like any outcome, then deletes the file. Taken by renaming,
+   * so that a store writing to it meanwhile starts a new one.
+   */
+  private async foldPending(): Promise<void> {
+    const file = this.pendingFile;
+    if (file === undefined) return;
+    const taken = `${file}.${this.owner.id}`;
+    try {
+      await rename(file, taken);
+    } catch {
+      return;
+    }
+    const text = await readFile(taken, 'utf8');
+    try {
+      for (const kept of text.split('\n').map(keptOutcome)) {
+        if (kept === undefined) continue;
+        await this.query({
+          name: 'ordercli_ledger_outcome',
+          text: OUTCOME_SQL,
+          values: outcomeValues(kept.service, kept.kind, [kept]),
+        });
+      }
+    } catch (error) {
+      // Back for the next store: an outcome applied twice changes nothing the second time.
+      await appendFile(file, text, { mode: 0o600 });
+      throw error;
+    } finally {
+      await unlink(taken);
+    }
+  }
+
+  /** Outcomes (or `not-sent`s) that could not be written, kept for the next store (synced). */
+  private async keepPending(outcomes: readonly PendingOutcome[]): Promise<void> {
+    const file = this.pendingFile;
+    if (file === undefined) throw new Error('no folder to keep the outcomes in');
+    const lines = outcomes.map(
+      (outcome) => `${JSON.stringify({ service: this.service, kind: this.kind, ...outcome })}\n`,
+    );
+    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+    const handle = await openFile(file, 'a', 0o600);
+    try {
+      await handle.writeFile(lines.join(''));
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Uses the rows of another name of this service when this base URL has none (service-identity.ts). */
+  private async findService(): Promise<void> {
+    if (!this.tablesExist) return;
+    const others = await this.query<{ service: string }>({
+      text: `SELECT DISTINCT service FROM ordercli_ledger
+        WHERE NOT EXISTS (SELECT 1 FROM ordercli_ledger WHERE service = $1)`,
+      values: [this.baseUrl],
+    });
+    this.sameServiceAs = await findSameService(
+      this.baseUrl,
+      others.map((row) => row.service),
+    );
+    this.service = this.sameServiceAs ?? this.baseUrl;
+  }
+
+  /** The error of a failed open: one sentence naming the URL without its password (or Ctrl-C's). */
   private openError(error: unknown): CliError {
+    if (this.signal?.aborted) return this.abortReason();
     if (error instanceof CliError) return error;
     const code = codeOf(error);
     const message = this.scrub((error as Error | undefined)?.message ?? String(error));
@@ -522,9 +762,10 @@ export class PostgresLedger implements LedgerStore {
     return out;
   }
 
-  /** A LedgerWriteError for a failure after open, whose cause shows no password. */
-  private writeError(error: unknown): LedgerWriteError {
-    if (error instanceof LedgerWriteError) return error;
+  /** A LedgerWriteError for a failure after open, whose cause shows no password (or Ctrl-C's error). */
+  private writeError(error: unknown): CliError {
+    if (this.signal?.aborted) return this.abortReason();
+    if (error instanceof CliError) return error;
     const code = codeOf(error);
     const message = this.scrub((error as Error | undefined)?.message ?? String(error));
     // An errno code says it all (ECONNRESET); a SQLSTATE alone does not: the message goes with it.
@@ -533,15 +774,37 @@ export class PostgresLedger implements LedgerStore {
     return new LedgerWriteError(this.location, cause);
   }
 
-  /** Runs a statement, once more when the server broke a deadlock or a serialization conflict. */
+  /**
+   * Runs a statement in the ledger's schema: once more when the server broke a deadlock or a
+   * serialization conflict, or on a new connection when this one was lost (every statement is a
+   * compare-and-swap or a read: running it again is safe).
+   */
   private async query<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
+    const statement = { ...config, text: this.qualified(config.text) };
     for (let attempt = 1; ; attempt++) {
+      if (this.gaveUp) throw this.abortReason();
       try {
-        return (await this.pool!.query<T>(config)).rows;
+        return await this.runOnce<T>(statement);
       } catch (error) {
         const code = codeOf(error);
-        if (attempt >= 5 || code === undefined || !RETRYABLE.has(code)) throw error;
+        const again = code !== undefined && RETRYABLE.has(code) ? attempt < 5 : attempt === 1 && isLost(error);
+        if (!again) throw this.gaveUp ? this.abortReason() : error;
       }
+    }
+  }
+
+  /** One statement on a connection of the pool; one that broke or stalled is destroyed, not reused. */
+  private async runOnce<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
+    const client = await this.pool!.connect();
+    try {
+      const { rows } = await client.query<T>(config);
+      client.release();
+      return rows;
+    } catch (error) {
+      const lost = isLost(error);
+      if (lost) client.connection.stream.destroy();
+      client.release(lost ? (error as Error) : undefined);
+      throw error;
     }
   }
 
@@ -549,8 +812,7 @@ export class PostgresLedger implements LedgerStore {
     if (this.beatInFlight || this.closed || !this.pool) return;
     this.beatInFlight = true;
     // A failed beat says nothing by itself: the next statement that matters fails too, and says so.
-    this.pool
-      .query(BEAT_SQL, [this.owner.id, JSON.stringify(this.owner)])
+    this.query({ text: BEAT_SQL, values: [this.owner.id, JSON.stringify(this.owner)] })
       .catch(() => undefined)
       .finally(() => {
         this.beatInFlight = false;
@@ -559,6 +821,7 @@ export class PostgresLedger implements LedgerStore {
 
   private checkWritable(): void {
     if (this.readOnly || this.closed) throw new Error('ledger: write to a read-only or closed ledger');
+    if (this.signal?.aborted) throw this.abortReason();
     if (this.failure) throw this.failure;
   }
 
@@ -580,7 +843,7 @@ export class PostgresLedger implements LedgerStore {
       const rows = await this.query<{ entry: LedgerEntry }>({
         name: 'ordercli_ledger_lookup',
         text: 'SELECT entry FROM ordercli_ledger WHERE service = $1 AND kind = $2 AND external_id = $3',
-        values: [this.baseUrl, this.kind, externalId],
+        values: [this.service, this.kind, externalId],
       });
       return rows[0]?.entry;
     } catch (error) {
@@ -599,7 +862,7 @@ export class PostgresLedger implements LedgerStore {
             name: 'ordercli_ledger_prefetch',
             text: `SELECT external_id, state_key, entry FROM ordercli_ledger
               WHERE service = $1 AND kind = $2 AND external_id = ANY($3::text[])`,
-            values: [this.baseUrl, this.kind, chunk],
+            values: [this.service, this.kind, chunk],
           });
         } catch (error) {
           throw this.writeError(error);
@@ -622,27 +885,47 @@ export class PostgresLedger implements LedgerStore {
     return { ...this.counts };
   }
 
-  /**
-   * Computed from the current states (`entry->>'journal'`, indexed) rather than from the history:
-   * the keys whose state a record of this journal decided, which is what the local store returns
-   * (a state whose `journal` is this one). A `not-sent` restores the state before it, whose
-   * journal is the earlier writer's, and an outcome that changed nothing is not in the history.
-   */
-  async entriesOfJournal(journal: string): Promise<Map<string, LedgerEntry>> {
-    const found = new Map<string, LedgerEntry>();
-    if (!this.tablesExist) return found;
-    let rows: { external_id: string; entry: LedgerEntry }[];
+  async list(filter: LedgerFilter = {}): Promise<ListedEntry[]> {
+    if (!this.tablesExist) return [];
+    let rows: { external_id: string; entry: LedgerEntry; beating: boolean }[];
     try {
       rows = await this.query({
-        text: `SELECT external_id, entry FROM ordercli_ledger
-          WHERE service = $1 AND kind = $2 AND entry->>'journal' = $3`,
-        values: [this.baseUrl, this.kind, journal],
+        text: `SELECT l.external_id, l.entry, ${ownerBeating(4)} AS beating FROM ordercli_ledger l
+          WHERE l.service = $1 AND l.kind = $2
+            AND ($3::text[] IS NULL OR l.entry->>'input' = ANY ($3) OR l.entry->>'journal' = ANY ($3))
+          ORDER BY l.external_id`,
+        values: [this.service, this.kind, filter.inputs ?? null, STALE_MS],
       });
     } catch (error) {
       throw this.writeError(error);
     }
-    for (const row of rows) found.set(row.external_id, row.entry);
-    return found;
+    // A claim whose owner is gone is the doubt it leaves.
+    return rows.map(({ external_id, entry, beating }) => ({
+      externalId: external_id,
+      entry:
+        entry.status === 'claimed' && this.liveness(entry, beating) !== 'alive' ? settledAsUnknown(entry) : entry,
+    }));
+  }
+
+  async openers(): Promise<LedgerOpener[]> {
+    if (!this.tablesExist) return [];
+    let rows: { identity: ClaimOwner; beating: boolean }[];
+    try {
+      rows = await this.query({
+        text: `SELECT identity, now() - beat_at < $1::integer * interval '1 millisecond' AS beating
+          FROM ordercli_ledger_owners ORDER BY beat_at DESC, id`,
+        values: [STALE_MS],
+      });
+    } catch (error) {
+      throw this.writeError(error);
+    }
+    return rows.map(({ identity, beating }) => {
+      const verdict = identity.id === this.owner.id ? 'alive' : judgeProcess(identity).kind;
+      return {
+        owner: identity,
+        alive: verdict === 'unverifiable' ? (beating ? 'alive' : 'dead') : verdict,
+      };
+    });
   }
 
   // Claims
@@ -674,8 +957,9 @@ export class PostgresLedger implements LedgerStore {
     this.claimsRunning = true;
     try {
       while (this.claimQueue.length > 0) {
-        if (this.failure) {
-          for (const pending of this.claimQueue.splice(0)) pending.reject(this.failure);
+        const stop = this.failure ?? (this.signal?.aborted ? this.abortReason() : undefined);
+        if (stop) {
+          for (const pending of this.claimQueue.splice(0)) pending.reject(stop);
           break;
         }
         // One claim a key a round, none of a key whose outcome is not written yet: in order.
@@ -693,7 +977,10 @@ export class PostgresLedger implements LedgerStore {
         // All wait for outcomes: the end of that outcome round starts claims again.
         if (round.length === 0) break;
         this.claimQueue = waiting;
-        const again = await this.claimRound(round);
+        this.roundInFlight = round;
+        const again = await this.claimRound(round).finally(() => {
+          this.roundInFlight = [];
+        });
         // Claims that lost a race go first in the next round, decided on what they met.
         if (again.length > 0) this.claimQueue = [...again, ...this.claimQueue];
       }
@@ -716,7 +1003,12 @@ export class PostgresLedger implements LedgerStore {
     try {
       rows = await this.sendClaims(proposals);
     } catch (error) {
-      const failure = this.fail(error);
+      // Claims that may have been committed were not sent: their `not-sent` waits for the next store.
+      if (isLost(error) || this.gaveUp) {
+        const notSent = proposals.map(({ proposal }) => this.notSentOf(proposal));
+        await this.keepPending(notSent).catch(() => undefined);
+      }
+      const failure = this.signal?.aborted ? this.abortReason() : this.fail(error);
       for (const { pending } of proposals) pending.reject(failure);
       return [];
     }
@@ -729,7 +1021,8 @@ export class PostgresLedger implements LedgerStore {
     const again: PendingClaim[] = [];
     for (const { pending, proposal } of proposals) {
       const key = pending.request.externalId;
-      if (won.has(key)) this.granted(pending, proposal);
+      // Its own token met: committed by an attempt whose answer was lost (see query()).
+      if (won.has(key) || met.get(key)?.entry?.token === proposal.entry.token) this.granted(pending, proposal);
       else if (this.retryAfter(pending, met.get(key))) again.push(pending);
     }
     return again;
@@ -741,7 +1034,7 @@ export class PostgresLedger implements LedgerStore {
       name: 'ordercli_ledger_claim',
       text: CLAIM_SQL,
       values: [
-        this.baseUrl,
+        this.service,
         this.kind,
         this.owner.id,
         JSON.stringify(this.owner),
@@ -770,7 +1063,17 @@ export class PostgresLedger implements LedgerStore {
     const token = proposal.entry.token!;
     this.held.set(token, proposal.entry);
     this.remember(key, { entry: proposal.entry, stateKey: stateKey(proposal.entry) });
-    pending.resolve({ claimed: true, claim: { externalId: key, token, previous: proposal.entry.previous } });
+    const claim: Claim = { externalId: key, token, previous: proposal.entry.previous };
+    // Interrupted meanwhile: its caller has given up, so it is not sent.
+    if (this.signal?.aborted) this.notSent(claim, 'interrupted before it was sent');
+    else pending.resolve({ claimed: true, claim });
+  }
+
+  /** The `not-sent` of a claim proposed (what a claim whose commit is unknown leaves). */
+  private notSentOf(proposal: Proposal): PendingOutcome {
+    const { externalId, token } = proposal.record;
+    const record = this.record(externalId, 'not-sent', { token, reason: 'the claim was not confirmed' });
+    return { externalId, token: token!, entry: applyRecord(proposal.entry, record), record };
   }
 
   /** A claim that lost its compare-and-swap: decided again on what it met, a few times at most. */
@@ -961,28 +1264,13 @@ export class PostgresLedger implements LedgerStore {
       changed = await this.query({
         name: 'ordercli_ledger_outcome',
         text: OUTCOME_SQL,
-        values: [
-          this.baseUrl,
-          this.kind,
-          round.map((pending) => pending.externalId),
-          JSON.stringify(
-            Object.fromEntries(
-              round.map((pending) => [
-                pending.externalId,
-                {
-                  token: pending.token,
-                  entry: pending.entry ?? null,
-                  state_key: pending.entry === undefined ? null : stateKey(pending.entry),
-                  record: pending.record,
-                },
-              ]),
-            ),
-          ),
-        ],
+        values: outcomeValues(this.service, this.kind, round),
       });
     } catch (error) {
-      this.fail(error);
       for (const pending of round) this.cache.delete(pending.externalId);
+      // Not written on a new connection either (or given up on Ctrl-C): kept for the next store.
+      if (isLost(error) || this.gaveUp) await this.keepPending(round).catch(() => this.fail(error));
+      else this.fail(error);
       return;
     }
     const done = new Set(changed.map((row) => row.external_id));
@@ -997,7 +1285,7 @@ export class PostgresLedger implements LedgerStore {
     }
   }
 
-  private fail(error: unknown): LedgerWriteError {
+  private fail(error: unknown): CliError {
     this.failure ??= this.writeError(error);
     return this.failure;
   }
@@ -1017,9 +1305,9 @@ export class PostgresLedger implements LedgerStore {
     try {
       for (let attempt = 0; attempt < MAX_CLAIM_ROUNDS; attempt++) {
         const rows = await this.query<{ state_key: string; entry: LedgerEntry; beating: boolean }>({
-          text: `SELECT l.state_key, l.entry, ${OWNER_BEATING.replace('$5', '$4')} AS beating
+          text: `SELECT l.state_key, l.entry, ${ownerBeating(4)} AS beating
             FROM ordercli_ledger l WHERE service = $1 AND kind = $2 AND external_id = $3`,
-          values: [this.baseUrl, this.kind, externalId, STALE_MS],
+          values: [this.service, this.kind, externalId, STALE_MS],
         });
         const current = rows[0];
         // A person's word never overrides an order that another ordercli is sending right now.
@@ -1034,7 +1322,7 @@ export class PostgresLedger implements LedgerStore {
         const written = await this.query({
           text: REPLACE_SQL,
           values: [
-            this.baseUrl,
+            this.service,
             this.kind,
             externalId,
             current?.state_key ?? null,
@@ -1085,7 +1373,7 @@ export class PostgresLedger implements LedgerStore {
         ]);
         await this.query({
           text: ADOPT_SQL,
-          values: [this.baseUrl, this.kind, JSON.stringify(Object.fromEntries(adopted))],
+          values: [this.service, this.kind, JSON.stringify(Object.fromEntries(adopted))],
         });
         // What is in the table now is not known here (another writer's row, or these): asked again.
         for (const [key] of chunk) this.cache.delete(key);
@@ -1119,15 +1407,18 @@ export class PostgresLedger implements LedgerStore {
     while (!this.idle()) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     this.closed = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
-    const pool = this.pool;
-    if (pool) {
+    if (this.pool) {
       if (!this.readOnly) {
-        await pool
-          .query('DELETE FROM ordercli_ledger_owners WHERE id = $1', [this.owner.id])
+        await this.query({ text: 'DELETE FROM ordercli_ledger_owners WHERE id = $1', values: [this.owner.id] })
           .catch(() => undefined);
       }
-      await pool.end().catch(() => undefined);
+      // A connection whose server does not answer would never end: destroyed after a moment.
+      const ended = this.pool.end().catch(() => undefined);
+      await Promise.race([ended, delay(this.gaveUp ? 0 : PENDING_GRACE_MS, undefined, { ref: false })]);
+      this.giveUp();
     }
+    clearTimeout(this.giveUpTimer);
+    this.signal?.removeEventListener('abort', this.onAbort);
     if (this.failure && this.failure !== earlier) throw this.failure;
   }
 

@@ -34,7 +34,14 @@ export type RecordEvent =
 
 /** Which command wrote a record, and for what. */
 export interface RecordSource {
-  by: 'orders create' | 'orders new' | 'orders import' | 'orders resolve' | 'refs contacts import';
+  by:
+    | 'orders create'
+    | 'orders new'
+    | 'orders import'
+    | 'orders resolve'
+    | 'refs contacts import'
+    | 'ledger copy'
+    | 'ledger forget';
   /** The input file (absolute), or `(stdin)`. */
   input?: string;
   /** The import's journal (absolute). */
@@ -125,7 +132,12 @@ export function isFree(entry: LedgerEntry | undefined): boolean {
   return entry === undefined || entry.status === 'not-created';
 }
 
-function sourceOf(record: LedgerRecord): Partial<RecordSource> {
+/** The fields of a record that are set (a spread of it must not unset what it lacks). */
+function definedOf(record: LedgerRecord): Partial<LedgerRecord> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}
+
+function sourceOf(record: Partial<RecordSource>): Partial<RecordSource> {
   const source: Partial<RecordSource> = {};
   if (record.by !== undefined) source.by = record.by;
   if (record.input !== undefined) source.input = record.input;
@@ -225,7 +237,8 @@ function resolvedEntry(record: LedgerRecord, current: LedgerEntry | undefined): 
     status: resolution,
     event: 'resolved',
     at: record.at,
-    ...sourceOf(record),
+    // A person's word stays in the history of the input that sent the key.
+    ...sourceOf({ input: current?.input, journal: current?.journal, ...definedOf(record) }),
     resolved: resolution,
   };
   if (resolution === 'created') {

@@ -26,6 +26,11 @@ export interface OpenLedgerOptions {
   readOnly?: boolean;
   /** Ends waits (a claim owner being observed, a lock) on Ctrl-C. */
   signal?: AbortSignal;
+  /**
+   * Write to a ledger that has no record of the service although the default local ledger has
+   * some (`--force`, `ledger copy`): skips the move check of `openLedger` (upgrade.ts).
+   */
+  allowNewLedger?: boolean;
 }
 
 /** A claim this process holds: the request may leave. */
@@ -58,6 +63,33 @@ export interface ClaimRequest {
   takeOverDoubt?: boolean;
   /** Take over any state but a live claim (`orders create --force`). */
   takeOverAny?: boolean;
+}
+
+/** Which keys `list` returns. */
+export interface LedgerFilter {
+  /**
+   * Input identities (src/ledger/input-identity.ts) and, for records written by earlier releases,
+   * absolute input and journal paths: a key is listed when its state's `input` or `journal` is one.
+   */
+  inputs?: readonly string[];
+}
+
+/** One key as listed. */
+export interface ListedEntry {
+  externalId: string;
+  entry: LedgerEntry;
+}
+
+/** A process that has the ledger open. `unknown`: another host or PID namespace, heartbeat not watched. */
+export interface LedgerOpener {
+  owner: ClaimOwner;
+  alive: 'alive' | 'dead' | 'unknown';
+}
+
+/** What a whole ledger (every service) holds: `ledger status`, `ledger forget`, `ledger copy`. */
+export interface LedgerService {
+  baseUrl: string;
+  kind: LedgerKind;
 }
 
 export interface LedgerStore {
@@ -108,8 +140,15 @@ export interface LedgerStore {
    * is new, or older than the journal), so that the ledger refuses them too. Resolves once durable.
    */
   adopt(records: readonly LedgerRecord[]): Promise<void>;
-  /** Every key whose last record names this journal, with its state (`orders journal` without one). */
-  entriesOfJournal(journal: string): Promise<Map<string, LedgerEntry>>;
+  /**
+   * Every key of this service and kind with its state, as `ledger list`, `orders journal` and
+   * `orders resolve` see it: a claim whose owner is gone is listed as the doubt it leaves
+   * (`settledAsUnknown`), so `claimed` means being sent right now by a live ordercli. With
+   * `filter.inputs`, only the keys whose state names one of them as its `input` or `journal`.
+   */
+  list(filter?: LedgerFilter): Promise<ListedEntry[]>;
+  /** The processes that have this ledger open (their heartbeats), each judged alive or not. */
+  openers(): Promise<LedgerOpener[]>;
   /** Resolves once every record so far is durable; rejects with the first write failure. */
   sync(): Promise<void>;
   /** Writes what is pending and releases what the store holds (files, connections, heartbeat). */

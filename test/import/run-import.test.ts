@@ -1,5 +1,5 @@
 // The import pipeline without its command line: what runImport returns, and the hooks it calls.
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import {
   runImport,
 } from '../../src/import/run-import.js';
 import { tempDir, testEnv } from '../support/cli.js';
-import { externalId, order, orders, postsTo, writeNdjson } from '../support/orders.js';
+import { createdCounts, externalId, order, orders, postsTo, writeNdjson } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
@@ -26,9 +26,16 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
+/** One config folder (and so one order ledger) per working directory, as one user has. */
+const envs = new Map<string, NodeJS.ProcessEnv>();
+
 /** What a command's context gives the pipeline, built by hand: a real client of the sandbox. */
 function environment(cwd: string, signal = new AbortController().signal): ImportEnvironment {
-  const env = testEnv();
+  let env = envs.get(cwd);
+  if (env === undefined) {
+    env = testEnv();
+    envs.set(cwd, env);
+  }
   return {
     cwd,
     env,
@@ -66,6 +73,24 @@ function request(input: string, extra: Partial<ImportRequest> = {}): ImportReque
   };
 }
 
+const AT = '2026-11-20T10:00:00.000Z';
+
+/**
+ * The lines of a journal as ordercli 0.1 wrote it beside an input: order 1 created (id 77), order
+ * 2 sent with no answer (the run was killed), order 3 refused by the service.
+ */
+function oldJournal(baseUrl: string): string[] {
+  const sent = (i: number) => ({ externalId: externalId(i), baseUrl, at: AT, bodyHash: 'x', line: i });
+  return [
+    { event: 'run', baseUrl, input: 'orders.ndjson', at: AT },
+    { event: 'sending', ...sent(1) },
+    { event: 'created', externalId: externalId(1), baseUrl, at: AT, httpStatus: 201, id: 77, code: 'SO-77' },
+    { event: 'sending', ...sent(2) },
+    { event: 'sending', ...sent(3) },
+    { event: 'failed', externalId: externalId(3), baseUrl, at: AT, httpStatus: 422, message: 'invalid' },
+  ].map((line) => JSON.stringify(line));
+}
+
 /** Five valid orders and, third, one whose item has a quantity of zero. */
 function inputWithOneInvalid(dir: string): string {
   const list = orders(5);
@@ -95,7 +120,7 @@ describe('runImport', () => {
       dryRun: false,
       input: 'orders.ndjson',
       baseUrl: sandbox.url,
-      journal: 'orders.ndjson.journal.ndjson',
+      journal: 'orders.ndjson',
       stopped: undefined,
       failure: undefined,
       exitCode: 4,
@@ -139,9 +164,22 @@ describe('runImport', () => {
     expect(again.counts).toMatchObject({ total: 3, skipped: 3, created: 0 });
     expect(again).toMatchObject({ sent: 0, exitCode: 0, failure: undefined });
     expect(postsTo(sandbox)).toBe(3);
+    // Nothing beside the input: the ledger is the only record.
+    expect(readdirSync(dir)).toEqual(['orders.ndjson']);
   });
 
-  it('a dry run sends nothing and says what the journal holds', async () => {
+  it('names the history --journal gives, relative to the working directory, and writes no file there', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(2));
+    const result = (await runImport(
+      request('orders.ndjson', { journal: `${dir}/history/orders.journal.ndjson` }),
+      environment(dir),
+    )) as ImportResult;
+    expect(result).toMatchObject({ journal: 'history/orders.journal.ndjson', exitCode: 0 });
+    expect(readdirSync(dir)).toEqual(['orders.ndjson']);
+  });
+
+  it('a dry run sends nothing and says what the ledger holds of the input', async () => {
     const dir = tempDir();
     writeNdjson(dir, 'orders.ndjson', orders(4));
     const before = (await runImport(
@@ -152,18 +190,19 @@ describe('runImport', () => {
       dryRun: true,
       input: 'orders.ndjson',
       counts: { total: 4, valid: 4, invalid: 0 },
-      journal: undefined,
       ledger: { created: 0, inDoubt: 0 },
       problems: [],
     });
+    expect(before).not.toHaveProperty('journal');
     expect(postsTo(sandbox)).toBe(0);
     await runImport(request('orders.ndjson'), environment(dir));
     const after = (await runImport(
       request('orders.ndjson', { dryRun: true }),
       environment(dir),
     )) as DryRunResult;
-    expect(after.journal).toEqual({ path: 'orders.ndjson.journal.ndjson', created: 4, unknown: 0 });
+    expect(after.ledger).toEqual({ created: 4, inDoubt: 0 });
     expect(postsTo(sandbox)).toBe(4);
+    expect(readdirSync(dir)).toEqual(['orders.ndjson']);
   });
 
   it('an interrupt once sending starts returns the orders as not sent and a CancelledError to throw', async () => {
@@ -179,24 +218,65 @@ describe('runImport', () => {
     expect(result.stopped?.kind).toBe('interrupted');
     expect(result.counts).toMatchObject({ total: 3, created: 0, notSent: 3 });
     expect(result.failure).toBeInstanceOf(CancelledError);
-    expect(result.failure?.message).toContain('orders.ndjson.journal.ndjson is saved');
+    expect(result.failure?.message).toBe(
+      'Interrupted: 0 orders created, 3 not sent; the order ledger holds every outcome: run the same command again to send the rest.',
+    );
     expect(postsTo(sandbox)).toBe(0);
   });
 
-  it('tells the caller through onNote that a torn last line of the journal was dropped', async () => {
+  it('folds a journal an earlier release left beside the input into the ledger once, through onNote', async () => {
     const dir = tempDir();
-    writeNdjson(dir, 'orders.ndjson', orders(2));
-    await runImport(request('orders.ndjson'), environment(dir));
-    appendFileSync(join(dir, 'orders.ndjson.journal.ndjson'), '{"event":"sending","externalId":"EXT');
+    writeNdjson(dir, 'orders.ndjson', orders(4));
+    const journal = join(realpathSync(dir), 'orders.ndjson.journal.ndjson');
+    // Order 1 created, order 2 sent with no answer (a kill), order 3 refused; a torn last line.
+    writeFileSync(journal, `${oldJournal(sandbox.url).join('\n')}\n{"event":"sen`);
     const notes: string[] = [];
-    const again = (await runImport(request('orders.ndjson'), environment(dir), {
+    const result = (await runImport(request('orders.ndjson', { keepRecordResults: true }), environment(dir), {
       onNote: (text) => notes.push(text),
     })) as ImportResult;
     expect(notes).toEqual([
-      'note: the last line of orders.ndjson.journal.ndjson was cut off (the previous run was killed while writing it); it was dropped.\n',
+      `note: ${journal}, the journal of an earlier ordercli, was folded into the order ledger (2 orders it knew of and the ledger did not) and renamed ${journal}.folded; the ledger is the only record now.\n`,
     ]);
-    expect(again.counts).toMatchObject({ skipped: 2 });
+    expect(result.records.map((r) => [r.key, r.status])).toEqual([
+      [externalId(1), 'skipped'],
+      [externalId(2), 'unknown'],
+      [externalId(3), 'created'],
+      [externalId(4), 'created'],
+    ]);
+    expect(result.records[0]).toMatchObject({ id: 77, code: 'SO-77' });
+    expect([...createdCounts(sandbox).keys()].sort()).toEqual([externalId(3), externalId(4)]);
+    expect(readdirSync(dir).sort()).toEqual(['orders.ndjson', 'orders.ndjson.journal.ndjson.folded']);
+    // Read once: the next run has nothing to fold, and the ledger alone still refuses both.
+    notes.length = 0;
+    const again = (await runImport(request('orders.ndjson'), environment(dir), {
+      onNote: (text) => notes.push(text),
+    })) as ImportResult;
+    expect(notes).toEqual([]);
+    expect(again.counts).toMatchObject({ skipped: 3, unknown: 1, created: 0 });
+    expect(postsTo(sandbox)).toBe(2);
   });
+
+  it('folds the --journal file when it exists, and keeps one that also holds orders of another service', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(2));
+    const journal = join(realpathSync(dir), 'old.journal.ndjson');
+    const elsewhere = { event: 'created', externalId: 'OTHER-1', baseUrl: 'http://other.example', at: AT };
+    writeFileSync(journal, `${[...oldJournal(sandbox.url), JSON.stringify(elsewhere)].join('\n')}\n`);
+    const notes: string[] = [];
+    const result = (await runImport(
+      request('orders.ndjson', { journal: 'old.journal.ndjson', keepRecordResults: true }),
+      environment(dir),
+      { onNote: (text) => notes.push(text) },
+    )) as ImportResult;
+    expect(notes).toEqual([
+      `note: ${journal}, the journal of an earlier ordercli, was folded into the order ledger for this service (2 orders it knew of and the ledger did not); it is kept, as it also holds orders of other services.\n`,
+    ]);
+    expect(result.journal).toBe('old.journal.ndjson');
+    expect(result.records.map((r) => r.status)).toEqual(['skipped', 'unknown']);
+    expect(postsTo(sandbox)).toBe(0);
+    expect(existsSync(journal)).toBe(true);
+  });
+
   it('sends nothing when the input changes between the validation and the sending pass (exit 2)', async () => {
     const dir = tempDir();
     const path = writeNdjson(dir, 'orders.ndjson', orders(3));

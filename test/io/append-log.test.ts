@@ -7,10 +7,11 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppendLog, AppendLogError, NotRegularFileError, readLog } from '../../src/io/append-log.js';
 import { ROOT, tempDir } from '../support/cli.js';
+import { probe, requireToolNow, requireUnshare } from '../support/requirements.js';
 
 const IS_ROOT = process.getuid?.() === 0;
-/** A private mount namespace (root) for a full file system. */
-const UNSHARE_MOUNT = IS_ROOT && spawnSync('unshare', ['-m', 'true']).status === 0;
+/** A private mount namespace (root) for a full file system: CI runs as root and must have it. */
+const UNSHARE_MOUNT = requireUnshare('a full disk (test/io/append-log.test.ts)', '-m');
 
 /** The module bundled for a child process (another process holding the lock, a full disk). */
 let bundle: string;
@@ -154,19 +155,23 @@ describe('AppendLog', () => {
     expect(readFileSync(path, 'utf8')).toBe('');
   });
 
-  it('refuses a device (/dev/full), a folder, and a file it cannot open, naming the reason', async () => {
+  it('refuses a device (/dev/full) and a folder, naming the reason', async () => {
     const device = await AppendLog.open('/dev/full', { what: 'the test log' }).catch((e: unknown) => e);
     expect(device).toBeInstanceOf(NotRegularFileError);
     expect((device as Error).message).toBe('The test log is a device, not a regular file.');
     const folder = await AppendLog.open(tempDir(), { what: 'the test log' }).catch((e: unknown) => e);
     expect((folder as Error).message).toBe('The test log is a folder, not a regular file.');
+  });
 
+  it('refuses a file it cannot open, naming the reason', async (context) => {
     const path = join(tempDir(), 'read-only.ndjson');
     writeFileSync(path, '');
-    const readOnly = IS_ROOT
-      ? spawnSync('chattr', ['+i', path]).status === 0
-      : spawnSync('chmod', ['0444', path]).status === 0;
-    if (!readOnly) return;
+    // Root opens a file whatever its mode: an immutable one is what it cannot write.
+    requireToolNow(context, IS_ROOT ? 'chattr' : 'chmod', {
+      what: 'a log file that cannot be opened (test/io/append-log.test.ts)',
+      missing: IS_ROOT ? probe('chattr', '+i', path) : probe('chmod', '0444', path),
+      how: 'apt-get install -y e2fsprogs (chattr), with the temporary folder on a file system that has the immutable flag (ext4)',
+    });
     try {
       const error = await AppendLog.open(path, { what: 'the test log' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppendLogError);
@@ -212,7 +217,7 @@ describe('AppendLog', () => {
   });
 
   it.skipIf(!UNSHARE_MOUNT)(
-    `a full disk: the failed round is rejected with ENOSPC and cut off; smaller appends go on${UNSHARE_MOUNT ? '' : ' (skipped: needs root and unshare -m)'}`,
+    'a full disk: the failed round is rejected with ENOSPC and cut off; smaller appends go on',
     () => {
       const dir = tempDir('ordercli-append-full-');
       const script = `

@@ -1,8 +1,9 @@
 // Owners the lock cannot check (another PID namespace, another boot or host): alive while their
 // record keeps changing as seen here, whatever their clock says; taken over once it has not changed
 // for their staleMs on this process's monotonic clock. Records written by hand with mtimes a day
-// ahead or behind, and a real holder in another PID namespace (unshare) when the machine allows it.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+// ahead or behind, and a real holder in another PID namespace (unshare: skipped, saying so, where
+// the machine does not allow it; with CI set, that fails).
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -11,12 +12,19 @@ import { UsageError } from '../../src/core/errors.js';
 import { thisProcess } from '../../src/core/liveness.js';
 import { acquireFileLock } from '../../src/io/file-lock.js';
 import { ROOT, tempDir } from '../support/cli.js';
+import { requireUnshare } from '../support/requirements.js';
 
 const OPTIONS = { what: 'the test file', busyAdvice: 'wait.' };
 const STALE_MS = 1500;
 const DAY_MS = 86_400_000;
-/** `unshare -p -f --mount-proc` needs privileges (or user namespaces) that CI may not grant. */
-const UNSHARE_PID = spawnSync('unshare', ['-p', '-f', '--mount-proc', '--kill-child', 'true']).status === 0;
+/** `unshare -p -f --mount-proc` needs root (or user namespaces): CI runs as root and must have it. */
+const UNSHARE_PID = requireUnshare(
+  'a lock holder in a real other PID namespace (test/io/file-lock.namespace.test.ts)',
+  '-p',
+  '-f',
+  '--mount-proc',
+  '--kill-child',
+);
 
 interface Foreign {
   path: string;
@@ -204,7 +212,7 @@ function childrenOf(pid: number): number[] {
 
 describe('a holder in a real other PID namespace (unshare -p -f --mount-proc)', () => {
   it.skipIf(!UNSHARE_PID)(
-    `is not taken over while it lives, and is once it was killed -9 and its staleMs passed${UNSHARE_PID ? '' : ' (skipped: unshare -p -f --mount-proc is not permitted here)'}`,
+    'is not taken over while it lives, and is once it was killed -9 and its staleMs passed',
     async () => {
       const script = await holderScript();
       const path = join(tempDir('ordercli-lock-ns-'), 'file.lock');

@@ -21,6 +21,7 @@ import { thisProcess } from '../../src/core/liveness.js';
 import { AppendLog, NotRegularFileError } from '../../src/io/append-log.js';
 import { acquireFileLock, lockWaitFromEnv } from '../../src/io/file-lock.js';
 import { tempDir } from '../support/cli.js';
+import { probe, requireTool } from '../support/requirements.js';
 import { waitFor } from '../support/wait.js';
 
 const OPTIONS = { what: 'the test file', busyAdvice: 'wait.' };
@@ -102,7 +103,11 @@ async function timed<T>(work: Promise<T>): Promise<{ ms: number; value?: T; erro
   }
 }
 
-const MKFIFO = spawnSync('mkfifo', ['--version']).status === 0;
+const MKFIFO = requireTool('mkfifo', {
+  what: 'a pipe as the lock or the locked file (test/io/file-lock.test.ts)',
+  missing: probe('mkfifo', '--version'),
+  how: 'apt-get install -y coreutils',
+});
 
 describe('a lock path or locked file that is not what it should be', () => {
   it.skipIf(!MKFIFO)(

@@ -8,10 +8,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, listensForSignals, runBin, tempDir, testEnv } from '../support/cli.js';
 import { createdCounts, orders, writeNdjson } from '../support/orders.js';
+import { requireTool } from '../support/requirements.js';
 import { useSandbox } from '../support/sandbox.js';
 import { waitFor } from '../support/wait.js';
 
 const sandbox = useSandbox();
+/** Signalled as soon as it listens, which /proc tells: Linux only. */
+const ON_LINUX = requireTool('Linux', {
+  what: 'SIGTERM while the CLI loads (test/release/signals.test.ts)',
+  missing: process.platform === 'linux' ? undefined : `it reads /proc, and this is ${process.platform}`,
+  how: 'run the tests on Linux',
+});
 
 /** Runs the binary; `signalWhen` says when to send `signal` (polled, never after a fixed delay). */
 async function runUntilSignalled(
@@ -70,7 +77,7 @@ describe('signals', () => {
     },
   );
 
-  it.skipIf(process.platform !== 'linux')(
+  it.skipIf(!ON_LINUX)(
     'SIGTERM as soon as the binary listens (while the CLI loads): exit 130, not 143',
     async () => {
       const dir = tempDir();

@@ -4,8 +4,9 @@
  * `findChromium()` looks, in order, at `ORDERCLI_CHROMIUM` and `CHROMIUM_PATH`, then `chromium`,
  * `chromium-browser` and `google-chrome` on PATH, then Playwright's own cache (what
  * `npx playwright install chromium` leaves in `~/.cache/ms-playwright`, or under
- * `PLAYWRIGHT_BROWSERS_PATH`). When none is found it says why and how to get one, for the one line
- * `npm test` prints instead of a silent pass.
+ * `PLAYWRIGHT_BROWSERS_PATH`). When none is found it says why and how to get one, for the one
+ * SKIPPED line `npm test` prints instead of a silent pass (or, with `CI` set, the failure: see
+ * test/support/requirements.ts).
  */
 import { accessSync, constants, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -14,7 +15,7 @@ import type { Browser, LaunchOptions } from 'playwright-core';
 
 export type ChromiumChoice = { path: string; from: string } | { path: undefined; why: string };
 
-/** How to get a Chromium, in the words of the skipped line. */
+/** How to get a Chromium, in the words of the SKIPPED line or the failure. */
 export const HOW_TO_GET_CHROMIUM =
   'apt-get install -y chromium, or npx playwright install chromium, or set ORDERCLI_CHROMIUM=<path>';
 

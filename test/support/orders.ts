@@ -1,6 +1,8 @@
-/** Inputs and checks shared by the import tests: generated orders the sandbox accepts, journals. */
+/** Inputs and checks shared by the import tests: generated orders the sandbox accepts, the ledger. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LocalLedger } from '../../src/ledger/local.js';
+import type { LedgerEntry } from '../../src/ledger/record.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 
 /** Active packaging references of the seed (417, 421, 444-446 are inactive). */
@@ -89,13 +91,28 @@ export function postsTo(sandbox: Sandbox): number {
   return sandbox.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/orders').length;
 }
 
-/** The last journal event of each externalId (the `run` lines left out). */
-export function lastEvents(journalPath: string): Map<string, string> {
-  const last = new Map<string, string>();
-  for (const record of readLines(journalPath)) {
-    if (record.event !== 'run') last.set(String(record.externalId), String(record.event));
+/**
+ * What the local order ledger at `root` (a config folder's `ledger/`, or `--ledger <dir>`) holds
+ * of the orders of `baseUrl`, by externalId: every key, or with `inputs` the history of an input
+ * (the keys whose state names one of these identities, as `orders journal` reads it).
+ */
+export async function ledgerHistory(
+  root: string,
+  baseUrl: string,
+  inputs?: string[],
+): Promise<Map<string, LedgerEntry>> {
+  const ledger = await LocalLedger.open(root, {
+    baseUrl,
+    kind: 'orders',
+    source: { by: 'orders import' },
+    readOnly: true,
+  });
+  try {
+    const listed = await ledger.list(inputs === undefined ? {} : { inputs });
+    return new Map(listed.map(({ externalId, entry }) => [externalId, entry]));
+  } finally {
+    await ledger.close();
   }
-  return last;
 }
 
 /** Parses the CSV report written by `--report x.csv` (no quoted commas in these tests' values). */

@@ -6,9 +6,10 @@
  *
  * `findPostgresBinaries()` uses `ORDERCLI_POSTGRES_BINDIR` when it is set (and only it), else
  * looks at `pg_config --bindir`, `/usr/lib/postgresql/<version>/bin` (newest first), then `initdb`
- * on PATH. Without server
- * binaries `startPostgres()` resolves to undefined, and the test file prints `POSTGRES_SKIPPED`
- * (one line that `npm test` repeats in its summary) instead of passing silently.
+ * on PATH. A test file asks `requirePostgres(what)` first (test/support/requirements.ts): without
+ * server binaries its tests do not run and it prints a SKIPPED line (`npm test` repeats it in its
+ * summary), or, with `CI` set, it fails, saying how to install them. `startPostgres()` resolves to
+ * undefined without them.
  *
  * As root (initdb refuses to run as root), the cluster belongs to the `postgres` user that
  * Debian's package creates, and its commands run through `runuser` (or `su`).
@@ -29,11 +30,12 @@ import {
 import { tmpdir, userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { freeLoopbackPort as freePort } from '../../src/io/free-port.js';
+import { requireTool } from './requirements.js';
 import { waitFor } from './wait.js';
 
-/** The line a test file prints when it cannot run (see scripts/test.mjs). */
-export const POSTGRES_SKIPPED =
-  'SKIPPED: PostgreSQL ledger tests: no PostgreSQL server binaries (apt-get install postgresql)';
+/** How to get the server binaries, in the words of a SKIPPED line or a failure. */
+export const HOW_TO_GET_POSTGRES =
+  'apt-get install -y postgresql, or set ORDERCLI_POSTGRES_BINDIR to the folder of its initdb';
 
 export interface RunningPostgres {
   /** `postgres://<role>:<password>@127.0.0.1:<port>/ledger`: the test role owns the database. */
@@ -97,6 +99,28 @@ export function findPostgresBinaries(env: NodeJS.ProcessEnv = process.env): stri
   }
   found = candidates.find(hasServer) ?? null;
   return found ?? undefined;
+}
+
+/** Why there are no server binaries (see findPostgresBinaries), or undefined when there are. */
+export function whyNoPostgres(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (findPostgresBinaries(env) !== undefined) return undefined;
+  const given = env.ORDERCLI_POSTGRES_BINDIR;
+  if (given !== undefined && given !== '')
+    return `ORDERCLI_POSTGRES_BINDIR=${given} does not hold initdb, pg_ctl, postgres and pg_isready`;
+  return 'no PostgreSQL server binaries (initdb, pg_ctl, postgres, pg_isready: not in pg_config --bindir, /usr/lib/postgresql/<version>/bin or on PATH)';
+}
+
+/**
+ * At a test file's top level or in a describe: true when `what` (the tests that start a server)
+ * can run; else a SKIPPED line, or with `CI` set a failing test (test/support/requirements.ts).
+ */
+export function requirePostgres(what: string): boolean {
+  return requireTool('PostgreSQL', {
+    what,
+    missing: whyNoPostgres(),
+    how: HOW_TO_GET_POSTGRES,
+    ciRequired: true,
+  });
 }
 
 /** Runs a server binary, as `owner` (`postgres` when this is root, see startPostgres). */

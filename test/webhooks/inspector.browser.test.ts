@@ -6,7 +6,7 @@
  * with ORDERCLI_UPDATE_DOC_SCREENSHOT=1, docs/images/listen-inspect.png for the README).
  *
  * Without a Chromium (see test/support/chromium.ts) it does not run, and says so in one SKIPPED
- * line that `npm test` repeats in its summary.
+ * line that `npm test` repeats in its summary; with `CI` set it fails instead, saying how to get one.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,14 +18,16 @@ import { formatEventLine, recordedHeaders } from '../../src/webhooks/event-recor
 import { findChromium, HOW_TO_GET_CHROMIUM, launchChromium } from '../support/chromium.js';
 import { ROOT, runBin, tempDir } from '../support/cli.js';
 import { freePort, type LocalApp, type RunningBin, spawnListen, startApp } from '../support/listen.js';
+import { requireTool } from '../support/requirements.js';
 import { waitFor } from '../support/wait.js';
 
 const chromium = findChromium();
-if (chromium.path === undefined) {
-  console.log(
-    `SKIPPED: the inspector's browser test (listen --inspect in Chromium) did not run: ${chromium.why}. To run it: ${HOW_TO_GET_CHROMIUM}.`,
-  );
-}
+const hasChromium = requireTool('Chromium', {
+  what: "the inspector's browser test (listen --inspect in Chromium, test/webhooks/inspector.browser.test.ts)",
+  missing: chromium.path === undefined ? chromium.why : undefined,
+  how: HOW_TO_GET_CHROMIUM,
+  ciRequired: true,
+});
 
 const KEY = `whk_inspector_${randomBytes(16).toString('hex')}`;
 const WRONG_KEY = `whk_wrong_${randomBytes(8).toString('hex')}`;
@@ -54,7 +56,7 @@ function prettyBody(code: string, extra: Record<string, unknown> = {}): Buffer {
   return Buffer.from(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
 }
 
-describe.skipIf(chromium.path === undefined)('listen --inspect in Chromium', () => {
+describe.skipIf(!hasChromium)('listen --inspect in Chromium', () => {
   const dir = tempDir('ordercli-inspect-');
   const logFile = join(dir, 'events.ndjson');
   const history = { code: 'SO-2026-000042', event: 'sales_order_validated' };

@@ -16,6 +16,7 @@ import { type ListenReady, runListenSession } from '../../src/webhooks/listen-se
 import type { Rejection } from '../../src/webhooks/receiver.js';
 import { runCli, tempDir } from '../support/cli.js';
 import { type LocalApp, post, type RunningListen, startApp, startListen } from '../support/listen.js';
+import { requireTool } from '../support/requirements.js';
 import { waitFor } from '../support/wait.js';
 
 const KEY = 'whk_inspector_test_key_0123456789';
@@ -65,6 +66,12 @@ function openEvents(url: string, headers: Record<string, string> = { cookie: ses
 }
 
 type Stream = ReturnType<typeof openEvents>;
+
+const HAS_CURL = requireTool('curl', {
+  what: 'the inspector refusing a plain curl (test/webhooks/inspector.test.ts)',
+  missing: existsSync('/usr/bin/curl') ? undefined : 'no /usr/bin/curl',
+  how: 'apt-get install -y curl',
+});
 
 /** What the curl of this machine prints (headers with -D -, then the body). */
 function curl(args: string[]): Promise<string> {
@@ -187,8 +194,7 @@ describe('listen --inspect', () => {
     );
   });
 
-  it('refuses a plain curl: no page, no stream, no command', async (context) => {
-    if (!existsSync('/usr/bin/curl')) context.skip();
+  it.skipIf(!HAS_CURL)('refuses a plain curl: no page, no stream, no command', async () => {
     const { page } = await startInspected();
     await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
     for (const path of ['', 'events', 'command?seq=1', 'body?seq=1']) {

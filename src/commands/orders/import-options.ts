@@ -4,7 +4,8 @@ import { formatChoices, formatNames } from '../../import/read/formats.js';
 
 /**
  * The options every import reads its input with (`orders import`, `refs contacts import`):
- * declared once, so that the two commands read files alike. `renames` is the `--map` example.
+ * declared once, so that the two commands read files alike; and `--force`, whose only meaning in
+ * an import is to pass the ledger's move check. `renames` is the `--map` example.
  * Returns the command typed with them, so that they are part of each verb's `FlagsOf`.
  */
 export function withImportInputOptions<
@@ -29,7 +30,11 @@ export function withImportInputOptions<
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option('--concurrency <n>', 'requests in flight at once', '8')
-    .option('--dry-run', 'validate the whole input and stop; nothing is sent');
+    .option('--dry-run', 'validate the whole input and stop; nothing is sent')
+    .option(
+      '--force',
+      'use a ledger that has no record of this service although the default ledger has some (see ledger copy)',
+    );
   // The shell completion offers the formats' names (the aliases stay accepted).
   return completeWith(declared, '--format', formatNames());
 }

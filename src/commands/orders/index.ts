@@ -31,7 +31,7 @@ function registerCreate(orders: Command, ctx: Context) {
       .option('--max-cell-bytes <size>', 'largest string value accepted, e.g. 256KiB (default: 64KiB)')
       .option(
         '--force',
-        'send even if the order ledger says this externalId was already created or may have been',
+        'send even if the order ledger says this externalId was already created or may have been; also use a ledger that has no record of this service although the default ledger has some (see ledger copy)',
       )
       .addHelpText(
         'after',
@@ -85,9 +85,9 @@ function registerImport(orders: Command, ctx: Context) {
   return withExamples(
     withImportInputOptions(orders.command('import'), '{"Their header": "contact.email"}')
       .description(
-        'import orders from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled for safe re-runs',
+        'import orders from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once (the order ledger makes re-runs safe)',
       )
-      .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
+      .argument('<path|->', 'the input file, or - for standard input (with --format and --journal <name>)')
       .option(
         '--skip-invalid',
         'send the valid orders and report the invalid ones (exit 4) instead of sending nothing (exit 2)',
@@ -102,8 +102,8 @@ function registerImport(orders: Command, ctx: Context) {
         'largest cell or string value accepted, e.g. 256KiB (default: 64KiB)',
       )
       .option(
-        '--journal <file>',
-        'the journal of what was sent (default: <input>.journal.ndjson beside the input)',
+        '--journal <name>',
+        "the name of this input's history in the order ledger (default: the input's path from here); no file is written",
       )
       .option(
         '--retry-unknown',
@@ -130,7 +130,7 @@ function registerImport(orders: Command, ctx: Context) {
       'ordercli orders import orders.csv --dry-run',
       'ordercli orders import orders.xlsx --sheet Commandes --rejects rejects.xlsx',
       'ordercli orders import orders.ndjson --concurrency 16 --report report.csv --rejects rejects.ndjson',
-      'cat orders.ndjson | ordercli orders import - --format ndjson --journal orders.journal.ndjson',
+      'cat orders.ndjson | ordercli orders import - --format ndjson --journal orders-from-stdin',
       'ordercli orders import orders.csv --retry-unknown   # after checking the unknown orders at the service',
       'ordercli orders import orders.csv --report report.xml   # JUnit for CI; GitHub annotations when GITHUB_ACTIONS=true',
     ],
@@ -140,18 +140,21 @@ function registerImport(orders: Command, ctx: Context) {
 /** The flags of `orders import`, as its action receives them. */
 export type ImportFlags = FlagsOf<ReturnType<typeof registerImport>>;
 
-/** `orders journal <input|journal>`: what an import's journal knows. */
+/** `orders journal <input|name>`: an input's history, a query of the order ledger. */
 function registerJournal(orders: Command, ctx: Context) {
   return withExamples(
     orders
       .command('journal')
       .description(
-        "show what an import's journal knows: orders by state, and every order whose outcome is unknown",
+        "show an input's history in the order ledger: its orders by state, and every order whose outcome is unknown",
       )
-      .argument('<input|journal>', 'the input file that was imported (its journal is used), or a journal')
+      .argument(
+        '<input|name>',
+        'the input that was imported (its path from here, as the import named it), or its --journal name',
+      )
       .addHelpText(
         'after',
-        '\nThe base URL is the configured one (--base-url, ORDERCLI_BASE_URL, profile) when the journal holds it,\nelse the one the journal was last used with. --json prints {journal, baseUrl, counts, unknown, otherBaseUrls}.',
+        "\nThe service is the configured one (--base-url, ORDERCLI_BASE_URL, profile) when the ledger holds the input's orders there,\nelse the only one that does. Any runner sharing the ledger (--ledger postgres://…) sees the same.\n--json prints {journal, baseUrl, kind, counts, unknown, otherBaseUrls}.",
       )
       .action(async (target) => {
         const { run } = await import('./journal.js');
@@ -159,22 +162,22 @@ function registerJournal(orders: Command, ctx: Context) {
       }),
     [
       'ordercli orders journal orders.csv',
-      'ordercli orders journal orders.csv.journal.ndjson --json | jq -r ".unknown[].externalId"',
+      'ordercli orders journal exports/orders.csv --json | jq -r ".unknown[].externalId"',
     ],
   );
 }
 
-/** `orders resolve [input|journal]`: what the user checked at the service, recorded. Flags: `ResolveFlags`. */
+/** `orders resolve [input|name]`: what the user checked at the service, recorded. Flags: `ResolveFlags`. */
 function registerResolve(orders: Command, ctx: Context) {
   return withExamples(
     orders
       .command('resolve')
       .description(
-        'record in the journal what you checked at the service for orders whose outcome is unknown',
+        'record in the order ledger what you checked at the service for orders whose outcome is unknown',
       )
       .argument(
-        '[input|journal]',
-        'the input file that was imported (its journal is used), or a journal; left out: the order ledger alone (orders create, orders new)',
+        '[input|name]',
+        'the input that was imported, or its --journal name; left out: orders that orders create or orders new sent',
       )
       .option(
         '--created <externalId...>',
@@ -190,7 +193,7 @@ function registerResolve(orders: Command, ctx: Context) {
       )
       .addHelpText(
         'after',
-        '\nAn externalId the journal does not hold refuses the whole command (exit 2, nothing written), as does\na running import of the same journal. Then run the same import again. Without <input|journal>,\n--created and --not-created are recorded in the order ledger of --base-url alone: for an order that\norders create or orders new left in doubt.',
+        '\nAn externalId the ledger does not hold for that service refuses the whole command (exit 2, nothing written),\nas does an order another ordercli is sending right now. Then run the same import again. Without <input|name>,\n--created and --not-created are recorded for the service of --base-url alone: for an order that\norders create or orders new left in doubt.',
       )
       .action(async (target, flags) => {
         const { run } = await import('./resolve.js');

@@ -1,139 +1,151 @@
 /**
- * `orders journal <input|journal>`: what an import's journal knows — orders by state for a base
- * URL, the other base URLs it holds, and every order whose outcome is unknown, with its input line
- * and when it was sent — so that a user can check those at the service and `orders resolve` them.
+ * `orders journal <input|journal>`: an input's history in the order ledger — its orders by state
+ * at a service, the other services it was sent to, and every order in doubt with its input line
+ * and when it was sent — so that a user (on any runner sharing the ledger) can check those at the
+ * service and `orders resolve` them. A query of the ledger: no file beside the input is read.
  */
 import type { Context } from '../../command-support/context.js';
-import { OrderJournal } from '../../import/send/journal.js';
-import { locateJournal } from '../../import/send/journal-location.js';
-import {
-  chooseBaseUrl,
-  emptyJournalCounts,
-  type JournalCounts,
-  journalBaseUrls,
-  summarizeJournal,
-  type UnknownOrder,
-} from '../../import/send/journal-summary.js';
+import { type HistoryState, historyState, readHistory, type ServiceHistory } from '../../ledger/history.js';
+import { identitiesOf } from '../../ledger/input-identity.js';
+import { ledgerPlaceOf } from '../../ledger/open.js';
 import { formatCount } from '../../io/numbers.js';
-import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
-import type { LedgerEntry } from '../../ledger/record.js';
 
 export interface JournalOptions {
   target: string;
 }
 
+export interface JournalCounts {
+  created: number;
+  resolvedCreated: number;
+  failed: number;
+  resolvedNotCreated: number;
+  /** In doubt: sent with an unknown outcome, or claimed by an ordercli that is gone. */
+  unknown: number;
+  /** Being sent right now by a live ordercli. */
+  sending: number;
+  total: number;
+}
+
+export interface UnknownOrder {
+  externalId: string;
+  /** The order's line in the input of the run that sent it (records of ordercli 1.x lack it). */
+  line: number | null;
+  sentAt: string | null;
+  reason: string;
+}
+
 /** The `--json` shape of `orders journal`. */
 export interface JournalReport {
+  /** The input as named. */
   journal: string;
   baseUrl: string | null;
+  kind: string | null;
   counts: JournalCounts;
   unknown: UnknownOrder[];
-  /** The other services this journal holds orders for, with their counts. */
   otherBaseUrls: { baseUrl: string; counts: JournalCounts }[];
 }
 
 export async function run(options: JournalOptions, ctx: Context): Promise<void> {
-  const location = await locateJournal(options.target, ctx.cwd);
-  const baseUrls = await journalBaseUrls(location.path);
   const settings = await ctx.settings();
-  // Several services and none named: the latest one the journal was used with.
-  const baseUrl = chooseBaseUrl(baseUrls, settings.baseUrl) ?? baseUrls.at(-1);
-  const summary =
-    baseUrl === undefined
-      ? undefined
-      : await summarizeJournal(location.path, baseUrl, await ledgerEntries(ctx, location.path, baseUrl));
-  const others: JournalReport['otherBaseUrls'] = [];
-  for (const other of baseUrls) {
-    if (other === baseUrl) continue;
-    others.push({ baseUrl: other, counts: (await summarizeJournal(location.path, other)).counts });
-  }
+  const history = await readHistory(
+    await ledgerPlaceOf(ctx),
+    identitiesOf(options.target, ctx.cwd),
+    settings.baseUrl,
+    ctx.signal,
+    options.target,
+  );
   const report: JournalReport = {
-    journal: location.shown,
-    baseUrl: baseUrl ?? null,
-    counts: summary?.counts ?? emptyJournalCounts(),
-    unknown: summary?.unknown ?? [],
-    otherBaseUrls: others,
+    journal: options.target,
+    baseUrl: history.main?.baseUrl ?? null,
+    kind: history.main?.kind ?? null,
+    counts: countsOf(history.main),
+    unknown: unknownOf(history.main),
+    otherBaseUrls: history.others.map((other) => ({ baseUrl: other.baseUrl, counts: countsOf(other) })),
   };
-  if (ctx.json) {
-    ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
-    return;
-  }
-  ctx.io.out(renderReport(report, options.target));
+  ctx.io.out(ctx.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, options.target));
 }
 
-/**
- * What the order ledger says of the orders this journal's runs claimed (it decides; a kill can
- * leave the journal behind it). A ledger that cannot be read is said, and the journal shown alone.
- */
-async function ledgerEntries(
-  ctx: Context,
-  journal: string,
-  baseUrl: string,
-): Promise<Map<string, LedgerEntry> | undefined> {
-  const { replay } = await OrderJournal.inspect(journal, baseUrl);
-  try {
-    const ledger = await openLedger(await ledgerPlaceOf(ctx), {
-      baseUrl,
-      kind: replay.command === 'refs contacts import' ? 'contact-references' : 'orders',
-      source: { by: 'orders resolve' },
-      readOnly: true,
-      signal: ctx.signal,
-    });
-    try {
-      return await ledger.entriesOfJournal(journal);
-    } finally {
-      await ledger.close();
-    }
-  } catch (error) {
-    ctx.io.err(
-      `note: the order ledger could not be read (${(error as Error).message}); this is the journal alone.\n`,
-    );
-    return undefined;
+const COUNTED: Record<HistoryState, keyof JournalCounts> = {
+  created: 'created',
+  'created (resolved)': 'resolvedCreated',
+  failed: 'failed',
+  'not created (resolved)': 'resolvedNotCreated',
+  'in doubt': 'unknown',
+  'being sent': 'sending',
+};
+
+function countsOf(history: ServiceHistory | undefined): JournalCounts {
+  const counts: JournalCounts = {
+    created: 0,
+    resolvedCreated: 0,
+    failed: 0,
+    resolvedNotCreated: 0,
+    unknown: 0,
+    sending: 0,
+    total: 0,
+  };
+  for (const { entry } of history?.entries ?? []) {
+    counts[COUNTED[historyState(entry)]]++;
+    counts.total++;
   }
+  return counts;
+}
+
+/** The orders in doubt, in input order. */
+function unknownOf(history: ServiceHistory | undefined): UnknownOrder[] {
+  return (history?.entries ?? [])
+    .filter(({ entry }) => entry.status === 'in-doubt')
+    .map(({ externalId, entry }) => ({
+      externalId,
+      line: entry.line ?? null,
+      sentAt: entry.sentAt ?? null,
+      reason: entry.reason ?? 'the run that sent it stopped before the answer',
+    }))
+    .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.externalId.localeCompare(b.externalId));
 }
 
 function renderReport(report: JournalReport, target: string): string {
   const { counts } = report;
-  if (report.baseUrl === null) return `The journal ${report.journal} holds no orders yet.\n`;
+  if (report.baseUrl === null) {
+    return `The order ledger holds nothing sent from ${target}: none of its orders was sent (or the ledger is another: check --ledger).\n`;
+  }
   const rows: [string, number, string][] = [
     ['created', counts.created, 'the service answered: skipped by every run'],
     ['created (resolved)', counts.resolvedCreated, 'recorded with orders resolve: never sent again'],
     ['failed', counts.failed, 'refused by the service: the next run sends them again'],
-    [
-      'not created (resolved)',
-      counts.resolvedNotCreated,
-      'recorded with orders resolve: the next run sends them',
-    ],
+    ['not created (resolved)', counts.resolvedNotCreated, 'recorded with orders resolve: the next run sends them'],
+    ['being sent', counts.sending, counts.sending > 0 ? 'by an ordercli running now' : ''],
     ['unknown', counts.unknown, counts.unknown > 0 ? 'may exist at the service: see below' : ''],
-    ['total', counts.total, ''],
+    ['total', counts.total, 'its other orders were never sent: the next run sends them'],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const numbers = Math.max(...rows.map(([, n]) => formatCount(n).length));
-  const lines = [`Journal ${report.journal} for ${report.baseUrl}:`];
+  const lines = [`Orders of ${target} in the order ledger of ${report.baseUrl}:`];
   for (const [label, n, note] of rows) {
-    lines.push(
-      `  ${label.padEnd(width)}  ${formatCount(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd(),
-    );
+    if (n === 0 && label === 'being sent') continue;
+    lines.push(`  ${label.padEnd(width)}  ${formatCount(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd());
   }
-  if (report.unknown.length > 0) {
-    lines.push('Orders with an unknown outcome (check each at the service):');
-    const idWidth = Math.max(...report.unknown.map((o) => o.externalId.length));
-    const lineWidth = Math.max(...report.unknown.map((o) => (o.line === null ? 0 : `line ${o.line}`.length)));
-    for (const order of report.unknown) {
-      const line =
-        lineWidth === 0 ? '' : `${(order.line === null ? '' : `line ${order.line}`).padEnd(lineWidth)}  `;
-      const sent = order.sentAt === null ? '' : `sent ${order.sentAt}  `;
-      lines.push(`  ${order.externalId.padEnd(idWidth)}  ${line}${sent}${order.reason}`);
-    }
-    lines.push(
-      `Then record what you found: ordercli orders resolve ${target} --created <externalId>[=<id>] … --not-created <externalId> …`,
-      `(or --from-events <listen log> to take them from the sales_order_validated notifications), and run the same import again.`,
-    );
-  }
+  if (report.unknown.length > 0) lines.push(...unknownLines(report.unknown, target));
   for (const other of report.otherBaseUrls) {
     lines.push(
       `Also for ${other.baseUrl}: ${formatCount(other.counts.total)} order${other.counts.total === 1 ? '' : 's'}, ${formatCount(other.counts.unknown)} unknown (--base-url ${other.baseUrl} to see them).`,
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function unknownLines(unknown: UnknownOrder[], target: string): string[] {
+  const lines = ['Orders with an unknown outcome (check each at the service):'];
+  const idWidth = Math.max(...unknown.map((o) => o.externalId.length));
+  const lineWidth = Math.max(...unknown.map((o) => (o.line === null ? 0 : `line ${o.line}`.length)));
+  for (const order of unknown) {
+    const line = lineWidth === 0 ? '' : `${(order.line === null ? '' : `line ${order.line}`).padEnd(lineWidth)}  `;
+    const sent = order.sentAt === null ? '' : `sent ${order.sentAt}  `;
+    lines.push(`  ${order.externalId.padEnd(idWidth)}  ${line}${sent}${order.reason}`);
+  }
+  lines.push(
+    `Then record what you found: ordercli orders resolve ${target} --created <externalId>[=<id>] … --not-created <externalId> …`,
+    `(or --from-events <listen log> to take them from the sales_order_validated notifications), and run the same import again.`,
+  );
+  return lines;
 }

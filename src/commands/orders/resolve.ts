@@ -1,21 +1,19 @@
 /**
  * `orders resolve <input|journal> --created <externalId>[=<id>] … --not-created <externalId> …
- * [--from-events <listen log>]`: records in the journal what the user checked at the service, so
- * that the next run of the same import skips the orders that exist and sends those that do not.
- * Written under the journal's lock (never beside a running import) and synced; an id the journal
- * does not hold refuses the whole command before anything is written.
+ * [--from-events <listen log>]`: records in the order ledger what the user checked at the
+ * service, so that the next run of the same import skips the orders that exist and sends those
+ * that do not — from any runner that shares the ledger. An id the ledger does not hold refuses
+ * the whole command before anything is written; an order another ordercli is sending right now is
+ * refused by the ledger.
  *
  * Without `<input|journal>`, `--created` and `--not-created` are recorded in the order ledger of
- * the configured service alone: what `orders create` and `orders new` sent, which no journal holds.
+ * the configured service alone: what `orders create` and `orders new` sent.
  */
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
-import { type JournalState, OrderJournal } from '../../import/send/journal.js';
-import { locateJournal } from '../../import/send/journal-location.js';
-import { ambiguousBaseUrl, chooseBaseUrl, journalBaseUrls } from '../../import/send/journal-summary.js';
 import {
-  journalPlace,
+  historyPlace,
   LEDGER_PLACE,
   type PlannedResolution,
   planResolutions,
@@ -25,9 +23,12 @@ import {
   requestsFromFlags,
   type ValidatedOrders,
 } from '../../import/send/resolutions.js';
-import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { formatCount } from '../../io/numbers.js';
+import { readHistory, type ServiceHistory } from '../../ledger/history.js';
+import { identitiesOf } from '../../ledger/input-identity.js';
 import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
+import type { LedgerEntry } from '../../ledger/record.js';
+import type { LedgerStore } from '../../ledger/store.js';
 import type { ResolveFlags } from './index.js';
 
 /** `orders resolve`'s flags and its argument. */
@@ -67,14 +68,24 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
     return;
   }
   const target = options.target;
-  const location = await locateJournal(target, ctx.cwd);
-  const baseUrl = await baseUrlOf(location, ctx);
   const validated: ValidatedOrders | undefined =
     options.fromEvents === undefined
       ? undefined
       : await readValidatedOrders(resolvePath(ctx.cwd, options.fromEvents), options.fromEvents);
-  const recorded = await recordResolutions(ctx, location, baseUrl, explicit, validated, options);
-  const report = buildReport(location.shown, baseUrl, recorded, validated, options.fromEvents);
+  const history = await readHistory(
+    await ledgerPlaceOf(ctx),
+    identitiesOf(target, ctx.cwd),
+    (await ctx.settings()).baseUrl,
+    ctx.signal,
+    target,
+  );
+  if (history.main === undefined) {
+    throw new UsageError(
+      `The order ledger holds no order sent from ${target}, so nothing was recorded: check the input's name (as the import named it: orders import <input> or --journal <name>), --ledger and --base-url.`,
+    );
+  }
+  const recorded = await recordResolutions(ctx, target, history.main, explicit, validated, options);
+  const report = buildReport(target, history.main.baseUrl, recorded, validated, options.fromEvents);
   if (ctx.json) {
     ctx.io.out(`${JSON.stringify(report, null, 2)}\n`);
     return;
@@ -85,9 +96,7 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       `${file}: ${formatCount(lines)} lines, ${formatCount(notified)} sales_order_validated notifications${skipped > 0 ? `, ${formatCount(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${formatCount(matched)} of the orders whose outcome was unknown.\n`,
     );
   }
-  // Named by its journal, the import's input is not known here.
-  const input = location.path === resolvePath(ctx.cwd, target) ? undefined : target;
-  ctx.io.out(renderReport(report, target, input));
+  ctx.io.out(renderReport(report, target, target));
 }
 
 /**
@@ -119,38 +128,18 @@ async function resolveInLedger(
   });
   let plan: PlannedResolution[];
   try {
-    const states = new Map<string, JournalState>();
+    const states = new Map<string, LedgerEntry>();
     for (const request of requests) {
       const entry = await ledger.lookup(request.externalId);
       if (entry !== undefined) states.set(request.externalId, entry);
     }
     plan = planResolutions(requests, states, LEDGER_PLACE, baseUrl);
-    for (const { request, change } of plan) {
-      if (!change) continue;
-      const details: { id?: string | number; code?: string; evidence: string } = {
-        evidence: request.evidence,
-      };
-      if (request.id !== undefined) details.id = request.id;
-      await ledger.resolved(request.externalId, request.resolution, details);
-    }
+    await applyPlan(ledger, plan);
   } finally {
     await ledger.close();
   }
   const report = buildReport(null, baseUrl, { plan, matched: 0, stillUnknown: null }, undefined, undefined);
   ctx.io.out(ctx.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, undefined, undefined));
-}
-
-/** The base URL whose orders are resolved; a journal emptied or lost leaves the configured one. */
-async function baseUrlOf(location: { path: string; shown: string }, ctx: Context): Promise<string> {
-  const baseUrls = await journalBaseUrls(location.path);
-  const settings = await ctx.settings();
-  // The ledger still knows the orders of a journal emptied or lost, at the configured base URL.
-  const baseUrl =
-    chooseBaseUrl(baseUrls, settings.baseUrl) ?? (baseUrls.length === 0 ? settings.baseUrl : undefined);
-  if (baseUrl !== undefined) return baseUrl;
-  if (baseUrls.length === 0)
-    throw new UsageError(`The journal ${location.shown} holds no orders yet: nothing to resolve.`);
-  throw ambiguousBaseUrl(location.shown, baseUrls, settings.baseUrl);
 }
 
 interface Recorded {
@@ -161,38 +150,25 @@ interface Recorded {
 }
 
 /**
- * Plans and records the user's word, in the ledger first (it refuses an order another ordercli
- * is sending right now), then in the journal, under the journal's lock (no import sends meanwhile).
+ * Plans and records the user's word in the ledger (it refuses an order another ordercli is sending
+ * right now); the whole plan is checked before anything is written.
  */
 async function recordResolutions(
   ctx: Context,
-  location: { path: string; shown: string },
-  baseUrl: string,
+  target: string,
+  history: ServiceHistory,
   explicit: ResolutionRequest[],
   validated: ValidatedOrders | undefined,
   options: ResolveOptions,
 ): Promise<Recorded> {
-  const journalPath = location.path;
-  const journal = await OrderJournal.open(journalPath, {
-    baseUrl,
-    recordRun: false,
-    allowOtherBaseUrls: true,
-    lockWaitMs: lockWaitFromEnv(ctx.env),
-    onLockWait: (message) => ctx.io.err(`${message}\n`),
-    signal: ctx.signal,
-  });
-  const contacts = journal.replay.command === 'refs contacts import';
+  const states = new Map(history.entries.map(({ externalId, entry }) => [externalId, entry]));
   const ledger = await openLedger(await ledgerPlaceOf(ctx), {
-    baseUrl,
-    kind: contacts ? 'contact-references' : 'orders',
-    source: { by: 'orders resolve', journal: journalPath },
+    baseUrl: history.baseUrl,
+    kind: history.kind,
+    source: { by: 'orders resolve' },
     signal: ctx.signal,
-  }).catch(async (error: unknown) => {
-    await journal.close();
-    throw error;
   });
   try {
-    const states = journal.knownOrders();
     const requests = [...explicit];
     let matched = 0;
     if (validated) {
@@ -203,34 +179,35 @@ async function recordResolutions(
       matched = fromEvents.length;
       requests.push(...fromEvents);
     }
-    // The ledger decides: what it says of each order named stands over the journal's older word.
-    const current = new Map<string, JournalState>(states);
+    // An order of the input's history, or any other the ledger holds for this service.
+    const current = new Map(states);
     for (const request of requests) {
+      if (current.has(request.externalId)) continue;
       const entry = await ledger.lookup(request.externalId);
       if (entry !== undefined) current.set(request.externalId, entry);
     }
-    const plan = planResolutions(requests, current, journalPlace(location.shown), baseUrl);
-    for (const { request, change } of plan) {
-      if (!change) continue;
-      const details: { id?: string | number; code?: string; evidence: string } = {
-        evidence: request.evidence,
-      };
-      if (request.id !== undefined) details.id = request.id;
-      if (request.code !== undefined) details.code = request.code;
-      await ledger.resolved(request.externalId, request.resolution, details);
-      journal.resolved(request.externalId, request.resolution, details);
-    }
-    await journal.sync();
+    const plan = planResolutions(requests, current, historyPlace(target), history.baseUrl);
+    await applyPlan(ledger, plan);
+    const settled = new Set(plan.filter((p) => p.change).map((p) => p.request.externalId));
     let stillUnknown = 0;
-    for (const state of states.values())
-      if (state.status === 'in-doubt' || state.status === 'claimed') stillUnknown++;
+    for (const [externalId, state] of states)
+      if (state.status === 'in-doubt' && !settled.has(externalId)) stillUnknown++;
     return { plan, matched, stillUnknown };
   } finally {
-    try {
-      await ledger.close();
-    } finally {
-      await journal.close();
-    }
+    await ledger.close();
+  }
+}
+
+/** Writes each change of the plan to the ledger. */
+async function applyPlan(ledger: LedgerStore, plan: readonly PlannedResolution[]): Promise<void> {
+  for (const { request, change } of plan) {
+    if (!change) continue;
+    const details: { id?: string | number; code?: string; evidence: string } = {
+      evidence: request.evidence,
+    };
+    if (request.id !== undefined) details.id = request.id;
+    if (request.code !== undefined) details.code = request.code;
+    await ledger.resolved(request.externalId, request.resolution, details);
   }
 }
 

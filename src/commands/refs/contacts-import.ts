@@ -2,7 +2,7 @@
  * `refs contacts import <path|->`: contact references onboarded in bulk (CSV, JSON, NDJSON, an
  * Excel workbook), each row or record one
  * `POST /api/v1/contact_references`, through the import pipeline of `orders import` (validation
- * of the whole input first, journal keyed by `contact.externalReference`, report, rejects).
+ * of the whole input first, claims keyed by `contact.externalReference` in the ledger, report, rejects).
  */
 import type { Context } from '../../command-support/context.js';
 import { CONTACT_REFERENCE_IMPORT } from '../../import/kind.js';

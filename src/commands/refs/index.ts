@@ -96,16 +96,16 @@ function registerContactsImport(contacts: Command, ctx: Context) {
   return withExamples(
     withImportInputOptions(contacts.command('import'), '{"Courriel": "contact.email"}')
       .description(
-        'create contact references in bulk from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once, journaled',
+        'create contact references in bulk from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once (the order ledger makes re-runs safe)',
       )
-      .argument('<path|->', 'the input file, or - for standard input (with --format and --journal)')
+      .argument('<path|->', 'the input file, or - for standard input (with --format and --journal <name>)')
       .option(
         '--skip-invalid',
         'send the valid ones and report the invalid ones (exit 4) instead of sending nothing (exit 2)',
       )
       .option(
-        '--journal <file>',
-        'the journal of what was sent (default: <input>.journal.ndjson beside the input)',
+        '--journal <name>',
+        "the name of this input's history in the order ledger (default: the input's path from here); no file is written",
       )
       .option(
         '--retry-unknown',

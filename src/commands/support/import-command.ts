@@ -76,7 +76,6 @@ export async function runImportCommand(
     },
     ctx,
     {
-      onLockWait: (message) => io.err(`${message}\n`),
       onNote: (text) => writeNote(io, text),
       onSendingStart: (counts) => {
         const progress = new ImportProgress(io, counts, { noun: kind.many });
@@ -103,7 +102,7 @@ export async function runImportCommand(
 }
 
 /**
- * Standard input has no name to tell its format or to put a journal beside: every option it
+ * Standard input has no name to tell its format or to name its history in the ledger: every option it
  * needs that is missing is named in one message, so that one fix is enough.
  */
 function checkStdinOptions(options: ImportOptions, kind: ImportKind): void {
@@ -114,13 +113,13 @@ function checkStdinOptions(options: ImportOptions, kind: ImportKind): void {
   }
   if (!options.dryRun && options.journal === undefined) {
     missing.push(
-      `--journal <file> (the journal is what makes a re-run skip the ${kind.many} already created)`,
+      `--journal <name> (the name of its history in the order ledger, which orders journal and orders resolve take)`,
     );
   }
   if (missing.length === 0) return;
   const flags = [
     options.format === undefined ? '--format ndjson' : '',
-    !options.dryRun && options.journal === undefined ? `--journal ${kind.ledger}.journal.ndjson` : '',
+    !options.dryRun && options.journal === undefined ? `--journal ${kind.ledger}-from-stdin` : '',
   ].filter((flag) => flag !== '');
   const error = new UsageError(`Importing standard input needs ${missing.join(' and ')}.`);
   error.hint = `for example: cat <file> | ordercli ${kind.command} - ${flags.join(' ')}`;
@@ -155,15 +154,10 @@ function parseConcurrency(value: string | undefined): number {
 
 function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): void {
   const { io } = ctx;
-  const { counts, journal, ledger, baseUrl } = result;
+  const { counts, ledger, baseUrl } = result;
   const lines = [
     `Dry run of ${escapeControl(result.input)}: ${formatCount(counts.total)} ${counts.total === 1 ? kind.one : kind.many} read, ${formatCount(counts.valid)} valid, ${formatCount(counts.invalid)} invalid; nothing was sent.`,
   ];
-  if (journal && (journal.created > 0 || journal.unknown > 0)) {
-    lines.push(
-      `The journal ${escapeControl(journal.path)} records ${formatCount(journal.created)} ${kind.many} created at ${baseUrl} and ${formatCount(journal.unknown)} with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
-    );
-  }
   if (ledger && (ledger.created > 0 || ledger.inDoubt > 0)) {
     lines.push(
       `The order ledger of ${baseUrl} records ${formatCount(ledger.created)} of these orders as created (a real run skips them) and ${formatCount(ledger.inDoubt)} as in doubt or being sent (a real run does not send them).`,
@@ -175,7 +169,6 @@ function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): voi
       input: result.input,
       dryRun: true,
       counts,
-      journal: journal ?? null,
       ledger: ledger ?? null,
       problems: result.problems,
     };
@@ -254,8 +247,6 @@ function stopLabel(stop: SubmitStop | undefined): string | undefined {
       return 'the service refused the credentials';
     case 'unreachable':
       return 'the service could not be reached';
-    case 'journal':
-      return 'the journal could not be written';
     case 'ledger':
       return 'the order ledger could not be written';
     case 'error':

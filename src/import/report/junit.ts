@@ -21,7 +21,7 @@ export interface KeyedResult {
   /** The record's key (`externalId`, `contact.externalReference`); absent when the input lacks it. */
   key: string | undefined;
   status: KeyedStatus;
-  /** Why it was not created, or what the journal knew of it (skipped). */
+  /** Why it was not created, or what the ledger knew of it (skipped). */
   message?: string | undefined;
   /** The input as named in problems (the path as given, or `stdin`), and where the record starts. */
   file: string;

@@ -1,6 +1,6 @@
 /**
  * An import's outputs (`--report`, `--rejects`) never replace what it reads or keeps: the input,
- * its `--map`, the journal, the order ledger, the config file, or another output of the same run.
+ * its `--map`, the order ledger, the config file, or another output of the same run.
  * Checked before anything is read or sent, by the files' identity (device and inode, links
  * resolved) when they exist and by their real paths when they do not yet.
  */

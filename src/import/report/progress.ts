@@ -135,7 +135,7 @@ export interface SummaryInfo {
   noun?: { one: string; many: string };
 }
 
-/** The final table on stderr: counts, duration, rate, and where the journal and report are. */
+/** The final table on stderr: counts, duration, rate, and the input's history in the ledger and where the report is. */
 export function renderSummary(info: SummaryInfo): string {
   const { counts } = info;
   const rows: [string, number, string][] = [
@@ -166,7 +166,7 @@ export function renderSummary(info: SummaryInfo): string {
     ),
   ];
   // Paths as given may hold a line break or an escape sequence: shown escaped, never raw.
-  if (info.journal) lines.push(`  journal  ${escapeControl(info.journal)}`);
+  if (info.journal) lines.push(`  history  ordercli orders journal ${escapeControl(info.journal)}`);
   if (info.report) lines.push(`  report   ${escapeControl(info.report)}`);
   if (info.rejects) lines.push(`  rejects  ${escapeControl(info.rejects)}`);
   return `${lines.join('\n')}\n`;

@@ -26,7 +26,7 @@ export interface RecordResult {
   key: string | undefined;
   status: ReportStatus;
   httpStatus?: number;
-  /** The service's id and code of the created order (also for `skipped`, from the journal, and `exists`). */
+  /** The service's id and code of the created order (also for `skipped`, from the ledger, and `exists`). */
   id?: string | number;
   code?: string;
   message?: string;

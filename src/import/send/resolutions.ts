@@ -9,7 +9,7 @@ import { UsageError } from '../../core/errors.js';
 import { SALES_ORDER_VALIDATED } from '../../schemas/webhook.js';
 import { parseEventLine } from '../../webhooks/event-record.js';
 import { WEBHOOK_EVENT_HEADER } from '../../webhooks/verify.js';
-import type { JournalState, Resolution } from './journal.js';
+import type { LedgerEntry as JournalState, Resolution } from '../../ledger/record.js';
 
 /** One order the user (or a notification) vouches for. */
 export interface ResolutionRequest {
@@ -193,8 +193,11 @@ export interface ResolutionPlace {
 }
 
 /** An import's journal (and the ledger behind it). */
-export function journalPlace(shown: string): ResolutionPlace {
-  return { what: `The journal ${shown}`, seeIds: `ordercli orders journal ${shown} lists the unknown ones` };
+export function historyPlace(shown: string): ResolutionPlace {
+  return {
+    what: `The order ledger (the history of ${shown})`,
+    seeIds: `ordercli orders journal ${shown} lists the unknown ones`,
+  };
 }
 
 /** The order ledger alone: what `orders create` and `orders new` sent, which no journal holds. */

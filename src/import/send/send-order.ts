@@ -22,7 +22,10 @@ export interface SendOrderOptions {
   ledger: LedgerPlace;
   /** Who sends it, recorded in the ledger. */
   source: RecordSource;
-  /** Send even when the ledger says the externalId was already created or is in doubt. */
+  /**
+   * Send even when the ledger says the externalId was already created or is in doubt; also through
+   * a ledger that has no record of the service although the default ledger has (the move check).
+   */
   force?: boolean;
   signal?: AbortSignal;
   /** A warning for stderr (what `force` overrode). */
@@ -47,6 +50,7 @@ export async function sendOrder(
           kind: 'orders',
           source: options.source,
           signal: options.signal,
+          allowNewLedger: options.force,
         });
   const json = JSON.stringify(body);
   try {
@@ -148,9 +152,7 @@ function alreadyKnownError(
   if (refusal.reason === 'claimed') {
     return new UsageError(
       `The order ${id} is being sent to ${baseUrl} by another ordercli (${describeOwner(known)}); nothing was sent.`,
-      [
-        'Wait for that command to end, then look at its outcome with ordercli orders journal, or run this one again.',
-      ],
+      ['Wait for that command to end, then run this one again: the order ledger then holds its outcome.'],
     );
   }
   if (refusal.reason === 'created') {

@@ -3,7 +3,7 @@
  * kept-alive connections. Immediately before its request leaves, each record's key is claimed in
  * the order ledger (durable, atomic across every process that shares the ledger): a key that is
  * created, in doubt, or being sent by another live ordercli is not sent, and the refusal is the
- * record's result. The journal records the claim and the outcome beside the ledger.
+ * record's result. The outcome is recorded on the claim: the ledger is the only record.
  *
  * It stops starting new requests on Ctrl-C, at the first refusal of the credentials, or when the
  * service or the ledger cannot be reached, and always waits for the requests in flight, so that
@@ -22,13 +22,13 @@ import { type ImportKind, ORDER_IMPORT } from '../kind.js';
 import type { RecordResult, ReportStatus } from '../report/report.js';
 import type { ValidatedRecord } from '../types.js';
 import type { ExistingRecord } from './already-exists.js';
-import type { OrderJournal } from './journal.js';
 
 export interface SubmitOptions {
   /** What is sent (its endpoint, key and words); default orders. */
   kind?: ImportKind;
   client: Pick<ApiClient, 'request'>;
-  journal: OrderJournal;
+  /** The input's identity in the ledger: a refusal of a key this input sent says "an earlier run". */
+  input?: string;
   /** The ledger of this service: each key is claimed there before its request leaves. */
   ledger: LedgerStore;
   /** Requests in flight at most. */
@@ -41,7 +41,7 @@ export interface SubmitOptions {
   onResult: (result: RecordResult, item: ValidatedRecord) => void;
 }
 
-export type StopKind = 'interrupted' | 'credentials' | 'unreachable' | 'journal' | 'ledger' | 'error';
+export type StopKind = 'interrupted' | 'credentials' | 'unreachable' | 'ledger' | 'error';
 
 /** Why sending stopped before the end of the input. */
 export interface SubmitStop {
@@ -65,7 +65,6 @@ const STOP_NOTE: Record<StopKind, string> = {
   interrupted: 'not sent: the import was interrupted',
   credentials: 'not sent: the service refused the credentials',
   unreachable: 'not sent: the service could not be reached',
-  journal: 'not sent: the journal could not be written',
   ledger: 'not sent: the order ledger could not be written',
   error: 'not sent: the import stopped on an unexpected error',
 };
@@ -155,8 +154,12 @@ class Submission {
     // A key twice in one input is invalid by the validation; were one to come through, its
     // second claim would meet the first (this process's, alive) and not be sent.
     const json = JSON.stringify(item.body);
-    while (this.claimsAhead.activeCount >= this.claimsAhead.concurrency && !this.stopped) {
-      await Promise.race([...this.unsettled, this.whenStopped]);
+    if (this.claimsAhead.activeCount >= this.claimsAhead.concurrency) {
+      // Full: wait until half the places are free, so that the next claims leave together, as
+      // one round of the ledger (one synced write) rather than one round each.
+      while (this.claimsAhead.activeCount > this.claimsAhead.concurrency / 2 && !this.stopped) {
+        await Promise.race([...this.unsettled, this.whenStopped]);
+      }
     }
     const late = this.stopped;
     if (late) return this.notSent(item, late.kind);
@@ -169,22 +172,14 @@ class Submission {
 
   /** Claims the record in the ledger (durable), then, given a request slot, sends it and records its outcome. */
   private async claimAndSend(item: ValidatedRecord, key: string, json: string): Promise<void> {
-    const { journal } = this.options;
-    const hash = bodyHash(json);
-    const unwritable = journal.writeError();
-    if (unwritable) {
-      this.stop('journal', unwritable);
-      return this.notSent(item, 'journal');
-    }
-    const claim = await this.claim(item, key, hash);
+    const claim = await this.claim(item, key, bodyHash(json));
     if (claim === undefined) return;
-    journal.claimed(claim, { bodyHash: hash, line: item.source.location.line });
     await this.requests(() => this.send(item, claim, json));
   }
 
   /** The record's claim in the ledger, or undefined once its refusal or the stop is reported. */
   private async claim(item: ValidatedRecord, key: string, hash: string): Promise<Claim | undefined> {
-    const { ledger, journal, signal, onResult, retryUnknown } = this.options;
+    const { ledger, input, signal, onResult, retryUnknown } = this.options;
     try {
       const line = item.source.location.line;
       const result = await ledger.claim({
@@ -194,7 +189,7 @@ class Submission {
         takeOverDoubt: retryUnknown,
       });
       if (result.claimed) return result.claim;
-      onResult(refusalResult(item, result.refusal, hash, journal.path, this.kind), item);
+      onResult(refusalResult(item, result.refusal, hash, input, this.kind), item);
     } catch (error) {
       const kind: StopKind = signal.aborted ? 'interrupted' : 'ledger';
       this.stop(kind, kind === 'interrupted' ? undefined : (error as Error));
@@ -233,17 +228,15 @@ class Submission {
   }
 
   private settleResponse(item: ValidatedRecord, claim: Claim, status: number, body: unknown): void {
-    const { journal, ledger, onResult } = this.options;
+    const { ledger, onResult } = this.options;
     if (status >= 200 && status < 300) {
       const { id, code } = serviceIds(body);
-      journal.created(claim, { httpStatus: status, id, code });
       ledger.created(claim, { httpStatus: status, id, code });
       onResult(resultOf(item, 'created', { httpStatus: status, id, code }), item);
       return;
     }
     // A redirect is not a creation; a POST that is redirected was not processed.
     const message = `the service answered ${statusLine(status)} instead of creating the ${this.kind.one}; check --base-url`;
-    journal.failed(claim, { httpStatus: status, message });
     ledger.failed(claim, { httpStatus: status, message });
     onResult(resultOf(item, 'failed', { httpStatus: status, message }), item);
   }
@@ -253,7 +246,7 @@ class Submission {
       this.settleRefusal(item, claim, error);
       return;
     }
-    const { journal, ledger, onResult } = this.options;
+    const { ledger, onResult } = this.options;
     if (error instanceof ConnectionError && error.outcome === 'not-sent') {
       // Never reached the service: whatever was known of the record before still holds.
       this.recordNotSent(claim, error.message);
@@ -266,7 +259,6 @@ class Submission {
     const reason = abandoned
       ? `interrupted after sending, before the answer (${INTERRUPT_GRACE_MS / 1000} s after Ctrl-C or SIGTERM)`
       : unknownReason(error);
-    journal.unknown(claim, reason);
     ledger.unknown(claim, reason);
     const message = `${reason}: the ${this.kind.one} may have been created`;
     onResult(resultOf(item, 'unknown', { message }), item);
@@ -275,20 +267,18 @@ class Submission {
 
   /** The service answered with an error: already there (`exists`), or not created. */
   private settleRefusal(item: ValidatedRecord, claim: Claim, error: ApiError): void {
-    const { journal, ledger, onResult } = this.options;
+    const { ledger, onResult } = this.options;
     const existing = this.kind.existing?.(error.status, error.body);
     if (existing) {
       // Already at the service (a contact reference answered 409): recorded as there, so that
       // no run sends it again, and reported `exists` with the id the answer names.
       const outcome = { httpStatus: error.status, ...(existing.id !== undefined ? { id: existing.id } : {}) };
-      journal.created(claim, outcome);
       ledger.created(claim, outcome);
       onResult(existsResult(item, error, existing, this.kind), item);
       return;
     }
     // It did not create the record, so re-sending is safe.
     const message = failureMessage(error);
-    journal.failed(claim, { httpStatus: error.status, message });
     ledger.failed(claim, { httpStatus: error.status, message });
     onResult(resultOf(item, 'failed', { httpStatus: error.status, message }), item);
     if (error instanceof AuthError) this.stop('credentials', error);
@@ -296,7 +286,6 @@ class Submission {
 
   /** A claimed record that did not leave: its earlier state stands. */
   private recordNotSent(claim: Claim, reason: string): void {
-    this.options.journal.notSent(claim, reason);
     this.options.ledger.notSent(claim, reason);
   }
 
@@ -324,11 +313,11 @@ function refusalResult(
   item: ValidatedRecord,
   refusal: ClaimRefusal,
   hash: string,
-  journalPath: string,
+  input: string | undefined,
   kind: ImportKind,
 ): RecordResult {
   const entry = refusal.entry;
-  const ours = entry.journal !== undefined && entry.journal === journalPath;
+  const ours = input !== undefined && entry.input === input;
   if (refusal.reason === 'claimed') {
     return resultOf(item, 'skipped', {
       message: `being sent by another ordercli: ${describeOwner(entry)}; not sent`,

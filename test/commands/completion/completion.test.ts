@@ -9,8 +9,13 @@ import type { CommandUnknownOpts as Command } from '../../../src/command-support
 import { Context } from '../../../src/command-support/context.js';
 import { createTestIO } from '../../../src/io/memory.js';
 import { runCli, tempDir } from '../../support/cli.js';
+import { probe, requireTool } from '../../support/requirements.js';
 
-const hasBash = !spawnSync('bash', ['--version']).error;
+const hasBash = requireTool('bash', {
+  what: 'the bash completion run in a real bash (test/commands/completion/completion.test.ts)',
+  missing: probe('bash', '--version'),
+  how: 'apt-get install -y bash',
+});
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

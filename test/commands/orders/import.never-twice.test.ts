@@ -1,19 +1,18 @@
 // Never twice: the built binary, several at once, against a sandbox that answers in ~20 ms and
 // does not dedupe externalIds (every POST it receives creates an order), so that what it received
-// per externalId is what was sent. Whatever runs at the same time (two imports with their own
-// journals, an import and `orders create`, a process in another PID namespace, a fleet on one
-// PostgreSQL ledger), whatever happens to the journal (deleted, emptied, restored), a kill -9, a
-// damaged ledger line, or files left by ordercli 0.1.0: no externalId is POSTed twice.
+// per externalId is what was sent. Whatever runs at the same time (two imports of one input or of
+// two, an import and `orders create`, a process in another PID namespace, a fleet on one
+// PostgreSQL ledger), a fresh checkout of the input or an old journal restored beside it, a
+// kill -9, a damaged ledger line, or files left by ordercli 0.1.0: no externalId is POSTed twice.
 // Needs `npm run build` first. NEVER_TWICE_BIN=<path to bin/ordercli.js> runs another build (0.1.0
 // fails these tests).
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -24,12 +23,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerFolder, shardFileName, shardOf } from '../../../src/ledger/local.js';
 import { BIN, type CliResult, ROOT, tempDir, testEnv } from '../../support/cli.js';
 import { order, orders, writeNdjson } from '../../support/orders.js';
-import {
-  findPostgresBinaries,
-  POSTGRES_SKIPPED,
-  type RunningPostgres,
-  startPostgres,
-} from '../../support/postgres.js';
+import { type RunningPostgres, requirePostgres, startPostgres } from '../../support/postgres.js';
+import { requireUnshare } from '../../support/requirements.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -128,9 +123,12 @@ function foreignPid(): number {
   throw new Error('no free PID between 30000 and 32700');
 }
 
-const canUnshare =
-  process.platform === 'linux' &&
-  spawnSync('unshare', ['-p', '-f', '--mount-proc', 'true'], { stdio: 'ignore' }).status === 0;
+const canUnshare = requireUnshare(
+  'a live ordercli in another PID namespace (test/commands/orders/import.never-twice.test.ts)',
+  '-p',
+  '-f',
+  '--mount-proc',
+);
 
 // --- machines, inputs, reports -----------------------------------------------------------------
 
@@ -224,18 +222,6 @@ afterEach(() => {
   for (const undo of hooked.splice(0)) undo();
 });
 
-function createdLines(text: string): number {
-  let created = 0;
-  for (const line of text.split('\n')) {
-    try {
-      if ((JSON.parse(line) as { event?: string }).event === 'created') created++;
-    } catch {
-      // A line being written.
-    }
-  }
-  return created;
-}
-
 function importArgs(input: string, ...more: string[]): string[] {
   return ['--json', 'orders', 'import', input, ...more];
 }
@@ -244,7 +230,7 @@ const SKIPPED_BY_OTHER = /being sent by another ordercli: pid \d+|already create
 
 // --- the cases ----------------------------------------------------------------------------------
 
-describe('two imports at once, each with its own journal', () => {
+describe('two imports at once', () => {
   it('300 orders started together at --concurrency 8: each externalId POSTed once, the other run skips it; a third run sends nothing', async () => {
     const m = machine();
     const list = orders(300, 'OVL');
@@ -287,6 +273,42 @@ describe('two imports at once, each with its own journal', () => {
     expect(third.code, third.stderr).toBe(0);
     expect(reportOf(third).counts).toMatchObject({ total: 300, created: 0, skipped: 300 });
     expect(postCount()).toBe(300);
+  });
+
+  it('two imports of the same input at once (no lock: the ledger alone decides): each externalId POSTed once', async () => {
+    const m = machine();
+    const list = orders(200, 'SAME');
+    writeNdjson(m.cwd, 'orders.ndjson', list);
+    // Both are sending at once: the first 9 order POSTs are answered only once all 9 have arrived.
+    let release = (): void => undefined;
+    const bothSending = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    sandbox.scriptFaults([
+      { method: 'POST', path: ORDERS_PATH, kind: 'delay', until: bothSending, times: 9 },
+    ]);
+    onOrderPost(9, release);
+    const [a, b] = await Promise.all([
+      run(importArgs('orders.ndjson', '--concurrency', '8'), m),
+      run(importArgs('orders.ndjson', '--concurrency', '8'), m),
+    ]);
+    expect(sentTwice()).toEqual([]);
+    expect(postsPerId().size).toBe(200);
+    expect([0, 4], a.stderr).toContain(a.code);
+    expect([0, 4], b.stderr).toContain(b.code);
+    const [ra, rb] = [reportOf(a), reportOf(b)];
+    expect(ra.counts.created + rb.counts.created).toBe(200);
+    expect(ra.counts.created, 'run a created none: the runs did not overlap').toBeGreaterThan(0);
+    expect(rb.counts.created, 'run b created none: the runs did not overlap').toBeGreaterThan(0);
+    const [sa, sb] = [statusesOf(ra), statusesOf(rb)];
+    for (const o of list) {
+      const id = o.externalId as string;
+      const other = [sa.get(id), sb.get(id)].find((r) => r?.status !== 'created');
+      expect(other?.status, id).toBe('skipped');
+      expect(other?.message, id).toMatch(SKIPPED_BY_OTHER);
+    }
+    // Nothing beside the input: no journal, no lock.
+    expect(readdirSync(m.cwd)).toEqual(['orders.ndjson']);
   });
 
   it('a second import started once the first has sent 100 of 600 orders: no duplicates', async () => {
@@ -346,39 +368,35 @@ describe('orders create while an import sends the same externalId', () => {
   });
 });
 
-describe('the journal never decides what is sent', () => {
-  it('after 20 orders created, a journal deleted, emptied, or restored from a copy taken after 10: each re-run sends nothing', async () => {
+describe('the ledger alone decides what is sent', () => {
+  it('after 20 orders created, a fresh checkout of the input, or an old journal restored beside it that has 10 in flight: each re-run sends nothing', async () => {
     const m = machine();
-    writeNdjson(m.cwd, 'orders.ndjson', orders(20, 'LOST'));
-    const journal = join(m.cwd, 'orders.ndjson.journal.ndjson');
-    sandbox.setFaults({ latencyMs: 60 });
-    const first = start(importArgs('orders.ndjson', '--concurrency', '1'), m);
-    const older = await waitFor(
-      () => {
-        if (!existsSync(journal)) return undefined;
-        const text = readFileSync(journal, 'utf8');
-        return createdLines(text) >= 10 ? text : undefined;
-      },
-      20_000,
-      'ten orders created in the journal',
-    );
-    const done = await first.done;
-    expect(done.code, done.stderr).toBe(0);
-    expect(createdLines(older)).toBeLessThan(20);
+    const list = orders(20, 'LOST');
+    writeNdjson(m.cwd, 'orders.ndjson', list);
+    const first = await run(importArgs('orders.ndjson', '--concurrency', '4'), m);
+    expect(first.code, first.stderr).toBe(0);
     expect(postCount()).toBe(20);
-    sandbox.setFaults({ latencyMs: LATENCY_MS });
-    const rerun = async (what: string): Promise<void> => {
-      const result = await run(importArgs('orders.ndjson'), m);
+    const rerun = async (what: string, cwd: string): Promise<void> => {
+      const result = await run(importArgs('orders.ndjson'), { ...m, cwd });
       expect(result.code, `${what}: ${result.stderr}`).toBe(0);
       expect(reportOf(result).counts, what).toMatchObject({ total: 20, created: 0, skipped: 20 });
       expect(postCount(), what).toBe(20);
     };
-    rmSync(journal);
-    await rerun('journal deleted');
-    writeFileSync(journal, '');
-    await rerun('journal emptied');
-    writeFileSync(journal, older);
-    await rerun('journal restored from the copy taken after 10 orders');
+    // Another folder, the same input: the ledger refuses every one.
+    const checkout = tempDir();
+    writeNdjson(checkout, 'orders.ndjson', list);
+    await rerun('a fresh checkout of the input', checkout);
+    // A journal of an earlier release, restored from a copy taken while 10 were in flight: it is
+    // folded, but only where the ledger knows nothing, which here is nowhere.
+    const at = new Date().toISOString();
+    const inFlight = list
+      .slice(0, 10)
+      .map((o, i) =>
+        JSON.stringify({ event: 'sending', externalId: o.externalId, baseUrl: sandbox.url, at, line: i + 1 }),
+      );
+    writeFileSync(join(m.cwd, 'orders.ndjson.journal.ndjson'), `${inFlight.join('\n')}\n`);
+    await rerun('an old journal restored beside the input', m.cwd);
+    expect(existsSync(join(m.cwd, 'orders.ndjson.journal.ndjson.folded'))).toBe(true);
     expect(sentTwice()).toEqual([]);
   });
 });
@@ -454,7 +472,7 @@ describe('kill -9 of an import', () => {
 });
 
 describe.skipIf(!canUnshare)('a live ordercli in another PID namespace', () => {
-  /** Sets the mtime of the lock records and heartbeats under `folders` a day ahead of our clock. */
+  /** Sets the mtime of the heartbeats under `folders` a day ahead of our clock. */
   function aDayAhead(folders: string[]): number {
     const when = new Date(Date.now() + 86_400_000);
     let touched = 0;
@@ -470,37 +488,29 @@ describe.skipIf(!canUnshare)('a live ordercli in another PID namespace', () => {
     return touched;
   }
 
-  it('an import there, mid-run, whose lock and heartbeat are a day ahead: the same journal is not taken over (exit 2), another journal skips its claims; 0 duplicates, it ends normally', async () => {
+  it('an import there, mid-run, whose heartbeat is a day ahead: an import of the same input here skips its claims; 0 duplicates, it ends normally', async () => {
     const m = machine();
     const list = orders(60, 'NSI');
     writeNdjson(m.cwd, 'orders.ndjson', list);
-    // Slow enough that the import is still sending once the other journal's run has judged its
-    // owner alive (watching its heartbeat for a second or so): then it meets live claims.
+    // Slow enough that the import is still sending once the other run has judged its owner alive
+    // (watching its heartbeat for a second or so): then it meets live claims.
     sandbox.setFaults({ latencyMs: 400 });
     const inside = start(importArgs('orders.ndjson', '--concurrency', '2'), { ...m, namespace: true });
     await waitFor(() => postCount() >= 2 || inside.ended(), 20_000, 'the first POSTs of the import');
     const folder = ledgerFolder(join(m.configDir, 'ledger'), sandbox.url);
-    const touched = aDayAhead([join(m.cwd, 'orders.ndjson.journal.ndjson.lock'), join(folder, 'owners')]);
+    const touched = aDayAhead([join(folder, 'owners')]);
     expect(touched).toBeGreaterThanOrEqual(1);
 
-    const sameJournal = await run(importArgs('orders.ndjson'), {
-      ...m,
-      env: { ...m.env, ORDERCLI_LOCK_WAIT: '1' },
-    });
-    expect(inside.ended(), inside.stderr()).toBe(false);
-    expect(sameJournal.code, sameJournal.stderr).toBe(2);
-    expect(sameJournal.stderr).toMatch(/locked by process \d+ in another PID namespace/);
-
-    const otherJournal = await run(importArgs('orders.ndjson', '--journal', 'other.journal.ndjson'), m);
+    const here = await run(importArgs('orders.ndjson'), m);
     const done = await inside.done;
     expect(sentTwice()).toEqual([]);
     expect(postsPerId().size).toBe(60);
     expect(done.stderr).not.toMatch(/failed unexpectedly|ENOENT/);
-    expect([0, 4], otherJournal.stderr).toContain(otherJournal.code);
-    const other = reportOf(otherJournal);
+    expect([0, 4], here.stderr).toContain(here.code);
+    const other = reportOf(here);
     expect(
       other.orders.some((o) => /being sent by another ordercli/.test(o.message ?? '')),
-      'the other journal met no claim of the import',
+      'the import here met no claim of the import there',
     ).toBe(true);
     // The import ends normally: what the other run created meanwhile is skipped, not in doubt.
     expect(done.code, done.stderr).toBe(0);
@@ -532,10 +542,11 @@ describe.skipIf(!canUnshare)('a live ordercli in another PID namespace', () => {
   });
 });
 
-const postgresBinaries = findPostgresBinaries();
-if (postgresBinaries === undefined) console.log(POSTGRES_SKIPPED);
+const hasPostgres = requirePostgres(
+  'the fleet on one PostgreSQL ledger (test/commands/orders/import.never-twice.test.ts)',
+);
 
-describe.skipIf(postgresBinaries === undefined)('a fleet on one PostgreSQL ledger', () => {
+describe.skipIf(!hasPostgres)('a fleet on one PostgreSQL ledger', () => {
   let server: RunningPostgres;
   beforeAll(async () => {
     server = (await startPostgres())!;
@@ -697,6 +708,12 @@ describe('upgrade from ordercli 0.1.0', () => {
     const upgrade = await run(importArgs('upgrade.ndjson', '--journal', 'upgrade.journal.ndjson'), old);
     expect(upgrade.code, upgrade.stderr).toBe(0);
     expect(reportOf(upgrade).counts).toMatchObject({ total: 30, created: 0, skipped: 30 });
+    // Each journal is read once, folded into the ledger, and renamed .folded (what it knew is kept).
+    expect(upgrade.stderr).toContain(
+      `note: ${join(T, 'upgrade.journal.ndjson')}, the journal of an earlier ordercli, was folded`,
+    );
+    expect(existsSync(join(T, 'upgrade.journal.ndjson'))).toBe(false);
+    expect(existsSync(join(T, 'upgrade.journal.ndjson.folded'))).toBe(true);
 
     const doubt = await run(importArgs('doubt.ndjson', '--journal', 'doubt.journal.ndjson'), old);
     expect(doubt.code, doubt.stderr).toBe(4);
@@ -707,6 +724,19 @@ describe('upgrade from ordercli 0.1.0', () => {
         entry.state === 'in-doubt' ? 'unknown' : entry.state === 'resolved-created' ? 'skipped' : 'created';
       expect(doubtStatuses.get(id)?.status, `${id} (${entry.state})`).toBe(expected);
     }
+    expect(existsSync(join(T, 'doubt.journal.ndjson.folded'))).toBe(true);
+    // orders journal finds what 0.1.0 recorded (by absolute paths), by the input or the journal's name.
+    const inDoubt = Object.entries(manifest.orders)
+      .filter(([id, entry]) => id.startsWith('DBT-') && entry.state === 'in-doubt')
+      .map(([id]) => id)
+      .sort();
+    expect(inDoubt.length).toBeGreaterThan(0);
+    for (const target of ['doubt.ndjson', 'doubt.journal.ndjson']) {
+      const history = await run(['--json', 'orders', 'journal', target], old);
+      expect(history.code, history.stderr).toBe(0);
+      const listed = (JSON.parse(history.stdout) as { unknown: { externalId: string }[] }).unknown;
+      expect(listed.map((o) => o.externalId).sort(), target).toEqual(inDoubt);
+    }
 
     // The journal alone, with a config folder (and ledger) that is new.
     const fresh = { ...old, env: { ...old.env, ORDERCLI_CONFIG_DIR: tempDir('ordercli-config-') } };
@@ -716,14 +746,16 @@ describe('upgrade from ordercli 0.1.0', () => {
     );
     expect(journalOnly.code, journalOnly.stderr).toBe(0);
     expect(reportOf(journalOnly).counts).toMatchObject({ total: 10, created: 0, skipped: 10 });
+    expect(existsSync(join(T, 'journal-only.journal.ndjson.folded'))).toBe(true);
 
     const create = await run(['orders', 'create', '--file', 'one.json'], old);
     expect(create.code, create.stderr).toBe(2);
     expect(create.stderr).toContain('"CRT-001" already exists');
 
-    // Run again: what was sent now is not sent twice.
+    // Run again (the journal folded, the ledger alone decides): what was sent now is not sent twice.
     const doubtAgain = await run(importArgs('doubt.ndjson', '--journal', 'doubt.journal.ndjson'), old);
     expect(doubtAgain.code, doubtAgain.stderr).toBe(4);
+    expect(doubtAgain.stderr).not.toContain('note:');
 
     const posts = postsPerId();
     for (const [id, entry] of Object.entries(manifest.orders)) {

@@ -1,14 +1,16 @@
 // `orders import` through the CLI against a real sandbox: exit codes, re-runs, faults, outputs.
-import { appendFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// The order ledger (in the test's config folder) is the only record: nothing is written beside
+// the input unless asked.
+import { existsSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/server.js';
-import { runCli, tempDir } from '../../support/cli.js';
+import { type RunOptions, runCli, tempDir } from '../../support/cli.js';
 import {
   createdCounts,
   csvOf,
   externalId,
-  lastEvents,
+  ledgerHistory,
   orders,
   postsTo,
   readCsvReport,
@@ -20,6 +22,22 @@ import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 
+/** The config folder of this test's runs: one order ledger, as one machine has. */
+let config: string;
+beforeEach(() => {
+  config = tempDir('ordercli-config-');
+});
+
+/** The order ledger's folder of this test's runs. */
+function ledgerRoot(): string {
+  return join(config, 'ledger');
+}
+
+/** Runs the program in this process with this test's config folder (so its order ledger). */
+function run(args: string[], options: RunOptions = {}) {
+  return runCli(args, { ...options, env: { ORDERCLI_CONFIG_DIR: config, ...options.env } });
+}
+
 function cli(...args: string[]): string[] {
   return ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', ...args];
 }
@@ -28,7 +46,7 @@ describe('orders import: success and re-runs', () => {
   it('creates every order once and exits 0, with a summary on stderr and nothing on stdout', async () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(30));
-    const result = await runCli(cli(input, '--concurrency', '4'));
+    const result = await run(cli(input, '--concurrency', '4'));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
@@ -38,17 +56,38 @@ describe('orders import: success and re-runs', () => {
     const counts = createdCounts(sandbox);
     expect(counts.size).toBe(30);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    // The journal sits beside the input and says created for each one.
-    const events = lastEvents(`${input}.journal.ndjson`);
-    expect([...events.values()]).toEqual(Array(30).fill('created'));
-    expect(existsSync(`${input}.journal.ndjson.lock`)).toBe(false);
+    // Nothing beside the input: the order ledger records each one, with its input and line.
+    expect(readdirSync(dir)).toEqual(['orders.ndjson']);
+    const history = await ledgerHistory(ledgerRoot(), sandbox.url, [input]);
+    expect([...history.values()].map((entry) => [entry.status, entry.input])).toEqual(
+      Array(30).fill(['created', input]),
+    );
+    expect(history.get(externalId(7))?.line).toBe(7);
+    expect(result.stderr).toContain(`  history  ordercli orders journal ${input}\n`);
+  });
+
+  it("a CSV import leaves its input's folder with the input alone, and with --report the report only", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'orders.csv'), csvOf(5));
+    const plain = await run(cli('orders.csv', '--json'), { cwd: dir });
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['orders.csv']);
+    // The input's identity in the ledger: its path relative to the working directory.
+    expect(JSON.parse(plain.stdout)).toMatchObject({ journal: 'orders.csv', counts: { created: 5 } });
+    expect(plain.stderr).toContain('  history  ordercli orders journal orders.csv\n');
+
+    writeFileSync(join(dir, 'orders.csv'), csvOf(8));
+    const reported = await run(cli('orders.csv', '--report', 'report.csv'), { cwd: dir });
+    expect(reported.code, reported.stderr).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['orders.csv', 'report.csv']);
+    expect(createdCounts(sandbox).size).toBe(8);
   });
 
   it('a re-run skips the orders already created and sends nothing', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(12));
-    expect((await runCli(cli(input))).code).toBe(0);
+    expect((await run(cli(input))).code).toBe(0);
     const before = postsTo(sandbox);
-    const again = await runCli(cli(input, '--json'));
+    const again = await run(cli(input, '--json'));
     expect(again.code, again.stderr).toBe(0);
     expect(postsTo(sandbox)).toBe(before);
     const result = JSON.parse(again.stdout);
@@ -57,27 +96,31 @@ describe('orders import: success and re-runs', () => {
     expect(sandbox.orders()).toHaveLength(12);
   });
 
-  it('a dry run after an import says what the journal already holds, and sends nothing', async () => {
+  it('a dry run after an import says what the order ledger already holds, and sends nothing', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(6));
-    expect((await runCli(cli(input))).code).toBe(0);
+    expect((await run(cli(input))).code).toBe(0);
     const posts = postsTo(sandbox);
-    const dry = await runCli(cli(input, '--dry-run'));
+    const dry = await run(cli(input, '--dry-run'));
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(
-      `The journal ${input}.journal.ndjson records 6 orders created at ${sandbox.url} and 0 with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
+      `The order ledger of ${sandbox.url} records 6 of these orders as created (a real run skips them) and 0 as in doubt or being sent (a real run does not send them).`,
     );
     expect(postsTo(sandbox)).toBe(posts);
+    // Its --json has no journal: there is none.
+    const json = await run(cli(input, '--dry-run', '--json'));
+    expect(JSON.parse(json.stdout)).toMatchObject({ ledger: { created: 6, inDoubt: 0 } });
+    expect(JSON.parse(json.stdout)).not.toHaveProperty('journal');
   });
 
   it('skips an order already created even if it changed, and says so', async () => {
     const dir = tempDir();
     const list = orders(3);
     const input = writeNdjson(dir, 'orders.ndjson', list);
-    expect((await runCli(cli(input))).code).toBe(0);
+    expect((await run(cli(input))).code).toBe(0);
     (list[1] as { externalReference: string }).externalReference = 'CHANGED';
     writeNdjson(dir, 'orders.ndjson', list);
     const report = join(dir, 'report.ndjson');
-    const again = await runCli(cli(input, '--report', report));
+    const again = await run(cli(input, '--report', report));
     expect(again.code).toBe(0);
     expect(readLines(report)[1]).toMatchObject({
       status: 'skipped',
@@ -86,20 +129,21 @@ describe('orders import: success and re-runs', () => {
     expect(sandbox.orders()).toHaveLength(3);
   });
 
-  it('never re-targets a journal: another base URL stops with exit 2; another service needs its own --journal', async () => {
+  it('the same input sent to another service is sent there once, with no --journal: the ledger keeps services apart', async () => {
     const other = await startSandbox({ port: 0, quiet: true });
     try {
       const dir = tempDir();
       const input = writeNdjson(dir, 'orders.ndjson', orders(5));
-      expect((await runCli(cli(input))).code).toBe(0);
+      expect((await run(cli(input))).code).toBe(0);
       const args = ['--base-url', other.url, '--token', other.tokens.partner, 'orders', 'import', input];
-      const elsewhere = await runCli(args);
-      expect(elsewhere.code, elsewhere.stderr).toBe(2);
-      expect(elsewhere.stderr).toContain(`not at this run's ${other.url}`);
-      expect(other.orders()).toHaveLength(0);
-      const ownJournal = await runCli([...args, '--journal', `${dir}/other.journal.ndjson`]);
-      expect(ownJournal.code, ownJournal.stderr).toBe(0);
+      const elsewhere = await run(args);
+      expect(elsewhere.code, elsewhere.stderr).toBe(0);
       expect(other.orders()).toHaveLength(5);
+      const again = await run([...args, '--json']);
+      expect(JSON.parse(again.stdout).counts).toMatchObject({ skipped: 5, created: 0 });
+      expect(other.orders()).toHaveLength(5);
+      expect(sandbox.orders()).toHaveLength(5);
+      expect(readdirSync(dir)).toEqual(['orders.ndjson']);
     } finally {
       await other.close();
     }
@@ -118,7 +162,7 @@ describe('orders import: invalid input', () => {
   it('exits 2 listing every problem as file:line: field: message, sends nothing, writes --rejects', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
-    const result = await runCli(cli('orders.csv', '--rejects', 'rejects.csv'), { cwd: dir });
+    const result = await run(cli('orders.csv', '--rejects', 'rejects.csv'), { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('2 of 4 orders in orders.csv are invalid; nothing was sent.');
     expect(result.stderr).toMatch(/orders\.csv:3: item\.orderedQuantity: /);
@@ -127,14 +171,14 @@ describe('orders import: invalid input', () => {
     expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toBe(
       'externalId,contact.internalReferenceId,item.internalReferenceId,item.orderedQuantity\nA-2,301,401,0\nA-3,,402,1\n',
     );
-    expect(existsSync(join(dir, 'orders.csv.journal.ndjson'))).toBe(false);
+    expect(readdirSync(dir).sort()).toEqual(['orders.csv', 'rejects.csv']);
   });
 
   it('a rejects file that cannot be written: exit 2 before sending, or exit 1 after the summary', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
     // A folder that does not exist: refused before anything is read or sent.
-    const missing = await runCli(cli('orders.csv', '--skip-invalid', '--rejects', 'no/such/rejects.csv'), {
+    const missing = await run(cli('orders.csv', '--skip-invalid', '--rejects', 'no/such/rejects.csv'), {
       cwd: dir,
     });
     expect(missing.code).toBe(2);
@@ -144,15 +188,15 @@ describe('orders import: invalid input', () => {
     expect(postsTo(sandbox)).toBe(0);
     if (!existsSync('/dev/full')) return;
     // Invalid input: the problems stay the error (exit 2), the rejects' failure said below them.
-    const invalid = await runCli(cli('orders.csv', '--rejects', '/dev/full'), { cwd: dir });
+    const invalid = await run(cli('orders.csv', '--rejects', '/dev/full'), { cwd: dir });
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toMatch(/orders\.csv:3: item\.orderedQuantity: /);
     expect(invalid.stderr).toContain('The rejects file /dev/full could not be written: ENOSPC.');
     expect(postsTo(sandbox)).toBe(0);
-    // A full disk at the end: the orders were sent and journaled; the summary, then exit 1.
+    // A full disk at the end: the orders were sent and are in the ledger; the summary, then exit 1.
     // The report too (a link named .csv to the device).
     symlinkSync('/dev/full', join(dir, 'report.csv'));
-    const full = await runCli(
+    const full = await run(
       cli('orders.csv', '--skip-invalid', '--rejects', '/dev/full', '--report', 'report.csv'),
       { cwd: dir },
     );
@@ -168,7 +212,7 @@ describe('orders import: invalid input', () => {
   it('--skip-invalid sends the valid ones, reports the others, and exits 4', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
-    const result = await runCli(cli('orders.csv', '--skip-invalid', '--report', 'report.csv'), { cwd: dir });
+    const result = await run(cli('orders.csv', '--skip-invalid', '--report', 'report.csv'), { cwd: dir });
     expect(result.code, result.stderr).toBe(4);
     expect([...createdCounts(sandbox).keys()].sort()).toEqual(['A-1', 'A-4']);
     const report = readCsvReport(join(dir, 'report.csv'));
@@ -190,7 +234,7 @@ describe('orders import: invalid input', () => {
   it('--dry-run validates the whole input and sends nothing', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'orders.csv'), csvOf(25));
-    const result = await runCli(cli('orders.csv', '--dry-run', '--json'), { cwd: dir });
+    const result = await run(cli('orders.csv', '--dry-run', '--json'), { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('25 orders read, 25 valid, 0 invalid; nothing was sent.');
     expect(JSON.parse(result.stdout)).toMatchObject({
@@ -202,10 +246,10 @@ describe('orders import: invalid input', () => {
 
   it('refuses a bad --concurrency or --report name before reading anything (exit 2)', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(2));
-    const zero = await runCli(cli(input, '--concurrency', '0'));
+    const zero = await run(cli(input, '--concurrency', '0'));
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain('--concurrency must be a whole number from 1 to 256');
-    const report = await runCli(cli(input, '--report', 'report.txt'));
+    const report = await run(cli(input, '--report', 'report.txt'));
     expect(report.code).toBe(2);
     expect(report.stderr).toContain('name the file .csv, .ndjson or .xml (JUnit)');
     expect(sandbox.requests).toHaveLength(0);
@@ -213,45 +257,58 @@ describe('orders import: invalid input', () => {
 
   it('standard input without --format and --journal names both in one message (exit 2), before reading it', async () => {
     const text = JSON.stringify(orders(1)[0]);
-    const both = await runCli(cli('-'), { stdin: text, cwd: tempDir() });
+    const both = await run(cli('-'), { stdin: text, cwd: tempDir() });
     expect(both.code).toBe(2);
     expect(both.stderr).toBe(
-      'error: Importing standard input needs --format csv, json, ndjson or xlsx (standard input has no file name to tell its format) and --journal <file> (the journal is what makes a re-run skip the orders already created).\n' +
-        'hint: for example: cat <file> | ordercli orders import - --format ndjson --journal orders.journal.ndjson\n',
+      'error: Importing standard input needs --format csv, json, ndjson or xlsx (standard input has no file name to tell its format) and --journal <name> (the name of its history in the order ledger, which orders journal and orders resolve take).\n' +
+        'hint: for example: cat <file> | ordercli orders import - --format ndjson --journal orders-from-stdin\n',
     );
-    // A dry run keeps no journal: only the format is missing.
-    const dry = await runCli(cli('-', '--dry-run'), { stdin: text, cwd: tempDir() });
+    // A dry run names no history: only the format is missing.
+    const dry = await run(cli('-', '--dry-run'), { stdin: text, cwd: tempDir() });
     expect(dry.code).toBe(2);
     expect(dry.stderr).toContain('error: Importing standard input needs --format csv, json, ndjson or xlsx');
     expect(dry.stderr).not.toContain('--journal');
     // refs contacts import reads its input the same way.
-    const contacts = await runCli(
+    const contacts = await run(
       ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'refs', 'contacts', 'import', '-'],
       { stdin: '', cwd: tempDir() },
     );
     expect(contacts.code).toBe(2);
     expect(contacts.stderr).toContain('needs --format csv, json, ndjson or xlsx');
     expect(contacts.stderr).toContain(
-      'and --journal <file> (the journal is what makes a re-run skip the contact references already created)',
+      'and --journal <name> (the name of its history in the order ledger, which orders journal and orders resolve take)',
     );
+    expect(contacts.stderr).toContain('--journal contact-references-from-stdin');
     expect(sandbox.requests).toHaveLength(0);
   });
 
-  it('standard input needs --journal, and then imports', async () => {
+  it('standard input needs --journal, the name of its history (no file), and then imports', async () => {
     const dir = tempDir();
     const text = orders(4)
       .map((o) => JSON.stringify(o))
       .join('\n');
-    const refused = await runCli(cli('-', '--format', 'ndjson'), { stdin: text, cwd: dir });
+    const refused = await run(cli('-', '--format', 'ndjson'), { stdin: text, cwd: dir });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('needs --journal');
-    const done = await runCli(cli('-', '--format', 'ndjson', '--journal', 'stdin.journal.ndjson'), {
+    const done = await run(cli('-', '--format', 'ndjson', '--journal', 'orders-from-stdin', '--json'), {
       stdin: text,
       cwd: dir,
     });
     expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ journal: 'orders-from-stdin', counts: { created: 4 } });
     expect(sandbox.orders()).toHaveLength(4);
-    expect(lastEvents(join(dir, 'stdin.journal.ndjson')).size).toBe(4);
+    expect(readdirSync(dir)).toEqual([]);
+    const history = await ledgerHistory(ledgerRoot(), sandbox.url, ['orders-from-stdin']);
+    expect([...history.values()].map((entry) => [entry.status, entry.input, entry.journal])).toEqual(
+      Array(4).fill(['created', '(stdin)', 'orders-from-stdin']),
+    );
+    // The same history named again: a re-run skips them all.
+    const again = await run(cli('-', '--format', 'ndjson', '--journal', 'orders-from-stdin', '--json'), {
+      stdin: text,
+      cwd: dir,
+    });
+    expect(JSON.parse(again.stdout).counts).toMatchObject({ skipped: 4, created: 0 });
+    expect(sandbox.orders()).toHaveLength(4);
   });
 });
 
@@ -260,7 +317,7 @@ describe('orders import: the service refuses or fails', () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(20));
     const report = join(dir, 'report.ndjson');
-    const refused = await runCli([
+    const refused = await run([
       '--base-url',
       sandbox.url,
       '--token',
@@ -286,7 +343,7 @@ describe('orders import: the service refuses or fails', () => {
     const notSent = lines.filter((l) => l.status === 'not-sent' && String(l.message).startsWith('not sent'));
     expect(notSent).toHaveLength(20 - posts);
 
-    const again = await runCli(cli(input));
+    const again = await run(cli(input));
     expect(again.code, again.stderr).toBe(0);
     expect(createdCounts(sandbox).size).toBe(20);
   });
@@ -296,10 +353,9 @@ describe('orders import: the service refuses or fails', () => {
     const list = orders(40);
     writeNdjson(dir, 'orders.ndjson', list);
     sandbox.setFaults({ failRate: 0.3 });
-    const first = await runCli(
-      cli('orders.ndjson', '--report', 'report.csv', '--rejects', 'rejects.ndjson'),
-      { cwd: dir },
-    );
+    const first = await run(cli('orders.ndjson', '--report', 'report.csv', '--rejects', 'rejects.ndjson'), {
+      cwd: dir,
+    });
     expect(first.code, first.stderr).toBe(4);
     const report = readCsvReport(join(dir, 'report.csv'));
     const failed = report.filter((r) => r.status === 'failed');
@@ -318,7 +374,7 @@ describe('orders import: the service refuses or fails', () => {
     expect(first.stderr).toContain('Orders not created:');
 
     sandbox.setFaults({ failRate: 0 });
-    const second = await runCli(cli('orders.ndjson', '--json'), { cwd: dir });
+    const second = await run(cli('orders.ndjson', '--json'), { cwd: dir });
     expect(second.code, second.stderr).toBe(0);
     expect(JSON.parse(second.stdout).counts).toMatchObject({
       created: failed.length,
@@ -335,7 +391,7 @@ describe('orders import: the service refuses or fails', () => {
       { method: 'POST', path: '/api/v1/orders', kind: 'status', status: 429, retryAfter: 1, times: 3 },
     ]);
     const started = Date.now();
-    const result = await runCli(cli(input, '--concurrency', '4'));
+    const result = await run(cli(input, '--concurrency', '4'));
     expect(result.code, result.stderr).toBe(0);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(result.stderr).toMatch(/retried\s+3 requests \(3 after 429 Too Many Requests\)/);
@@ -348,7 +404,7 @@ describe('orders import: the service refuses or fails', () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(10));
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-after', times: 1 }]);
-    const first = await runCli(cli(input, '--concurrency', '2', '--json'));
+    const first = await run(cli(input, '--concurrency', '2', '--json'));
     expect(first.code).toBe(4);
     const result = JSON.parse(first.stdout);
     expect(result.counts).toMatchObject({ created: 9, unknown: 1 });
@@ -358,7 +414,7 @@ describe('orders import: the service refuses or fails', () => {
     expect(createdCounts(sandbox).get(unknown.externalId)).toBe(1);
 
     const posts = postsTo(sandbox);
-    const again = await runCli(cli(input, '--json'));
+    const again = await run(cli(input, '--json'));
     expect(again.code).toBe(4);
     expect(postsTo(sandbox)).toBe(posts);
     expect(
@@ -376,7 +432,7 @@ describe('orders import: the service refuses or fails', () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(14));
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-after', times: 12 }]);
-    const first = await runCli(cli(input, '--concurrency', '1'));
+    const first = await run(cli(input, '--concurrency', '1'));
     expect(first.code).toBe(4);
     expect(first.stderr).toContain(
       `  … and 2 more: ordercli orders journal ${input} lists those whose outcome is unknown; for a line each, run the same import again with --report report.csv (it skips those created and sends the failed ones again)\n`,
@@ -385,7 +441,7 @@ describe('orders import: the service refuses or fails', () => {
 
     const posts = postsTo(sandbox);
     const report = join(dir, 'report.csv');
-    const again = await runCli(cli(input, '--report', report));
+    const again = await run(cli(input, '--report', report));
     expect(again.code).toBe(4);
     expect(postsTo(sandbox)).toBe(posts);
     expect(again.stderr).toContain(`  … and 2 more (see the report ${report})\n`);
@@ -400,13 +456,13 @@ describe('orders import: the service refuses or fails', () => {
   it('--retry-unknown sends an unknown order again (here: reset before the service read it)', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(6));
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-before-read', times: 1 }]);
-    const first = await runCli(cli(input, '--concurrency', '1', '--json'));
+    const first = await run(cli(input, '--concurrency', '1', '--json'));
     expect(first.code).toBe(4);
     const unknown = JSON.parse(first.stdout).orders.find((o: { status: string }) => o.status === 'unknown');
     expect(unknown.externalId).toBe(externalId(1));
     expect(createdCounts(sandbox).has(externalId(1))).toBe(false);
 
-    const retried = await runCli(cli(input, '--retry-unknown', '--json'));
+    const retried = await run(cli(input, '--retry-unknown', '--json'));
     expect(retried.code, retried.stderr).toBe(0);
     expect(JSON.parse(retried.stdout).counts).toMatchObject({ created: 1, skipped: 5 });
     expect(createdCounts(sandbox).get(externalId(1))).toBe(1);
@@ -416,7 +472,7 @@ describe('orders import: the service refuses or fails', () => {
   it('exits 1 when the service cannot be reached, and reports the rest as not sent', async () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(5));
-    const result = await runCli([
+    const result = await run([
       '--base-url',
       'http://127.0.0.1:9',
       '--retries',
@@ -434,13 +490,13 @@ describe('orders import: the service refuses or fails', () => {
     const lines = readLines(join(dir, 'r.ndjson'));
     expect(lines.map((l) => l.status)).toEqual(Array(5).fill('not-sent'));
     expect(lines[0]!.message).toMatch(/^not sent: Could not connect/);
-    // Nothing was sent, so the journal holds no order in a state that blocks a re-run.
-    expect([...lastEvents(`${input}.journal.ndjson`).values()].every((e) => e === 'not-sent')).toBe(true);
+    // Nothing was sent, so the ledger holds no order of it in a state that blocks a re-run.
+    expect((await ledgerHistory(ledgerRoot(), 'http://127.0.0.1:9')).size).toBe(0);
   });
 });
 
-describe('orders import: interruption and the journal', () => {
-  it('Ctrl-C stops sending, waits for those in flight, leaves the journal consistent, exits 130', async () => {
+describe('orders import: interruption, and journals of earlier releases', () => {
+  it('Ctrl-C stops sending, waits for those in flight, leaves the ledger consistent, exits 130', async () => {
     const dir = tempDir();
     const input = writeNdjson(dir, 'orders.ndjson', orders(60));
     sandbox.setFaults({ latencyMs: 200 });
@@ -450,21 +506,22 @@ describe('orders import: interruption and the journal', () => {
     const interrupted = waitFor(() => sandbox.orders().length > 0, 10_000, 'the first order created').then(
       () => controller.abort(),
     );
-    const result = await runCli(cli(input, '--concurrency', '4', '--report', join(dir, 'r.csv')), {
+    const result = await run(cli(input, '--concurrency', '4', '--report', join(dir, 'r.csv')), {
       signal: controller.signal,
     });
     await interrupted;
     expect(result.code).toBe(130);
-    expect(result.stderr).toMatch(/Interrupted: \d+ orders created, \d+ not sent; the journal .* is saved/);
+    expect(result.stderr).toMatch(
+      /Interrupted: \d+ orders created, \d+ not sent; the order ledger holds every outcome: run the same command again to send the rest\./,
+    );
     const created = createdCounts(sandbox);
     expect(created.size).toBeGreaterThan(0);
     expect(created.size).toBeLessThan(60);
-    // No order is left as `sending`: each one in flight got its answer before the exit.
-    const events = lastEvents(`${input}.journal.ndjson`);
-    for (const [id, event] of events) {
-      expect(['created', 'not-sent'], id).toContain(event);
-      expect(created.has(id), id).toBe(event === 'created');
-    }
+    // No order is left claimed: each one in flight got its answer before the exit, and those not
+    // sent are as if never claimed.
+    const history = await ledgerHistory(ledgerRoot(), sandbox.url, [input]);
+    expect([...history.keys()].sort()).toEqual([...created.keys()].sort());
+    for (const [id, entry] of history) expect(entry.status, id).toBe('created');
     const report = readCsvReport(join(dir, 'r.csv'));
     expect(report).toHaveLength(60);
     expect(report.filter((r) => r.status === 'created')).toHaveLength(created.size);
@@ -472,7 +529,7 @@ describe('orders import: interruption and the journal', () => {
     expect(result.stderr).toMatch(/not sent +\d+ +the import stopped first/);
 
     sandbox.setFaults({ latencyMs: 0 });
-    const rest = await runCli(cli(input));
+    const rest = await run(cli(input));
     expect(rest.code, rest.stderr).toBe(0);
     const counts = createdCounts(sandbox);
     expect(counts.size).toBe(60);
@@ -491,7 +548,7 @@ describe('orders import: interruption and the journal', () => {
       'two requests held by the sandbox',
     ).then(() => controller.abort());
     try {
-      const result = await runCli(cli(input, '--concurrency', '2', '--report', join(dir, 'r.csv')), {
+      const result = await run(cli(input, '--concurrency', '2', '--report', join(dir, 'r.csv')), {
         signal: controller.signal,
       });
       await interrupted;
@@ -504,7 +561,7 @@ describe('orders import: interruption and the journal', () => {
       expect(report.filter((r) => r.status === 'not-sent')).toHaveLength(20 - unknown.length);
       // In doubt, never sent again by a re-run.
       sandbox.setFaults({ latencyMs: 0 });
-      const rest = await runCli(cli(input));
+      const rest = await run(cli(input));
       expect(rest.code).toBe(4);
       expect(rest.stderr).toMatch(new RegExp(`unknown\\s+${unknown.length}`));
     } finally {
@@ -512,23 +569,9 @@ describe('orders import: interruption and the journal', () => {
     }
   });
 
-  it('drops a torn last line of the journal (kill -9 while writing) and resumes', async () => {
-    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(8));
-    expect((await runCli(cli(input))).code).toBe(0);
-    appendFileSync(
-      `${input}.journal.ndjson`,
-      `{"event":"sending","externalId":"${externalId(9)}","baseUrl":"${sandbox.url}","at`,
-    );
-    const again = await runCli(cli(input));
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stderr).toContain('was cut off');
-    expect(again.stderr).toMatch(/skipped\s+8/);
-    for (const line of readFileSync(`${input}.journal.ndjson`, 'utf8').trimEnd().split('\n'))
-      JSON.parse(line);
-  });
-
-  it('replays a journal left by a killed run: in-flight orders are unknown and not re-sent', async () => {
-    const input = writeNdjson(tempDir(), 'orders.ndjson', orders(4));
+  it('folds a journal an earlier release left beside the input: created ones skipped, in flight in doubt, renamed .folded', async () => {
+    const dir = tempDir();
+    const input = writeNdjson(dir, 'orders.ndjson', orders(4));
     const at = new Date().toISOString();
     const lines = [
       { event: 'run', baseUrl: sandbox.url, at },
@@ -548,13 +591,27 @@ describe('orders import: interruption and the journal', () => {
       `${input}.journal.ndjson`,
       `${lines.map((l) => JSON.stringify(l)).join('\n')}\n{"event":"sen`,
     );
-    const result = await runCli(cli(input, '--json'));
+    const result = await run(cli(input, '--json'));
     expect(result.code).toBe(4);
     const out = JSON.parse(result.stdout);
     expect(out.counts).toMatchObject({ skipped: 1, unknown: 1, created: 2 });
     expect(out.orders[0]).toMatchObject({ status: 'skipped', id: 77, code: 'SO-77' });
     expect(out.orders[1]).toMatchObject({ status: 'unknown' });
     expect([...createdCounts(sandbox).keys()].sort()).toEqual([externalId(3), externalId(4)]);
+    const journal = `${realpathSync(input)}.journal.ndjson`;
+    expect(result.stderr).toContain(
+      `note: ${journal}, the journal of an earlier ordercli, was folded into the order ledger (2 orders it knew of and the ledger did not) and renamed ${journal}.folded; the ledger is the only record now.\n`,
+    );
+    expect(readdirSync(dir).sort()).toEqual(['orders.ndjson', 'orders.ndjson.journal.ndjson.folded']);
+    // Folded once: the ledger alone refuses them now, and orders journal lists them with the input.
+    const again = await run(cli(input, '--json'));
+    expect(again.code).toBe(4);
+    expect(again.stderr).not.toContain('note:');
+    expect(JSON.parse(again.stdout).counts).toMatchObject({ skipped: 3, unknown: 1, created: 0 });
+    expect(postsTo(sandbox)).toBe(2);
+    const history = await ledgerHistory(ledgerRoot(), sandbox.url, [input]);
+    expect(history.get(externalId(1))).toMatchObject({ status: 'created', id: 77 });
+    expect(history.get(externalId(2))).toMatchObject({ status: 'in-doubt' });
   });
 });
 
@@ -562,7 +619,7 @@ describe('orders import: progress on stderr', () => {
   it('draws a bar on a terminal and keeps stdout clean', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(40));
     sandbox.setFaults({ latencyMs: 30 });
-    const result = await runCli(cli(input, '--concurrency', '2'), { tty: true, columns: 100 });
+    const result = await run(cli(input, '--concurrency', '2'), { tty: true, columns: 100 });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('\r\x1b[2K[');
     expect(result.stderr).toMatch(/█+░*\] \d+\/40 +\d+% · \d+\/s · ETA /);
@@ -571,7 +628,7 @@ describe('orders import: progress on stderr', () => {
 
   it('writes no terminal control codes when stderr is not a terminal', async () => {
     const input = writeNdjson(tempDir(), 'orders.ndjson', orders(10));
-    const result = await runCli(cli(input));
+    const result = await run(cli(input));
     expect(result.code).toBe(0);
     expect(result.stderr).not.toContain('\x1b');
   });

@@ -1,14 +1,19 @@
 // The reference commands through the built binary (npm run build first), as users run them.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { BIN, ROOT, runBin, tempDir, testEnv } from '../../support/cli.js';
 import { fixture, tableLines, widthOf } from '../../support/lists.js';
+import { probe, requireTool } from '../../support/requirements.js';
 import { useSandbox } from '../../support/sandbox.js';
 
 const sandbox = useSandbox({}, { resetEach: false });
 
 /** util-linux `script` gives the binary a real terminal (a pseudo-terminal) of the width asked. */
-const hasScript = spawnSync('script', ['--version']).status === 0;
+const hasScript = requireTool('script', {
+  what: 'the packagings table drawn on a real terminal (test/commands/refs/packagings-list.bin.test.ts)',
+  missing: probe('script', '--version'),
+  how: 'apt-get install -y bsdutils',
+});
 
 /** Runs the built binary on a terminal `columns` wide; returns everything the terminal showed. */
 function runOnTerminal(args: string[], env: Record<string, string>, columns: number): Promise<string> {

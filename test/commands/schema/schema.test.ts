@@ -10,6 +10,13 @@ import {
   ordersJsonSchema,
 } from '../../../src/schemas/json-schema.js';
 import { runBin, runCli, tempDir } from '../../support/cli.js';
+import { probe, requireTool } from '../../support/requirements.js';
+
+const HAS_BASH = requireTool('bash', {
+  what: 'completing the schema names in bash (test/commands/schema/schema.test.ts)',
+  missing: probe('bash', '--version'),
+  how: 'apt-get install -y bash',
+});
 
 describe('schema', () => {
   it('prints each schema as indented JSON on stdout, nothing on stderr', async () => {
@@ -61,7 +68,7 @@ describe('schema', () => {
     expect(output.stderr).not.toContain('    at ');
   });
 
-  it.runIf(!spawnSync('bash', ['--version']).error)('completes the names in bash', async () => {
+  it.runIf(HAS_BASH)('completes the names in bash', async () => {
     const { stdout: script } = await runCli(['completion', 'bash']);
     const program = `${script}\nCOMP_WORDS=(ordercli schema ''); COMP_CWORD=2; _ordercli; printf '%s\\n' "\${COMPREPLY[@]}"`;
     const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8' });

@@ -4,9 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/core/errors.js';
-import type { JournalState } from '../../../src/import/send/journal.js';
 import {
-  journalPlace,
+  historyPlace,
   LEDGER_PLACE,
   planResolutions,
   readValidatedOrders,
@@ -14,16 +13,17 @@ import {
   requestsFromFlags,
   stateName,
 } from '../../../src/import/send/resolutions.js';
+import type { LedgerEntry } from '../../../src/ledger/record.js';
 import { tempDir } from '../../support/cli.js';
 
 const BASE = 'http://127.0.0.1:4780';
 const BY_USER = 'checked at the service by the user';
 
-function state(fields: Partial<JournalState> & Pick<JournalState, 'status' | 'event'>): JournalState {
+function state(fields: Partial<LedgerEntry> & Pick<LedgerEntry, 'status' | 'event'>): LedgerEntry {
   return { at: '2026-11-26T10:00:00.000Z', ...fields };
 }
 
-const STATES = new Map<string, JournalState>([
+const STATES = new Map<string, LedgerEntry>([
   ['DOUBT', state({ status: 'in-doubt', event: 'unknown' })],
   ['CLAIMED', state({ status: 'claimed', event: 'claim' })],
   ['CREATED', state({ status: 'created', event: 'created', httpStatus: 201, id: 7 })],
@@ -101,7 +101,7 @@ describe('readValidatedOrders', () => {
 });
 
 describe('requestsFromEvents', () => {
-  it('asks to resolve only the unknown orders of the journal that a notification names', () => {
+  it("asks to resolve only the unknown orders of the input's history that a notification names", () => {
     const validated = {
       byExternalId: new Map([
         ['DOUBT', { id: 1, code: 'SO-1', receivedAt: 'T1' }],
@@ -134,12 +134,9 @@ describe('requestsFromEvents', () => {
 
 describe('planResolutions', () => {
   const plan = (created: string[], notCreated: string[] = []) =>
-    planResolutions(
-      requestsFromFlags(created, notCreated),
-      STATES,
-      journalPlace('in.csv.journal.ndjson'),
-      BASE,
-    ).map(({ request, from, change, note }) => [request.externalId, from, change, note]);
+    planResolutions(requestsFromFlags(created, notCreated), STATES, historyPlace('exports/in.csv'), BASE).map(
+      ({ request, from, change, note }) => [request.externalId, from, change, note],
+    );
 
   it('changes unknown orders, and leaves alone what is already settled, saying why', () => {
     expect(plan(['DOUBT', 'CLAIMED', 'CREATED', 'RESOLVED', 'FAILED'])).toEqual([
@@ -158,9 +155,9 @@ describe('planResolutions', () => {
     ]);
   });
 
-  it('refuses ids the journal or the ledger does not hold, recording nothing', () => {
+  it("refuses ids the input's history or the ledger does not hold, recording nothing", () => {
     expect(() => plan(['DOUBT', 'X-1'])).toThrow(
-      `The journal in.csv.journal.ndjson holds no order X-1 for ${BASE}, so nothing was recorded: check the externalId (ordercli orders journal in.csv.journal.ndjson lists the unknown ones).`,
+      `The order ledger (the history of exports/in.csv) holds no order X-1 for ${BASE}, so nothing was recorded: check the externalId (ordercli orders journal exports/in.csv lists the unknown ones).`,
     );
     const many = Array.from({ length: 12 }, (_, i) => `M-${i}`);
     expect(() => planResolutions(requestsFromFlags(many, []), STATES, LEDGER_PLACE, BASE)).toThrow(

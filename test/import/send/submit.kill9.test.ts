@@ -20,11 +20,18 @@ interface Exit {
   stderr: string;
 }
 
-/** Runs the built binary; with `killAfterMs`, SIGKILLs it then (if it is still running). */
-function importRun(args: string[], killAfterMs?: number): Promise<Exit> {
+/**
+ * Runs the built binary with the order ledger of `config` (each run of a round shares it, as one
+ * machine's runs do); with `killAfterMs`, SIGKILLs it then (if it is still running).
+ */
+function importRun(config: string, args: string[], killAfterMs?: number): Promise<Exit> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'orders', 'import', ...args], {
-      env: testEnv({ ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner }),
+      env: testEnv({
+        ORDERCLI_CONFIG_DIR: config,
+        ORDERCLI_BASE_URL: sandbox.url,
+        ORDERCLI_TOKEN: sandbox.tokens.partner,
+      }),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -47,19 +54,21 @@ describe('kill -9 during an import', () => {
         sandbox.reset();
         const dir = tempDir('ordercli-kill9-');
         const input = writeNdjson(dir, 'orders.ndjson', orders(ORDERS, `K${round}`));
+        const config = tempDir('ordercli-kill9-config-');
         const kills = 1 + Math.floor(Math.random() * 3);
         const moments: number[] = [];
         let killedMidway = 0;
         for (let k = 0; k < kills; k++) {
           const moment = 100 + Math.floor(Math.random() * 1100);
           moments.push(moment);
-          if ((await importRun([input, '--concurrency', '8'], moment)).signal === 'SIGKILL') killedMidway++;
+          if ((await importRun(config, [input, '--concurrency', '8'], moment)).signal === 'SIGKILL')
+            killedMidway++;
         }
         const createdByKilled = sandbox.orders().length;
         const where = `round ${round}, killed at ${moments.join(', ')} ms`;
 
         const report = `${dir}/report.ndjson`;
-        const full = await importRun([input, '--concurrency', '8', '--report', report]);
+        const full = await importRun(config, [input, '--concurrency', '8', '--report', report]);
         expect([0, 4], `${where}: ${full.stderr}`).toContain(full.code);
         const status = new Map(
           readLines(report).map((line) => [String(line.externalId), String(line.status)]),
@@ -72,7 +81,7 @@ describe('kill -9 during an import', () => {
         }
         expect(status.size).toBe(ORDERS);
 
-        const retried = await importRun([input, '--concurrency', '8', '--retry-unknown']);
+        const retried = await importRun(config, [input, '--concurrency', '8', '--retry-unknown']);
         expect(retried.code, `${where}: ${retried.stderr}`).toBe(0);
         const after = createdCounts(sandbox);
         expect(after.size, where).toBe(ORDERS);

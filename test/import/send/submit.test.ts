@@ -1,6 +1,6 @@
-// submitRecords with a real ApiClient, a real journal, a real local ledger and the sandbox: the
-// guarantees of the sending step that the CLI tests cannot see from outside (in-flight bound,
-// order, a claim on disk before each request, what the ledger refuses).
+// submitRecords with a real ApiClient, a real local ledger and the sandbox: the guarantees of the
+// sending step that the CLI tests cannot see from outside (in-flight bound, order, a claim on disk
+// before each request, what the ledger refuses). The ledger is the only thing written.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -8,14 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { ApiClient, type ApiClientOptions } from '../../../src/api/client.js';
 import { Redactor } from '../../../src/core/redact.js';
 import type { RecordResult } from '../../../src/import/report/report.js';
-import { OrderJournal } from '../../../src/import/send/journal.js';
 import { submitRecords } from '../../../src/import/send/submit.js';
 import type { ValidatedRecord } from '../../../src/import/types.js';
 import { LocalLedger, shardFileName, shardOf } from '../../../src/ledger/local.js';
 import { bodyHash, type RecordSource } from '../../../src/ledger/record.js';
 import type { Claim } from '../../../src/ledger/store.js';
 import { tempDir } from '../../support/cli.js';
-import { createdCounts, externalId, order, orders, postsTo, readLines } from '../../support/orders.js';
+import { createdCounts, externalId, order, orders, postsTo } from '../../support/orders.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { waitFor } from '../../support/wait.js';
 
@@ -71,10 +70,12 @@ async function sendElsewhere(
   return ledger;
 }
 
+/** The input's identity that `submit` claims with, unless told another (input-identity.ts). */
+const INPUT = 'data/orders.ndjson';
+
 interface Run {
   results: RecordResult[];
   outcome: Awaited<ReturnType<typeof submitRecords>>;
-  journalPath: string;
   ledgerRoot: string;
 }
 
@@ -85,33 +86,28 @@ async function submit(
     client?: Pick<ApiClient, 'request'>;
     signal?: AbortSignal;
     retryUnknown?: boolean;
-    journalPath?: string;
+    /** The input's identity (default INPUT). */
+    input?: string;
     ledgerRoot?: string;
   },
 ): Promise<Run> {
-  const journalPath = options.journalPath ?? join(tempDir(), 'j.ndjson');
+  const input = options.input ?? INPUT;
   const ledgerRoot = options.ledgerRoot ?? tempDir('ordercli-ledger-');
-  const journal = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });
-  const ledger = await openLedger(ledgerRoot, {
-    by: 'orders import',
-    input: '/data/orders.ndjson',
-    journal: journalPath,
-  });
+  const ledger = await openLedger(ledgerRoot, { by: 'orders import', input });
   const client = clientFor(options.concurrency);
   const results: RecordResult[] = [];
   try {
     const outcome = await submitRecords(itemsOf(list), {
       client: options.client ?? client,
-      journal,
+      input,
       ledger,
       concurrency: options.concurrency,
       retryUnknown: options.retryUnknown,
       signal: options.signal ?? new AbortController().signal,
       onResult: (result) => results.push(result),
     });
-    return { results, outcome, journalPath, ledgerRoot };
+    return { results, outcome, ledgerRoot };
   } finally {
-    await journal.close();
     await ledger.close();
     await client.close();
   }
@@ -171,9 +167,11 @@ describe('submitRecords', () => {
     const list = orders(30);
     const ledgerRoot = tempDir('ordercli-ledger-');
     const violations: string[] = [];
+    const started: string[] = [];
     const checking: Pick<ApiClient, 'request'> = {
       request: (method, path, options) => {
         const id = (JSON.parse(String(options?.rawBody)) as { externalId: string }).externalId;
+        started.push(id);
         const folder = join(ledgerRoot, readdirSync(ledgerRoot)[0]!);
         const claim = `{"externalId":${JSON.stringify(id)},"event":"claim"`;
         const inShard = readFileSync(join(folder, shardFileName(shardOf(id))), 'utf8').includes(claim);
@@ -188,14 +186,16 @@ describe('submitRecords', () => {
       const run = await submit(list, { concurrency: 4, client: checking, ledgerRoot });
       expect(violations).toEqual([]);
       expect(run.results.filter((r) => r.status === 'created')).toHaveLength(30);
-      const journaled = readLines(run.journalPath).filter((r) => r.event !== 'run');
-      expect(journaled.filter((r) => r.event === 'claim').map((r) => r.externalId)).toEqual(
-        list.map((o) => o.externalId),
-      );
-      // The journal's claims are the ledger's: same tokens.
+      expect(started).toEqual(list.map((o) => o.externalId));
+      // Each key's record in the ledger names the input and the line that sent it: its history.
       const reader = await openLedger(ledgerRoot);
-      for (const record of journaled.filter((r) => r.event === 'claim')) {
-        expect((await reader.lookup(String(record.externalId)))?.token).toBe(record.token);
+      for (const [index, o] of list.entries()) {
+        expect(await reader.lookup(String(o.externalId))).toMatchObject({
+          status: 'created',
+          by: 'orders import',
+          input: INPUT,
+          line: index + 1,
+        });
       }
       await reader.close();
     } finally {
@@ -253,19 +253,13 @@ describe('submitRecords', () => {
   });
 
   it('an interrupt while an order waits for a request slot records it not-sent: an unknown order stays unknown', async () => {
-    const dir = tempDir();
-    const journalPath = join(dir, 'j.ndjson');
-    const ledgerRoot = join(dir, 'ledger');
+    const ledgerRoot = join(tempDir(), 'ledger');
     const list = orders(20);
-    // An earlier run left order 1 unknown, in its journal and in the ledger.
-    const earlier = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });
-    const earlierLedger = await openLedger(ledgerRoot, { by: 'orders import', journal: journalPath });
-    const result = await earlierLedger.claim({ externalId: externalId(1), bodyHash: 'h' });
+    // An earlier run of the same input left order 1 unknown in the ledger.
+    const earlierLedger = await openLedger(ledgerRoot, { by: 'orders import', input: INPUT });
+    const result = await earlierLedger.claim({ externalId: externalId(1), bodyHash: 'h', line: 1 });
     const claim = (result as { claim: Claim }).claim;
-    earlier.claimed(claim, { bodyHash: 'h', line: 1 });
-    earlier.unknown(claim, 'connection reset');
     earlierLedger.unknown(claim, 'connection reset');
-    await earlier.close();
     await earlierLedger.close();
 
     sandbox.setFaults({ latencyMs: 1000 });
@@ -281,7 +275,6 @@ describe('submitRecords', () => {
       concurrency: 1,
       retryUnknown: true,
       signal: controller.signal,
-      journalPath,
       ledgerRoot,
     });
     await interrupted;
@@ -294,15 +287,12 @@ describe('submitRecords', () => {
     expect(run.results.filter((r) => r.status === 'not-sent')).toHaveLength(19);
     expect(createdCounts(sandbox).has(externalId(1))).toBe(false);
 
-    const after = await OrderJournal.open(journalPath, { baseUrl: sandbox.url });
-    expect(after.stateOf(externalId(1))).toMatchObject({ status: 'in-doubt', reason: 'connection reset' });
-    expect(after.stateOf(externalId(2))).toMatchObject({ status: 'created' });
-    expect(after.stateOf(externalId(3))).toBeUndefined();
-    await after.close();
     const ledger = await openLedger(ledgerRoot);
     expect(await ledger.lookup(externalId(1))).toMatchObject({
       status: 'in-doubt',
       reason: 'connection reset',
+      input: INPUT,
+      line: 1,
     });
     expect(await ledger.lookup(externalId(2))).toMatchObject({ status: 'created' });
     expect(await ledger.lookup(externalId(3))).toBeUndefined();
@@ -348,9 +338,9 @@ describe('submitRecords', () => {
       const ledger = await openLedger(ledgerRoot);
       expect(await ledger.lookup(externalId(1))).toMatchObject({ status: 'not-created', message: 'invalid' });
       for (let i = 2; i <= 6; i++) expect(await ledger.lookup(externalId(i))).toBeUndefined();
+      // Nothing of this run in the input's history: none of its orders left.
+      expect(await ledger.list({ inputs: [INPUT] })).toEqual([]);
       await ledger.close();
-      const { states } = await OrderJournal.inspect(run.journalPath, sandbox.url);
-      expect(states.size).toBe(0);
     } finally {
       await unreachable.close();
     }
@@ -374,9 +364,14 @@ describe('submitRecords', () => {
     expect(statusOf(run, externalId(3))?.status).toBe('created');
     expect(createdCounts(sandbox).has(externalId(2))).toBe(false);
     expect(run.outcome.sent).toBe(2);
-    // Nothing of it in this run's journal: the ledger refused the claim.
-    const { states } = await OrderJournal.inspect(run.journalPath, sandbox.url);
-    expect(states.has(externalId(2))).toBe(false);
+    // It stays orders create's, not this input's: the ledger refused the claim.
+    const ledger = await openLedger(ledgerRoot);
+    expect(await ledger.lookup(externalId(2))).toMatchObject({ status: 'created', by: 'orders create' });
+    expect((await ledger.list({ inputs: [INPUT] })).map((listed) => listed.externalId).sort()).toEqual([
+      externalId(1),
+      externalId(3),
+    ]);
+    await ledger.close();
   });
 
   it('skips an order being sent right now by another live ordercli, and holds back one in doubt elsewhere', async () => {
@@ -400,32 +395,27 @@ describe('submitRecords', () => {
     }
   });
 
-  it('with an empty journal but a ledger that knows the orders, sends nothing again', async () => {
+  it('from another input (another folder, a fresh CI workspace), sends nothing the ledger knows again', async () => {
     const ledgerRoot = tempDir('ordercli-ledger-');
     const list = orders(12);
     const first = await submit(list, { concurrency: 3, ledgerRoot });
     expect(first.results.filter((r) => r.status === 'created')).toHaveLength(12);
     expect(postsTo(sandbox)).toBe(12);
-    // The journal is lost (another folder, a fresh CI workspace): the ledger still refuses.
-    const second = await submit(list, {
-      concurrency: 3,
-      ledgerRoot,
-      journalPath: join(tempDir(), 'new.ndjson'),
-    });
+    // The same orders from an input of another name: the ledger still refuses, and says who sent them.
+    const second = await submit(list, { concurrency: 3, ledgerRoot, input: 'elsewhere/orders.ndjson' });
     expect(second.results.map((r) => r.status)).toEqual(Array(12).fill('skipped'));
     expect(second.results.every((r) => r.message?.startsWith('already created at '))).toBe(true);
+    expect(second.results.every((r) => r.message?.includes(`by orders import of ${INPUT}`))).toBe(true);
     expect(second.outcome.sent).toBe(0);
     expect(postsTo(sandbox)).toBe(12);
     expect([...createdCounts(sandbox).values()].every((count) => count === 1)).toBe(true);
   });
 
-  it('a re-run with the same journal skips what it created, and says when the order changed since', async () => {
-    const dir = tempDir();
-    const journalPath = join(dir, 'j.ndjson');
-    const ledgerRoot = join(dir, 'ledger');
-    await submit(orders(3), { concurrency: 2, journalPath, ledgerRoot });
+  it('a re-run of the same input skips what it created, and says when the order changed since', async () => {
+    const ledgerRoot = tempDir('ordercli-ledger-');
+    await submit(orders(3), { concurrency: 2, ledgerRoot });
     const changed = [order(1), { ...order(2), externalReference: 'PO-CHANGED' }, order(3)];
-    const run = await submit(changed, { concurrency: 2, journalPath, ledgerRoot });
+    const run = await submit(changed, { concurrency: 2, ledgerRoot });
     expect(run.results.map((r) => r.status)).toEqual(['skipped', 'skipped', 'skipped']);
     expect(statusOf(run, externalId(1))?.message).toBe('already created by an earlier run');
     expect(statusOf(run, externalId(2))?.message).toBe(
