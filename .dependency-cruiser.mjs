@@ -47,6 +47,21 @@ export default {
       to: { path: '^src/(import|webhooks|sandbox|refs|orders)/' },
     },
     {
+      name: 'ledger-beside-the-pipelines',
+      severity: 'error',
+      comment:
+        'src/ledger (the order ledger) knows nothing of CSV, reports, terminals or commands: it serves the import, orders create/new, resolve and the ledger commands, and imports only core, io and config.',
+      from: { path: '^src/ledger/' },
+      to: { path: '^src/(import|webhooks|sandbox|refs|orders|api|schemas)/' },
+    },
+    {
+      name: 'services-below-the-ledger',
+      severity: 'error',
+      comment: 'The client, IO, config and schemas are below the order ledger: they never import it.',
+      from: { path: '^src/(api|io|config|schemas|core)/' },
+      to: { path: '^src/ledger/' },
+    },
+    {
       name: 'core-is-the-bottom',
       severity: 'error',
       comment: 'src/core is the bottom layer: it imports nothing else from src (Node and packages only).',

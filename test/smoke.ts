@@ -22,7 +22,7 @@ export const SMOKE_TESTS = [
   'test/api/client.test.ts',
   // orders: a claim in the ledger on disk before each request, standard input, the binary.
   'test/commands/orders/create.test.ts',
-  // orders import: the formats, the journal, Ctrl-C, a torn last line, in-process and built.
+  // orders import: re-runs, faults, Ctrl-C, nothing beside the input, an old journal folded into the ledger.
   'test/commands/orders/import.test.ts',
   // refs: tables on a terminal (string widths, accents), tab-separated when piped, JSON.
   'test/commands/refs/packagings-list.lists.test.ts',

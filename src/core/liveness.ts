@@ -9,7 +9,9 @@
  *   dead once the observer has seen no change for `STALE_MS` of its own monotonic clock. The
  *   values are only compared with each other: a clock a day ahead changes nothing.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -25,6 +27,16 @@ export interface ProcessIdentity {
   pidns?: string;
   pid: number;
   start?: string;
+}
+
+/** Who holds a claim or a lock: a process, and a random id naming this hold (and its heartbeat). */
+export interface Owner extends ProcessIdentity {
+  id: string;
+}
+
+/** A new owner: this process, with a new id. */
+export function newOwner(): Owner {
+  return { ...thisProcess(), id: randomBytes(8).toString('hex') };
 }
 
 let self: ProcessIdentity | undefined;
@@ -113,4 +125,57 @@ export async function observeHeartbeat(
     if (now !== first) return 'alive';
   }
   return 'dead';
+}
+
+/**
+ * An owner's heartbeat file: `<header>\n<beat>\n`, the header (who beats, one line) written once and
+ * the counter rewritten in place every HEARTBEAT_MS while started. It is rewritten, never created
+ * again: once the file was removed (by a process that judged its owner dead, or by hand) the beats
+ * stop and `lost` is set. Observers read the whole text and compare it with `observeHeartbeat`.
+ */
+export class Heartbeat {
+  private beat = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** Set when the file was found removed while beating. */
+  lost = false;
+
+  constructor(
+    readonly path: string,
+    private readonly header: string,
+  ) {}
+
+  /** The file's text at the current beat (what its owner creates it with). */
+  text(): string {
+    return `${this.header}\n${this.beat}\n`;
+  }
+
+  /** Beats until stopped, creating the file first unless its owner already did (`create: false`). */
+  start(options: { create?: boolean } = {}): void {
+    if (options.create !== false) writeFileSync(this.path, this.text(), { mode: 0o600 });
+    this.timer = setInterval(() => void this.next(), HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  private async next(): Promise<void> {
+    this.beat++;
+    try {
+      // The counter only grows: the text never gets shorter, so nothing needs truncating.
+      await writeFile(this.path, this.text(), { flag: 'r+' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || this.timer === undefined) return;
+      this.stopBeating();
+      this.lost = true;
+    }
+  }
+
+  private stopBeating(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Stops beating and removes the file (a file already gone is fine). */
+  async stop(): Promise<void> {
+    this.stopBeating();
+    await rm(this.path, { force: true }).catch(() => undefined);
+  }
 }

@@ -70,7 +70,8 @@ export async function openLedger(place: LedgerPlace, options: OpenLedgerOptions)
 
 /** What a PostgreSQL ledger reads beside its URL; outcomes it cannot write wait in the config folder. */
 function postgresSettings(place: LedgerPlace): PostgresSettings {
-  const pendingFolder = place.configFolder === undefined ? undefined : join(place.configFolder, 'ledger-pending');
+  const pendingFolder =
+    place.configFolder === undefined ? undefined : join(place.configFolder, 'ledger-pending');
   return { env: place.env ?? {}, ...(pendingFolder === undefined ? {} : { pendingFolder }) };
 }
 

@@ -44,11 +44,11 @@
  * `pg` is loaded only here, and this module only when a PostgreSQL ledger is used.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open as openFile, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { appendFile, mkdir, open as openFile, readFile, rename, unlink } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Pool, QueryConfig, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { parseDuration } from '../config/duration.js';
 import { CancelledError, CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
@@ -67,6 +67,7 @@ import {
   settledAsUnknown,
   stateKey,
 } from './record.js';
+import { findSameService } from './service-identity.js';
 import type {
   Claim,
   ClaimRefusal,
@@ -80,7 +81,6 @@ import type {
   ListedEntry,
   OpenLedgerOptions,
 } from './store.js';
-import { findSameService } from './service-identity.js';
 
 /** The tables of the PostgreSQL ledger, as created on first use (quoted by the docs). */
 export const POSTGRES_LEDGER_DDL = `CREATE TABLE IF NOT EXISTS ordercli_ledger (
@@ -341,17 +341,9 @@ interface ClaimRow {
 }
 
 /** The errors of the server or the network that mean "not reached" rather than "refused". */
-const UNREACHABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EPIPE',
-  'ENOENT',
-]);
+const UNREACHABLE_CODES = new Set(
+  'ECONNREFUSED ECONNRESET ENOTFOUND EAI_AGAIN ETIMEDOUT EHOSTUNREACH ENETUNREACH EPIPE ENOENT'.split(' '),
+);
 /** SQLSTATEs of a refused login: bad password, no such role, pg_hba.conf rejects. */
 const LOGIN_REFUSED = new Set(['28P01', '28000']);
 /** SQLSTATEs worth one more try of a round (nothing of it was committed). */
@@ -375,28 +367,41 @@ function isLost(error: unknown): boolean {
   return code === undefined || /^(08|57P0)/.test(code) || code === '57014' || UNREACHABLE_CODES.has(code);
 }
 
-/** The values of OUTCOME_SQL for a round of outcomes (one a key) of a service and kind. */
-function outcomeValues(service: string, kind: LedgerKind, round: readonly PendingOutcome[]): unknown[] {
-  const byKey = round.map((pending) => [
-    pending.externalId,
-    {
-      token: pending.token,
-      entry: pending.entry ?? null,
-      state_key: pending.entry === undefined ? null : stateKey(pending.entry),
-      record: pending.record,
-    },
-  ]);
-  return [service, kind, round.map((pending) => pending.externalId), JSON.stringify(Object.fromEntries(byKey))];
+/** What each key of a round needs, as the one jsonb object its statement reads (`$n::jsonb -> key`). */
+function byKey<T>(items: readonly T[], key: (item: T) => string, value: (item: T) => object): string {
+  return JSON.stringify(Object.fromEntries(items.map((item) => [key(item), value(item)])));
 }
 
-/** A line of the pending file, or undefined (a torn last line). */
-function keptOutcome(line: string): KeptOutcome | undefined {
-  try {
-    const kept = JSON.parse(line) as KeptOutcome;
-    return typeof kept.externalId === 'string' && typeof kept.token === 'string' ? kept : undefined;
-  } catch {
-    return undefined;
+/** The values of OUTCOME_SQL for a round of outcomes (one a key) of a service and kind. */
+function outcomeValues(service: string, kind: LedgerKind, round: readonly PendingOutcome[]): unknown[] {
+  const keys = round.map((pending) => pending.externalId);
+  const needs = byKey(
+    round,
+    (pending) => pending.externalId,
+    ({ token, entry, record }) => ({
+      token,
+      entry: entry ?? null,
+      state_key: entry && stateKey(entry),
+      record,
+    }),
+  );
+  return [service, kind, keys, needs];
+}
+
+/** The next round of a queue: the first item of each key (at most MAX_ROUND, none `held`), and the rest. */
+function nextRound<T>(queue: readonly T[], keyOf: (item: T) => string, held: (key: string) => boolean) {
+  const round: T[] = [];
+  const rest: T[] = [];
+  const keys = new Set<string>();
+  for (const item of queue) {
+    const key = keyOf(item);
+    if (round.length >= MAX_ROUND || keys.has(key) || held(key)) rest.push(item);
+    else {
+      keys.add(key);
+      round.push(item);
+    }
   }
+  return { round, rest };
 }
 
 /** What a PostgreSQL ledger reads beside its URL. */
@@ -449,6 +454,7 @@ export class PostgresLedger implements LedgerStore {
   private readonly pendingFile: string | undefined;
   private readonly signal: AbortSignal | undefined;
   private pool: Pool | undefined;
+  private poolClass: typeof Pool | undefined;
   /** Every connection's socket, to destroy the stalled ones (Ctrl-C, close). */
   private readonly sockets = new Set<Socket>();
   /** Set once what was in flight at Ctrl-C had its time: the connections are destroyed. */
@@ -587,12 +593,17 @@ export class PostgresLedger implements LedgerStore {
     }
   }
 
-  /** The pool: keepalive, the statement timeouts, and every socket known (see `sockets`). */
+  /** Loads pg and makes the pool. */
   private async connect(): Promise<void> {
     if (this.signal?.aborted) throw this.abortReason();
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
-    const { Pool } = await import('pg');
-    this.pool = new Pool({
+    this.poolClass = (await import('pg')).Pool;
+    this.pool = this.newPool();
+  }
+
+  /** Connections with keepalive and the statement timeouts, whose sockets are known (`sockets`). */
+  private newPool(): Pool {
+    const pool = new this.poolClass!({
       connectionString: this.connection,
       application_name: 'ordercli',
       max: POOL_SIZE,
@@ -613,7 +624,8 @@ export class PostgresLedger implements LedgerStore {
     });
     // A connection lost while idle (a server restart) is replaced by the next query; without a
     // listener the pool's 'error' event would end the process.
-    this.pool.on('error', () => undefined);
+    pool.on('error', () => undefined);
+    return pool;
   }
 
   /** Ctrl-C: claims give up now; what is in flight has PENDING_GRACE_MS (see the module's notes). */
@@ -650,9 +662,12 @@ export class PostgresLedger implements LedgerStore {
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [DDL_LOCK_KEY]);
-      const schema = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schemaName]);
-      if (schema.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
-      await client.query(this.qualified(POSTGRES_LEDGER_DDL));
+      // Another process may have created them meanwhile (possibly another role, whose tables these are).
+      if (!(await present(names))) {
+        const schema = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schemaName]);
+        if (schema.rowCount === 0) await client.query(`CREATE SCHEMA ${this.schema}`);
+        await client.query(this.qualified(POSTGRES_LEDGER_DDL));
+      }
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -685,8 +700,9 @@ export class PostgresLedger implements LedgerStore {
     }
     const text = await readFile(taken, 'utf8');
     try {
-      for (const kept of text.split('\n').map(keptOutcome)) {
-        if (kept === undefined) continue;
+      // A torn last line (a crash while it was written) is passed over.
+      for (const line of text.split('\n').filter((line) => line.endsWith('}'))) {
+        const kept = JSON.parse(line) as KeptOutcome;
         await this.query({
           name: 'ordercli_ledger_outcome',
           text: OUTCOME_SQL,
@@ -787,23 +803,38 @@ export class PostgresLedger implements LedgerStore {
         return await this.runOnce<T>(statement);
       } catch (error) {
         const code = codeOf(error);
-        const again = code !== undefined && RETRYABLE.has(code) ? attempt < 5 : attempt === 1 && isLost(error);
+        const again =
+          code !== undefined && RETRYABLE.has(code) ? attempt < 5 : attempt === 1 && isLost(error);
         if (!again) throw this.gaveUp ? this.abortReason() : error;
       }
     }
   }
 
   /** One statement on a connection of the pool; one that broke or stalled is destroyed, not reused. */
+  /** A statement whose failure is the store's error (a LedgerWriteError without password, or Ctrl-C's). */
+  private read<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
+    return this.query<T>(config).catch((error: unknown) => {
+      throw this.writeError(error);
+    });
+  }
+
   private async runOnce<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
-    const client = await this.pool!.connect();
+    const pool = this.pool!;
+    let client: PoolClient | undefined;
     try {
+      client = await pool.connect();
       const { rows } = await client.query<T>(config);
       client.release();
       return rows;
     } catch (error) {
       const lost = isLost(error);
-      if (lost) client.connection.stream.destroy();
-      client.release(lost ? (error as Error) : undefined);
+      // The pool's other connections may be stalled too (a dead path): the next statements use new ones.
+      if (lost && pool === this.pool && !this.closed) {
+        this.pool = this.newPool();
+        void pool.end().catch(() => undefined);
+      }
+      if (lost) client?.connection.stream.destroy();
+      client?.release(lost ? (error as Error) : undefined);
       throw error;
     }
   }
@@ -839,35 +870,26 @@ export class PostgresLedger implements LedgerStore {
     const cached = this.cache.get(externalId);
     if (cached !== undefined) return cached?.entry;
     if (!this.tablesExist) return undefined;
-    try {
-      const rows = await this.query<{ entry: LedgerEntry }>({
-        name: 'ordercli_ledger_lookup',
-        text: 'SELECT entry FROM ordercli_ledger WHERE service = $1 AND kind = $2 AND external_id = $3',
-        values: [this.service, this.kind, externalId],
-      });
-      return rows[0]?.entry;
-    } catch (error) {
-      throw this.writeError(error);
-    }
+    const rows = await this.read<{ entry: LedgerEntry }>({
+      name: 'ordercli_ledger_lookup',
+      text: 'SELECT entry FROM ordercli_ledger WHERE service = $1 AND kind = $2 AND external_id = $3',
+      values: [this.service, this.kind, externalId],
+    });
+    return rows[0]?.entry;
   }
 
   async prefetch(keys: Iterable<string>): Promise<void> {
     const wanted = [...new Set(keys)].filter((key) => !this.cache.has(key));
     for (let start = 0; start < wanted.length; start += PREFETCH_CHUNK) {
       const chunk = wanted.slice(start, start + PREFETCH_CHUNK);
-      let rows: { external_id: string; state_key: string; entry: LedgerEntry }[] = [];
-      if (this.tablesExist) {
-        try {
-          rows = await this.query({
+      const rows: { external_id: string; state_key: string; entry: LedgerEntry }[] = !this.tablesExist
+        ? []
+        : await this.read({
             name: 'ordercli_ledger_prefetch',
             text: `SELECT external_id, state_key, entry FROM ordercli_ledger
               WHERE service = $1 AND kind = $2 AND external_id = ANY($3::text[])`,
             values: [this.service, this.kind, chunk],
           });
-        } catch (error) {
-          throw this.writeError(error);
-        }
-      }
       for (const key of chunk) if (!this.cache.has(key)) this.cache.set(key, null);
       for (const row of rows) {
         this.cache.set(row.external_id, { entry: row.entry, stateKey: row.state_key });
@@ -887,38 +909,30 @@ export class PostgresLedger implements LedgerStore {
 
   async list(filter: LedgerFilter = {}): Promise<ListedEntry[]> {
     if (!this.tablesExist) return [];
-    let rows: { external_id: string; entry: LedgerEntry; beating: boolean }[];
-    try {
-      rows = await this.query({
-        text: `SELECT l.external_id, l.entry, ${ownerBeating(4)} AS beating FROM ordercli_ledger l
-          WHERE l.service = $1 AND l.kind = $2
-            AND ($3::text[] IS NULL OR l.entry->>'input' = ANY ($3) OR l.entry->>'journal' = ANY ($3))
-          ORDER BY l.external_id`,
-        values: [this.service, this.kind, filter.inputs ?? null, STALE_MS],
-      });
-    } catch (error) {
-      throw this.writeError(error);
-    }
+    const rows = await this.read<{ external_id: string; entry: LedgerEntry; beating: boolean }>({
+      text: `SELECT l.external_id, l.entry, ${ownerBeating(4)} AS beating FROM ordercli_ledger l
+        WHERE l.service = $1 AND l.kind = $2
+          AND ($3::text[] IS NULL OR l.entry->>'input' = ANY ($3) OR l.entry->>'journal' = ANY ($3))
+        ORDER BY l.external_id`,
+      values: [this.service, this.kind, filter.inputs ?? null, STALE_MS],
+    });
     // A claim whose owner is gone is the doubt it leaves.
     return rows.map(({ external_id, entry, beating }) => ({
       externalId: external_id,
       entry:
-        entry.status === 'claimed' && this.liveness(entry, beating) !== 'alive' ? settledAsUnknown(entry) : entry,
+        entry.status === 'claimed' && this.liveness(entry, beating) !== 'alive'
+          ? settledAsUnknown(entry)
+          : entry,
     }));
   }
 
   async openers(): Promise<LedgerOpener[]> {
     if (!this.tablesExist) return [];
-    let rows: { identity: ClaimOwner; beating: boolean }[];
-    try {
-      rows = await this.query({
-        text: `SELECT identity, now() - beat_at < $1::integer * interval '1 millisecond' AS beating
-          FROM ordercli_ledger_owners ORDER BY beat_at DESC, id`,
-        values: [STALE_MS],
-      });
-    } catch (error) {
-      throw this.writeError(error);
-    }
+    const rows = await this.read<{ identity: ClaimOwner; beating: boolean }>({
+      text: `SELECT identity, now() - beat_at < $1::integer * interval '1 millisecond' AS beating
+        FROM ordercli_ledger_owners ORDER BY beat_at DESC, id`,
+      values: [STALE_MS],
+    });
     return rows.map(({ identity, beating }) => {
       const verdict = identity.id === this.owner.id ? 'alive' : judgeProcess(identity).kind;
       return {
@@ -930,12 +944,8 @@ export class PostgresLedger implements LedgerStore {
 
   // Claims
 
-  claim(request: ClaimRequest): Promise<ClaimResult> {
-    try {
-      this.checkWritable();
-    } catch (error) {
-      return Promise.reject(error);
-    }
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    this.checkWritable();
     return new Promise<ClaimResult>((resolve, reject) => {
       this.claimQueue.push({ request, known: undefined, rounds: 0, resolve, reject });
       this.scheduleClaims();
@@ -963,20 +973,14 @@ export class PostgresLedger implements LedgerStore {
           break;
         }
         // One claim a key a round, none of a key whose outcome is not written yet: in order.
-        const round: PendingClaim[] = [];
-        const waiting: PendingClaim[] = [];
-        const keys = new Set<string>();
-        for (const pending of this.claimQueue) {
-          const key = pending.request.externalId;
-          if (round.length >= MAX_ROUND || keys.has(key) || this.outcomeKeys.has(key)) waiting.push(pending);
-          else {
-            keys.add(key);
-            round.push(pending);
-          }
-        }
+        const { round, rest } = nextRound(
+          this.claimQueue,
+          (pending) => pending.request.externalId,
+          (key) => this.outcomeKeys.has(key),
+        );
         // All wait for outcomes: the end of that outcome round starts claims again.
         if (round.length === 0) break;
-        this.claimQueue = waiting;
+        this.claimQueue = rest;
         this.roundInFlight = round;
         const again = await this.claimRound(round).finally(() => {
           this.roundInFlight = [];
@@ -1022,7 +1026,8 @@ export class PostgresLedger implements LedgerStore {
     for (const { pending, proposal } of proposals) {
       const key = pending.request.externalId;
       // Its own token met: committed by an attempt whose answer was lost (see query()).
-      if (won.has(key) || met.get(key)?.entry?.token === proposal.entry.token) this.granted(pending, proposal);
+      if (won.has(key) || met.get(key)?.entry?.token === proposal.entry.token)
+        this.granted(pending, proposal);
       else if (this.retryAfter(pending, met.get(key))) again.push(pending);
     }
     return again;
@@ -1040,19 +1045,16 @@ export class PostgresLedger implements LedgerStore {
         JSON.stringify(this.owner),
         STALE_MS,
         proposals.map(({ pending }) => pending.request.externalId),
-        JSON.stringify(
-          Object.fromEntries(
-            proposals.map(({ pending, proposal }) => [
-              pending.request.externalId,
-              {
-                expect: proposal.expect,
-                entry: proposal.entry,
-                state_key: stateKey(proposal.entry),
-                record: proposal.record,
-                check_owner: proposal.checkOwner,
-              },
-            ]),
-          ),
+        byKey(
+          proposals,
+          ({ pending }) => pending.request.externalId,
+          ({ proposal: { expect, entry, record, checkOwner } }) => ({
+            expect,
+            entry,
+            state_key: stateKey(entry),
+            record,
+            check_owner: checkOwner,
+          }),
         ),
       ],
     });
@@ -1229,17 +1231,12 @@ export class PostgresLedger implements LedgerStore {
     this.outcomesRunning = true;
     try {
       while (this.outcomeQueue.length > 0) {
-        const round: PendingOutcome[] = [];
-        const waiting: PendingOutcome[] = [];
-        const keys = new Set<string>();
-        for (const pending of this.outcomeQueue) {
-          if (round.length >= MAX_ROUND || keys.has(pending.externalId)) waiting.push(pending);
-          else {
-            keys.add(pending.externalId);
-            round.push(pending);
-          }
-        }
-        this.outcomeQueue = waiting;
+        const { round, rest } = nextRound(
+          this.outcomeQueue,
+          (pending) => pending.externalId,
+          () => false,
+        );
+        this.outcomeQueue = rest;
         await this.outcomeRound(round);
         for (const { externalId } of round) {
           const left = (this.outcomeKeys.get(externalId) ?? 1) - 1;
@@ -1350,31 +1347,29 @@ export class PostgresLedger implements LedgerStore {
    */
   async adopt(records: readonly LedgerRecord[]): Promise<void> {
     this.checkWritable();
-    const byKey = new Map<string, { entry: LedgerEntry | undefined; records: LedgerRecord[] }>();
+    const perKey = new Map<string, { entry: LedgerEntry | undefined; records: LedgerRecord[] }>();
     for (const record of records) {
-      let key = byKey.get(record.externalId);
+      let key = perKey.get(record.externalId);
       if (!key) {
         key = { entry: undefined, records: [] };
-        byKey.set(record.externalId, key);
+        perKey.set(record.externalId, key);
       }
       key.entry = applyRecord(key.entry, record);
       key.records.push(record);
     }
-    const states = [...byKey].filter(
+    const states = [...perKey].filter(
       (pair): pair is [string, { entry: LedgerEntry; records: LedgerRecord[] }] =>
         pair[1].entry !== undefined,
     );
     try {
       for (let start = 0; start < states.length; start += PREFETCH_CHUNK) {
         const chunk = states.slice(start, start + PREFETCH_CHUNK);
-        const adopted = chunk.map(([key, { entry, records: own }]) => [
-          key,
-          { entry, state_key: stateKey(entry), records: own },
-        ]);
-        await this.query({
-          text: ADOPT_SQL,
-          values: [this.service, this.kind, JSON.stringify(Object.fromEntries(adopted))],
-        });
+        const adopted = byKey(
+          chunk,
+          ([key]) => key,
+          ([, { entry, records: own }]) => ({ entry, state_key: stateKey(entry), records: own }),
+        );
+        await this.query({ text: ADOPT_SQL, values: [this.service, this.kind, adopted] });
         // What is in the table now is not known here (another writer's row, or these): asked again.
         for (const [key] of chunk) this.cache.delete(key);
       }
@@ -1409,8 +1404,10 @@ export class PostgresLedger implements LedgerStore {
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.pool) {
       if (!this.readOnly) {
-        await this.query({ text: 'DELETE FROM ordercli_ledger_owners WHERE id = $1', values: [this.owner.id] })
-          .catch(() => undefined);
+        await this.query({
+          text: 'DELETE FROM ordercli_ledger_owners WHERE id = $1',
+          values: [this.owner.id],
+        }).catch(() => undefined);
       }
       // A connection whose server does not answer would never end: destroyed after a moment.
       const ended = this.pool.end().catch(() => undefined);

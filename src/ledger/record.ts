@@ -1,6 +1,6 @@
 /**
- * The one record model of what was sent: the order ledger (local shards or PostgreSQL) and the
- * import journal write the same records, and one function (`applyRecord`) says how a record
+ * The one record model of what was sent: the order ledger (local shards or PostgreSQL) writes
+ * these records (and the journals of earlier releases held them), and one function (`applyRecord`) says how a record
  * changes the state of its key (an order's `externalId`, a contact reference's
  * `contact.externalReference`).
  *
@@ -42,9 +42,9 @@ export interface RecordSource {
     | 'refs contacts import'
     | 'ledger copy'
     | 'ledger forget';
-  /** The input file (absolute), or `(stdin)`. */
+  /** The input's identity (input-identity.ts; an absolute path in records of earlier releases), or `(stdin)`. */
   input?: string;
-  /** The import's journal (absolute). */
+  /** The `--journal` name of the input's history (an absolute journal path in earlier releases' records). */
   journal?: string;
 }
 
@@ -63,7 +63,7 @@ export interface ClaimOwner {
   id: string;
 }
 
-/** One record, as stored (a journal line adds `baseUrl`). */
+/** One record, as stored (a line of an earlier release's journal adds `baseUrl`). */
 export interface LedgerRecord extends Partial<RecordSource> {
   externalId: string;
   event: RecordEvent;
@@ -156,8 +156,8 @@ function keepClaimDetails(entry: LedgerEntry, current: LedgerEntry | undefined):
 }
 
 /**
- * The one definition of how a record changes the state of its key (ledger and journal alike).
- * `granted`: the records are a journal's, whose claims the ledger already granted: each applies.
+ * The one definition of how a record changes the state of its key.
+ * `granted`: the records are an earlier release's journal's, whose claims its ledger granted: each applies.
  */
 export function applyRecord(
   current: LedgerEntry | undefined,

@@ -7,6 +7,7 @@
  * to a common address.
  */
 import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { serviceKey } from '../core/url.js';
 
 /**
@@ -14,7 +15,10 @@ import { serviceKey } from '../core/url.js';
  * `baseUrl`; undefined when `known` holds `baseUrl` itself, or none names it. Known base URLs are
  * tried in sorted order, so every process picks the same one.
  */
-export async function findSameService(baseUrl: string, known: readonly string[]): Promise<string | undefined> {
+export async function findSameService(
+  baseUrl: string,
+  known: readonly string[],
+): Promise<string | undefined> {
   const wanted = serviceKey(baseUrl);
   if (!wanted || known.includes(baseUrl)) return undefined;
   let wantedAddresses: Set<string> | undefined;
@@ -23,14 +27,17 @@ export async function findSameService(baseUrl: string, known: readonly string[])
     if (!key || key.rest !== wanted.rest) continue;
     if (key.host.toLowerCase() === wanted.host.toLowerCase()) return other;
     wantedAddresses ??= await addressesOf(wanted.host);
+    // A name that resolves to nothing shares no address with anything.
+    if (wantedAddresses.size === 0) return undefined;
     const otherAddresses = await addressesOf(key.host);
     if ([...otherAddresses].some((address) => wantedAddresses!.has(address))) return other;
   }
   return undefined;
 }
 
-/** The addresses a host name resolves to (none when it does not resolve). */
+/** The addresses a host name resolves to (none when it does not resolve); an address is itself. */
 async function addressesOf(host: string): Promise<Set<string>> {
+  if (isIP(host) !== 0) return new Set([host]);
   try {
     return new Set((await lookup(host, { all: true })).map((entry) => entry.address));
   } catch {

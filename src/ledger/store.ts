@@ -7,7 +7,7 @@
  *
  * Two stores implement it with the same record model (record.ts):
  * - local (default): shard files in the config folder, or in the folder `--ledger <dir>` names
- *   (local.ts): every process on this machine, any profile, any journal;
+ *   (local.ts): every process on this machine, any profile, any input;
  * - PostgreSQL (`--ledger postgres://…`): one table shared by a fleet (postgres.ts).
  */
 import type { KeyTable } from '../core/key-table.js';
@@ -113,7 +113,7 @@ export interface LedgerStore {
   prefetch(keys: Iterable<string> | KeyTable): Promise<void>;
   /**
    * After `prefetch`: whether the ledger has a record of the key (without a round trip; false
-   * for a key not prefetched). An import's journal need not replay what the ledger knows.
+   * for a key not prefetched). What the ledger knows need not be folded in from an old journal.
    */
   knows(externalId: string): boolean;
   /** After `prefetch`: how many of the keys are created, and how many in doubt or claimed. */
@@ -136,8 +136,8 @@ export interface LedgerStore {
     details: { id?: string | number; code?: string; evidence?: string },
   ): Promise<void>;
   /**
-   * Records what an import's journal knows of keys the ledger has no record of (a ledger that
-   * is new, or older than the journal), so that the ledger refuses them too. Resolves once durable.
+   * Records states of keys the ledger has no record of (an earlier release's journal folded in,
+   * `ledger copy` from another ledger), so that the ledger refuses them too. Resolves once durable.
    */
   adopt(records: readonly LedgerRecord[]): Promise<void>;
   /**

@@ -17,7 +17,7 @@
  * `checkLedgerMove`, so this module does not import it.
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { rename } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../core/errors.js';
@@ -51,7 +51,8 @@ export async function foldJournal(
   signal?: AbortSignal,
 ): Promise<FoldedJournal | undefined> {
   const read = await readJournal(path, ledger.baseUrl, ledger.sameServiceAs, signal);
-  if (read === undefined) return undefined;
+  // No file there, or a file that is not a journal (`--journal` naming some other file): left alone.
+  if (read === undefined || !read.journal) return undefined;
   const records: LedgerRecord[] = [];
   for (const [externalId, state] of read.states) {
     if (ledger.knows(externalId)) continue;
@@ -100,7 +101,9 @@ async function readJournal(
   baseUrl: string,
   alias: string | undefined,
   signal?: AbortSignal,
-): Promise<{ states: Map<string, LedgerEntry>; otherServices: boolean } | undefined> {
+): Promise<{ states: Map<string, LedgerEntry>; otherServices: boolean; journal: boolean } | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile()) return undefined;
   const stream = createReadStream(path, { encoding: 'utf8' });
   const opened = await new Promise<boolean>((resolveOpen, reject) => {
     stream.once('ready', () => resolveOpen(true));
@@ -112,10 +115,15 @@ async function readJournal(
   const services = new Set([baseUrl, alias].filter((url) => url !== undefined));
   const states = new Map<string, LedgerEntry>();
   let otherServices = false;
+  let journal = false;
   for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
     signal?.throwIfAborted();
+    if (line === '') continue;
     const record = parseRecord(line);
+    // A journal's first line is a record or its `run` line: anything else is not one.
+    if (!journal && !isJournalLine(line)) break;
     if (record?.baseUrl === undefined) continue;
+    journal = true;
     if (!services.has(normalizeBaseUrl(record.baseUrl))) {
       otherServices = true;
       continue;
@@ -124,7 +132,17 @@ async function readJournal(
     if (state) states.set(record.externalId, state);
     else states.delete(record.externalId);
   }
-  return { states, otherServices };
+  stream.destroy();
+  return { states, otherServices, journal };
+}
+
+function isJournalLine(line: string): boolean {
+  try {
+    const value = JSON.parse(line) as { event?: unknown; baseUrl?: unknown };
+    return typeof value.event === 'string' && typeof value.baseUrl === 'string';
+  } catch {
+    return false;
+  }
 }
 
 function parseRecord(line: string): LedgerRecord | undefined {

@@ -159,7 +159,7 @@ describe('the help command', () => {
     const result = await runBin(['help', 'orders', 'import']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^Usage: ordercli orders import \[options\] <path\|->\n/);
-    expect(result.stdout).toContain('--journal <file>');
+    expect(result.stdout).toContain('--journal <name>');
     const nested = await runBin(['help', 'refs', 'contacts', 'import']);
     expect(nested.stdout).toMatch(/^Usage: ordercli refs contacts import /);
   });

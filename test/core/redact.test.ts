@@ -4,7 +4,14 @@
  * unless --show-secrets is given. Against the real sandbox, in-process.
  */
 import { describe, expect, it } from 'vitest';
-import { isSecretField, REDACTED, Redactor, redactSecretFields } from '../../src/core/redact.js';
+import {
+  isSecretField,
+  REDACTED,
+  Redactor,
+  redactSecretFields,
+  redactUrlPassword,
+  urlPasswords,
+} from '../../src/core/redact.js';
 import { runCli, tempDir } from '../support/cli.js';
 import { useSandbox } from '../support/sandbox.js';
 
@@ -212,5 +219,49 @@ describe('lists, records and error details', () => {
     expect(lines).toContain('"secret": "[redacted]"');
     expect(lines).not.toContain('shh-its-a-secret');
     expect(describeServiceDetails('{"token": "tok_abcdef"').join('\n')).not.toContain('tok_abcdef');
+  });
+});
+
+describe('the password of a URL (a PostgreSQL ledger)', () => {
+  it('is everything between the first colon of the user info and the last @, parsed or not', () => {
+    const cases: [string, string, string[]][] = [
+      ['postgres://ci:s3cret@db:5432/x', 'postgres://ci:***@db:5432/x', ['s3cret']],
+      // Not a URL at all for the parser: `/` and `@` unencoded in the password.
+      [
+        'postgres://ci:Tr0ub4dor/horse@localhost:56543/shared',
+        'postgres://ci:***@localhost:56543/shared',
+        ['Tr0ub4dor/horse'],
+      ],
+      [
+        'postgres://ci:p@ss:w/rd%@localhost:56543/shared',
+        'postgres://ci:***@localhost:56543/shared',
+        ['p@ss:w/rd%'],
+      ],
+      // Percent-encoded: masked as written, and known decoded too.
+      [
+        'postgresql://u:p%40ss%3Aw%2Frd@db/x?sslmode=require',
+        'postgresql://u:***@db/x?sslmode=require',
+        ['p%40ss%3Aw%2Frd', 'p@ss:w/rd'],
+      ],
+      [
+        'postgres://db/x?sslmode=require&password=hunter22',
+        'postgres://db/x?sslmode=require&password=***',
+        ['hunter22'],
+      ],
+      ['postgres://ci@db/x', 'postgres://ci@db/x', []],
+      ['/var/lib/ordercli/ledger', '/var/lib/ordercli/ledger', []],
+    ];
+    for (const [url, shown, passwords] of cases) {
+      expect(redactUrlPassword(url), url).toBe(shown);
+      expect(urlPasswords(url), url).toEqual(passwords);
+    }
+  });
+
+  it('is masked in every stream once registered with the redactor', () => {
+    const redactor = new Redactor();
+    for (const password of urlPasswords('postgres://ci:p@ss:w/rd%@localhost/x')) redactor.addSecret(password);
+    expect(redactor.redact('pg said: password p@ss:w/rd% refused')).toBe(
+      `pg said: password ${REDACTED} refused`,
+    );
   });
 });

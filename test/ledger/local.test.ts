@@ -808,7 +808,7 @@ describe('LocalLedger: write-ahead log', () => {
   });
 });
 
-describe('LocalLedger: prefetch, adopt, entriesOfJournal', () => {
+describe('LocalLedger: prefetch, adopt, list', () => {
   it.each([
     ['a list', (keys: string[]): Iterable<string> | KeyTable => keys],
     [
@@ -943,27 +943,55 @@ describe('LocalLedger: prefetch, adopt, entriesOfJournal', () => {
     expect(shardRecords(root).flat().length).toBe(before);
   });
 
-  it('entriesOfJournal lists the keys whose last record names the journal', async () => {
+  it('list gives every key with its state (a dead owner’s claim as in doubt), or the history of given inputs', async () => {
     const root = tempDir();
     const mine = await open(root, { source: IMPORT });
-    const theirs = await open(root, { source: { ...IMPORT, journal: '/data/other.journal.ndjson' } });
-    mine.created(claimOf(await mine.claim({ externalId: 'M-1', bodyHash: 'h' })), { httpStatus: 201 });
-    mine.unknown(claimOf(await mine.claim({ externalId: 'M-2', bodyHash: 'h' })), 'reset');
+    const theirs = await open(root, {
+      source: { by: 'orders import', input: 'exports/other.csv', journal: 'nightly' },
+    });
+    mine.created(claimOf(await mine.claim({ externalId: 'M-1', bodyHash: 'h', line: 2 })), {
+      httpStatus: 201,
+    });
+    mine.unknown(claimOf(await mine.claim({ externalId: 'M-2', bodyHash: 'h', line: 3 })), 'reset');
+    // Being sent right now by a live ordercli (this process).
+    await mine.claim({ externalId: 'M-3', bodyHash: 'h', line: 4 });
     theirs.created(claimOf(await theirs.claim({ externalId: 'T-1', bodyHash: 'h' })), { httpStatus: 201 });
-    // Sent by this journal, then taken over by the other one.
+    // Sent by one input, in doubt, then taken over and created by the other one: its history now.
     mine.unknown(claimOf(await mine.claim({ externalId: 'BOTH', bodyHash: 'h' })), 'reset');
     theirs.created(claimOf(await theirs.claim({ externalId: 'BOTH', bodyHash: 'h', takeOverDoubt: true })), {
       httpStatus: 201,
     });
     await mine.sync();
     await theirs.sync();
-    const entries = await mine.entriesOfJournal(IMPORT.journal!);
-    expect([...entries.keys()].sort()).toEqual(['M-1', 'M-2']);
-    expect(entries.get('M-2')).toMatchObject({ status: 'in-doubt', journal: IMPORT.journal });
-    expect([...(await mine.entriesOfJournal('/data/other.journal.ndjson')).keys()].sort()).toEqual([
+    // A claim of a process of this host that is gone: the doubt it leaves, with its input and line.
+    const dead: ClaimOwner = { ...me, pid: deadPid(), start: '12345', id: 'dead00000000cafe' };
+    writeRecords(root, { ...claimRecord('GONE', dead), ...IMPORT, line: 9 });
+
+    const reader = await open(root, { readOnly: true });
+    const states = new Map((await reader.list()).map(({ externalId, entry }) => [externalId, entry]));
+    expect([...states.keys()].sort()).toEqual(['BOTH', 'GONE', 'M-1', 'M-2', 'M-3', 'T-1']);
+    expect(states.get('M-1')).toMatchObject({ status: 'created', input: IMPORT.input, line: 2 });
+    expect(states.get('M-2')).toMatchObject({ status: 'in-doubt', reason: 'reset', line: 3 });
+    expect(states.get('M-3')).toMatchObject({ status: 'claimed', owner: { pid: process.pid } });
+    expect(states.get('GONE')).toMatchObject({ status: 'in-doubt', input: IMPORT.input, line: 9 });
+    expect(states.get('BOTH')).toMatchObject({ status: 'created', input: 'exports/other.csv' });
+
+    const keys = async (inputs: string[]) =>
+      (await reader.list({ inputs })).map((listed) => listed.externalId).sort();
+    // By the input's identity, or by the name of its history (a journal of an earlier release too).
+    expect(await keys([IMPORT.input!])).toEqual(['GONE', 'M-1', 'M-2', 'M-3']);
+    expect(await keys([IMPORT.journal!])).toEqual(['GONE', 'M-1', 'M-2', 'M-3']);
+    expect(await keys(['nightly'])).toEqual(['BOTH', 'T-1']);
+    expect(await keys(['exports/other.csv', '/data/in.csv'])).toEqual([
       'BOTH',
+      'GONE',
+      'M-1',
+      'M-2',
+      'M-3',
       'T-1',
     ]);
+    expect(await keys(['/nowhere'])).toEqual([]);
+    expect(await keys([])).toEqual([]);
   });
 });
 

@@ -537,4 +537,203 @@ describe.skipIf(!hasPostgres)('PostgresLedger', () => {
     );
     expect(redactLedgerUrl(`postgres://db/x?password=${secret}`)).not.toContain(secret);
   });
+  it('lists each key with its state (a gone owner’s claim as in doubt), by input, and who has it open', async () => {
+    const service = newService();
+    const a = await open(service);
+    const b = await PostgresLedger.open(server.url, {
+      baseUrl: service,
+      kind: 'orders',
+      source: { by: 'orders import', input: 'orders.csv#1a2b', journal: 'nightly' },
+    });
+    opened.push(b);
+    const claimed = async (ledger: PostgresLedger, key: string) =>
+      claimOf(await ledger.claim({ externalId: key, bodyHash: 'h', line: 7 }));
+    a.created(await claimed(a, 'L-1'), { httpStatus: 201, id: 1 });
+    a.unknown(await claimed(a, 'L-2'), 'reset');
+    a.failed(await claimed(a, 'L-3'), { httpStatus: 422, message: 'no' });
+    await claimed(a, 'L-4');
+    await claimed(b, 'L-5');
+    b.created(await claimed(b, 'L-6'), { httpStatus: 201, id: 6 });
+    await Promise.all([a.sync(), b.sync()]);
+    // L-5's owner is gone (another PID namespace, its heartbeat an hour old).
+    await ownClaimBy(service, 'L-5', 'gone-owner', '1 hour');
+    const listed = await a.list();
+    expect(listed.map(({ externalId, entry }) => [externalId, entry.status])).toEqual([
+      ['L-1', 'created'],
+      ['L-2', 'in-doubt'],
+      ['L-3', 'not-created'],
+      ['L-4', 'claimed'],
+      ['L-5', 'in-doubt'],
+      ['L-6', 'created'],
+    ]);
+    expect(listed[4]!.entry).toMatchObject({ event: 'unknown', input: 'orders.csv#1a2b', line: 7 });
+    expect(listed[4]!.entry.owner).toBeUndefined();
+    const keys = async (inputs: string[]) => (await b.list({ inputs })).map((item) => item.externalId);
+    expect(await keys(['orders.csv#1a2b'])).toEqual(['L-5', 'L-6']);
+    expect(await keys(['nightly'])).toEqual(['L-5', 'L-6']);
+    expect(await keys(['/data/in.csv', 'nightly'])).toHaveLength(6);
+    expect(await keys([])).toEqual([]);
+    // Who has it open: both stores (this process), a far owner beating, one not beating for long.
+    const far = { host: 'runner-9', boot: 'another-boot', pid: 77 };
+    await sql.query(
+      `INSERT INTO ordercli_ledger_owners (id, identity, beat_at) VALUES
+        ('far-beating', $1::jsonb, now()), ('far-silent', $2::jsonb, now() - interval '1 hour')`,
+      [JSON.stringify({ ...far, id: 'far-beating' }), JSON.stringify({ ...far, id: 'far-silent' })],
+    );
+    try {
+      const openers = new Map((await a.openers()).map((opener) => [opener.owner.id, opener.alive]));
+      expect(openers.get(a.owner.id)).toBe('alive');
+      expect(openers.get(b.owner.id)).toBe('alive');
+      expect(openers.get('far-beating')).toBe('alive');
+      expect(openers.get('far-silent')).toBe('dead');
+    } finally {
+      await sql.query("DELETE FROM ordercli_ledger_owners WHERE id LIKE 'far-%'");
+    }
+  });
+
+  it('names the services it holds, and forgets one (every kind, and its history)', async () => {
+    const [keep, drop] = [newService(), newService()];
+    for (const [service, kind, key] of [
+      [keep, 'orders', 'F-1'],
+      [drop, 'orders', 'F-1'],
+      [drop, 'orders', 'F-2'],
+      [drop, 'contact-references', 'F-1'],
+    ] as const) {
+      const ledger = await open(service, { kind });
+      ledger.created(claimOf(await ledger.claim({ externalId: key, bodyHash: 'h' })), { httpStatus: 201 });
+      await ledger.sync();
+    }
+    const normalized = (url: string) => url.replace(/\/$/, '');
+    const services = await PostgresLedger.services(server.url);
+    expect(services).toContainEqual({ baseUrl: normalized(drop), kind: 'orders' });
+    expect(services).toContainEqual({ baseUrl: normalized(drop), kind: 'contact-references' });
+    expect(services).toContainEqual({ baseUrl: normalized(keep), kind: 'orders' });
+    expect(await PostgresLedger.forget(server.url, drop)).toBe(3);
+    expect(await PostgresLedger.forget(server.url, drop)).toBe(0);
+    expect((await PostgresLedger.services(server.url)).map((s) => s.baseUrl)).not.toContain(normalized(drop));
+    const history = await sql.query('SELECT 1 FROM ordercli_ledger_records WHERE service = $1', [
+      normalized(drop),
+    ]);
+    expect(history.rowCount).toBe(0);
+    expect(await rowOf(keep, 'F-1')).toMatchObject({ status: 'created' });
+    // A schema without the tables holds nothing, and nothing is created there to say so.
+    expect(await PostgresLedger.services(`${server.url}?schema=nothing_here`)).toEqual([]);
+    expect(await PostgresLedger.forget(`${server.url}?schema=nothing_here`, keep)).toBe(0);
+    const schemas = await sql.query("SELECT 1 FROM pg_namespace WHERE nspname = 'nothing_here'");
+    expect(schemas.rowCount).toBe(0);
+  });
+
+  it('uses the rows of another name of the service: an order created through 127.0.0.1 is refused through localhost', async () => {
+    const port = 40_000 + services;
+    services++;
+    const byAddress = await open(`http://127.0.0.1:${port}`);
+    byAddress.created(claimOf(await byAddress.claim({ externalId: 'SAME-1', bodyHash: 'h' })), {
+      httpStatus: 201,
+      id: 1,
+    });
+    await byAddress.sync();
+    const byName = await open(`http://localhost:${port}/`);
+    expect(byName.baseUrl).toBe(`http://localhost:${port}`);
+    expect(byName.sameServiceAs).toBe(`http://127.0.0.1:${port}`);
+    expect(await byName.claim({ externalId: 'SAME-1', bodyHash: 'h' })).toMatchObject({
+      claimed: false,
+      refusal: { reason: 'created', entry: { id: 1 } },
+    });
+    // What it claims is in that service's rows, where the other name finds it.
+    claimOf(await byName.claim({ externalId: 'SAME-2', bodyHash: 'h' }));
+    expect(await rowOf(`http://127.0.0.1:${port}`, 'SAME-2')).toMatchObject({ status: 'claimed' });
+    expect(await rowOf(`http://localhost:${port}`, 'SAME-2')).toBeUndefined();
+    expect((await byAddress.list()).map((item) => item.externalId)).toEqual(['SAME-1', 'SAME-2']);
+    // Another port is another service.
+    const elsewhere = await open(`http://localhost:${port + 1}`);
+    expect(elsewhere.sameServiceAs).toBeUndefined();
+    claimOf(await elsewhere.claim({ externalId: 'SAME-1', bodyHash: 'h' }));
+  });
+
+  it('keeps its tables in the schema the URL or ORDERCLI_LEDGER_SCHEMA names', async () => {
+    const service = newService();
+    const options = { baseUrl: service, kind: 'orders' as const, source: { by: 'orders create' as const } };
+    const byUrl = await PostgresLedger.open(`${server.url}?schema=Fleet%20Ledger`, options);
+    opened.push(byUrl);
+    const byEnv = await PostgresLedger.open(server.url, options, {
+      env: { ORDERCLI_LEDGER_SCHEMA: 'Fleet Ledger' },
+    });
+    opened.push(byEnv);
+    const inPublic = await open(service);
+    expect(byUrl.location).toBe(`${server.url.replace(server.password, '***')}?schema=Fleet%20Ledger`);
+    claimOf(await byUrl.claim({ externalId: 'SCH-1', bodyHash: 'h' }));
+    expect(await byEnv.claim({ externalId: 'SCH-1', bodyHash: 'h' })).toMatchObject({
+      refusal: { reason: 'claimed' },
+    });
+    // The public schema's ledger is another one.
+    claimOf(await inPublic.claim({ externalId: 'SCH-1', bodyHash: 'h' }));
+    const tables = await sql.query(
+      "SELECT schemaname FROM pg_tables WHERE tablename = 'ordercli_ledger' ORDER BY schemaname",
+    );
+    expect(tables.rows.map((row) => row.schemaname)).toEqual(['Fleet Ledger', 'public']);
+  });
+
+  it('gives two roles whose own schemas come first in their search_path one ledger (public by default)', async () => {
+    const admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    try {
+      await admin.query('CREATE DATABASE fleet OWNER ci');
+      for (const role of ['runner_a', 'runner_b']) {
+        await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${role}-pw'`);
+      }
+    } finally {
+      await admin.end();
+    }
+    const fleet = new pg.Client({ connectionString: server.adminUrl.replace(/\/ledger$/, '/fleet') });
+    await fleet.connect();
+    try {
+      for (const [role, other] of [
+        ['runner_a', 'runner_b'],
+        ['runner_b', 'runner_a'],
+      ]) {
+        // A schema of its own, first in its search_path ("$user", public); both may create in public.
+        await fleet.query(`CREATE SCHEMA ${role} AUTHORIZATION ${role}`);
+        await fleet.query(`GRANT CREATE ON SCHEMA public TO ${role}`);
+        for (const what of ['TABLES', 'SEQUENCES'])
+          await fleet.query(
+            `ALTER DEFAULT PRIVILEGES FOR ROLE ${role} IN SCHEMA public GRANT ALL ON ${what} TO ${other}`,
+          );
+      }
+    } finally {
+      await fleet.end();
+    }
+    const port = new URL(server.url).port;
+    const service = newService();
+    const [a, b] = await Promise.all(
+      ['runner_a', 'runner_b'].map(async (role) => {
+        const ledger = await PostgresLedger.open(`postgres://${role}:${role}-pw@127.0.0.1:${port}/fleet`, {
+          baseUrl: service,
+          kind: 'orders',
+          source: { by: 'orders import' },
+        });
+        opened.push(ledger);
+        return ledger;
+      }),
+    );
+    const keys = Array.from({ length: 20 }, (_, i) => `ROLE-${i}`);
+    const results = await Promise.all(
+      keys.flatMap((externalId) => [
+        a!.claim({ externalId, bodyHash: 'h' }),
+        b!.claim({ externalId, bodyHash: 'h' }),
+      ]),
+    );
+    for (let i = 0; i < keys.length; i++) {
+      expect([results[2 * i]!, results[2 * i + 1]!].filter((result) => result.claimed)).toHaveLength(1);
+    }
+    const check = new pg.Client({ connectionString: server.adminUrl.replace(/\/ledger$/, '/fleet') });
+    await check.connect();
+    try {
+      const tables = await check.query(
+        "SELECT schemaname FROM pg_tables WHERE tablename LIKE 'ordercli_ledger%'",
+      );
+      expect(new Set(tables.rows.map((row) => row.schemaname))).toEqual(new Set(['public']));
+    } finally {
+      await check.end();
+    }
+  });
 });

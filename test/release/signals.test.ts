@@ -1,6 +1,6 @@
 /**
  * Signals at any moment, through the binary: SIGHUP (a closed terminal) and SIGQUIT (Ctrl-\) stop
- * an import as cleanly as SIGTERM (exit 130, its summary, a journal whose re-run sends nothing
+ * an import as cleanly as SIGTERM (exit 130, its summary, a ledger whose re-run sends nothing
  * twice); a signal while the CLI is still loading ends it with 130, not by the signal's default.
  */
 import { spawn } from 'node:child_process';
@@ -65,7 +65,7 @@ describe('signals', () => {
       );
       expect(stopped.code).toBe(130);
       expect(stopped.stderr).toMatch(
-        /Interrupted: \d+ orders created, \d+ not sent; the journal .* is saved/,
+        /Interrupted: \d+ orders created, \d+ not sent; the order ledger holds every outcome: run the same command again to send the rest\./,
       );
       expect(createdCounts(sandbox).size).toBeLessThan(40);
       sandbox.setFaults({ latencyMs: 0 });

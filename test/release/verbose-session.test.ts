@@ -2,11 +2,11 @@
  * The done-when check of "secrets stay secret": a whole `--verbose` session through the built
  * binary against the sandbox (login, listen subscribing itself, subscribe, available, api GET/PUT
  * of webhooks, an order created and imported, listen receiving the notification), then every
- * byte of stdout, stderr, the event log, the import's report and journal is searched for the
+ * byte of stdout, stderr, the event log, the import's report and the order ledger is searched for the
  * sandbox's token and webhook key: neither appears, until --show-secrets asks for the key.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, runBin, tempDir, testEnv } from '../support/cli.js';
@@ -96,7 +96,6 @@ describe('a --verbose session leaks no secret', () => {
       join(ROOT, 'test/support/fixtures/order.json'),
     ]);
     const report = join(dir, 'report.csv');
-    const journal = join(dir, 'import.journal.ndjson');
     await run([
       'orders',
       'import',
@@ -104,7 +103,7 @@ describe('a --verbose session leaks no secret', () => {
       '--report',
       report,
       '--journal',
-      journal,
+      'nightly-import',
     ]);
 
     expect(await exited).toBe(0);
@@ -117,9 +116,10 @@ describe('a --verbose session leaks no secret', () => {
       listenErr,
       readFileSync(log, 'utf8'),
       readFileSync(report, 'utf8'),
-      readFileSync(journal, 'utf8'),
+      ...ledgerFiles(join(dir, 'config', 'ledger')).map((file) => readFileSync(file, 'utf8')),
     ].join('\n');
-    // The session did trace, subscribe and receive: the search below has something to search.
+    // The session did trace, subscribe, receive and record: the search below has something to search.
+    expect(everything).toContain('"journal":"nightly-import"');
     expect(everything).toContain('< 200 OK');
     expect(everything).toContain('"key":"[redacted]"');
     expect(everything).toContain('authorization: [redacted]');
@@ -135,3 +135,10 @@ describe('a --verbose session leaks no secret', () => {
     expect(shown.stderr).not.toContain(sandbox.tokens.full);
   }, 120_000);
 });
+
+/** Every file of the order ledger (what orders create and the import recorded). */
+function ledgerFiles(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .map((name) => join(root, name))
+    .filter((path) => statSync(path).isFile());
+}

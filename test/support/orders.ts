@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalLedger } from '../../src/ledger/local.js';
 import type { LedgerEntry } from '../../src/ledger/record.js';
+import type { LedgerKind } from '../../src/ledger/store.js';
 import type { Sandbox } from '../../src/sandbox/server.js';
 
 /** Active packaging references of the seed (417, 421, 444-446 are inactive). */
@@ -93,17 +94,18 @@ export function postsTo(sandbox: Sandbox): number {
 
 /**
  * What the local order ledger at `root` (a config folder's `ledger/`, or `--ledger <dir>`) holds
- * of the orders of `baseUrl`, by externalId: every key, or with `inputs` the history of an input
- * (the keys whose state names one of these identities, as `orders journal` reads it).
+ * of the orders (or another kind) of `baseUrl`, by key: every key, or with `inputs` the history of
+ * an input (the keys whose state names one of these identities, as `orders journal` reads it).
  */
 export async function ledgerHistory(
   root: string,
   baseUrl: string,
   inputs?: string[],
+  kind: LedgerKind = 'orders',
 ): Promise<Map<string, LedgerEntry>> {
   const ledger = await LocalLedger.open(root, {
     baseUrl,
-    kind: 'orders',
+    kind,
     source: { by: 'orders import' },
     readOnly: true,
   });

@@ -42,6 +42,8 @@ export interface RunningPostgres {
   url: string;
   /** The test role's password, to check that no message shows it. */
   password: string;
+  /** The cluster's superuser, on the same database: for tests that create roles and schemas. */
+  adminUrl: string;
   stop(): Promise<void>;
 }
 
@@ -306,6 +308,7 @@ export async function startPostgres(
     return {
       url: `postgres://ci:${password}@127.0.0.1:${port}/ledger`,
       password,
+      adminUrl: `postgres://${encodeURIComponent(superuser)}:${superPassword}@127.0.0.1:${port}/ledger`,
       stop: async () => {
         running.delete(stopNow);
         stopNow();

@@ -2,13 +2,7 @@ import { completeWith, withExamples } from '../../command-support/command-help.j
 import { type Command, type FlagsOf, Option } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 import { withListOptions } from '../../io/list-flags.js';
-
-/** The statuses `ledger list --status` takes, as its rows name them. */
-export const LEDGER_STATUSES = ['in-doubt', 'claimed', 'created', 'failed', 'not-created'] as const;
-
-/** Column keys of `ledger list`, for the help (kept equal to the columns of list.ts by a test). */
-export const LEDGER_LIST_KEYS =
-  'external-id, status, service, kind, input, line, sent-at, by, claimed-by, id, code, reason, at, http-status';
+import { LEDGER_LIST_KEYS, LEDGER_STATUSES } from './statuses.js';
 
 /**
  * The `ledger` group: the order ledger (local folder or PostgreSQL, `--ledger`) read and kept from

@@ -13,10 +13,9 @@ import { identitiesOf } from '../../ledger/input-identity.js';
 import { ledgerPlaceOf } from '../../ledger/open.js';
 import type { LedgerEntry } from '../../ledger/record.js';
 import type { LedgerKind } from '../../ledger/store.js';
-import { LEDGER_STATUSES, type LedgerListFlags } from './index.js';
+import type { LedgerListFlags } from './index.js';
 import { ledgerWhere, readService, serviceFlag, serviceOf, servicesInScope } from './scope.js';
-
-export type LedgerListStatus = (typeof LEDGER_STATUSES)[number];
+import { LEDGER_STATUSES, type LedgerListStatus } from './statuses.js';
 
 /** One key as `ledger list` shows it; its `--json` shape. */
 export interface LedgerRow {
@@ -185,7 +184,7 @@ function emptyNote(
   statuses: Set<LedgerListStatus> | undefined,
   input: string | undefined,
 ): string {
-  const which = statuses === undefined ? 'keys' : `keys ${[...statuses].join(' or ')}`;
+  const which = statuses === undefined ? 'keys' : `keys with status ${[...statuses].join(' or ')}`;
   const of = [
     service === undefined ? '' : ` of ${service}`,
     input === undefined ? '' : ` sent from ${input}`,

@@ -7,9 +7,9 @@ import type { Context } from '../../command-support/context.js';
 import { formatCount } from '../../io/numbers.js';
 import { ledgerPlaceOf } from '../../ledger/open.js';
 import type { LedgerKind, LedgerOpener } from '../../ledger/store.js';
-import { LEDGER_STATUSES } from './index.js';
-import { type LedgerListStatus, listStatus } from './list.js';
+import { listStatus } from './list.js';
 import { type LedgerWhere, ledgerWhere, readService, serviceOf, servicesInScope } from './scope.js';
+import { LEDGER_STATUSES, type LedgerListStatus } from './statuses.js';
 
 type Counts = Record<LedgerListStatus, number> & { total: number };
 

@@ -51,7 +51,7 @@ export interface ResolveReport {
     evidence: string;
   }[];
   unchanged: { externalId: string; state: string; note: string }[];
-  /** Orders of this base URL whose outcome is still unknown (in the journal; null without one). */
+  /** Orders of this base URL whose outcome is still unknown (in the input's history; null without one). */
   stillUnknown: number | null;
   events: { file: string; lines: number; validated: number; skipped: number; matched: number } | null;
 }
@@ -253,7 +253,7 @@ function renderReport(report: ResolveReport, target: string | undefined, input: 
   const where =
     report.journal === null
       ? `the order ledger of ${report.baseUrl}`
-      : `the journal ${report.journal} (${report.baseUrl})`;
+      : `the order ledger of ${report.baseUrl} (the history of ${report.journal})`;
   const lines: string[] = [];
   if (report.changed.length === 0) {
     lines.push(`Nothing changed in ${where}.`);

@@ -1,5 +1,5 @@
 // --report and --rejects never replace what the import reads or keeps: the input (also through a
-// link), the journal, the order ledger, the config file, or each other. Exit 2 before anything is
+// link), the order ledger, the config file, or each other. Exit 2 before anything is
 // read or sent, naming both, every file as it was. Through the binary, against the sandbox.
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,17 +43,10 @@ describe('an output that is a file the import reads or keeps', () => {
     expect(sandbox.orders()).toHaveLength(0);
   });
 
-  it('--report onto the journal, into the ledger folder, or onto --rejects: exit 2 naming both', async () => {
+  it('--report into the ledger folder, or onto --rejects: exit 2 naming both', async () => {
     const dir = setUp();
-    // A first run makes the journal and the ledger.
+    // A first run makes the ledger.
     expect((await importWith(dir, '--ledger', 'state')).code).toBe(0);
-    const journal = readFileSync(join(dir, 'orders.csv.journal.ndjson'), 'utf8');
-    const onJournal = await importWith(dir, '--ledger', 'state', '--report', 'orders.csv.journal.ndjson');
-    expect(onJournal.code).toBe(2);
-    expect(onJournal.stderr).toContain(
-      '--report orders.csv.journal.ndjson is the journal orders.csv.journal.ndjson',
-    );
-    expect(readFileSync(join(dir, 'orders.csv.journal.ndjson'), 'utf8')).toBe(journal);
 
     mkdirSync(join(dir, 'state', 'x'), { recursive: true });
     const inLedger = await importWith(dir, '--ledger', 'state', '--report', 'state/x/report.csv');

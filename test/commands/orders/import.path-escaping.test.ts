@@ -22,7 +22,7 @@ function expectEscaped(stderr: string): void {
 }
 
 describe('an input path with control characters', () => {
-  it('is escaped in the dry run, the import summary and its journal line', async () => {
+  it('is escaped in the dry run, the import summary and its history line', async () => {
     const dir = tempDir();
     copyFileSync(join(ROOT, 'fixtures/orders/orders.csv'), join(dir, NAME));
     const env = { ORDERCLI_CONFIG_DIR: join(dir, 'config') };
@@ -33,7 +33,7 @@ describe('an input path with control characters', () => {
     expect(real.code).toBe(0);
     expectEscaped(real.stderr);
     expect(real.stderr).toContain(`Import of ${SHOWN} → `);
-    expect(real.stderr).toContain(`journal  ${SHOWN}.journal.ndjson`);
+    expect(real.stderr).toContain(`history  ordercli orders journal ${SHOWN}\n`);
   });
 
   it('is escaped in the invalid-input error and when the file is missing', async () => {

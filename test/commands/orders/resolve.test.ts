@@ -1,16 +1,18 @@
 // In-doubt orders settled inside the tool, through the built binary against a real sandbox and a
 // real `ordercli listen`: `orders journal`, `orders resolve` (--created, --not-created,
-// --from-events), the re-run, and a symlinked input sharing its target's journal.
+// --from-events), the re-run, and a symlinked input sharing its target's history. Both commands
+// query and write the order ledger (the test's config folder): no file beside the input.
 // Needs `npm run build` first.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { BIN, runBin, tempDir, testEnv } from '../../support/cli.js';
 import { spawnListen } from '../../support/listen.js';
 import {
   createdCounts,
   externalId,
+  ledgerHistory,
   order,
   orders,
   postsTo,
@@ -22,8 +24,19 @@ import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 
+/** The config folder of this test's commands: one order ledger, as one machine has. */
+let config: string;
+beforeEach(() => {
+  config = tempDir('ordercli-config-');
+});
+
 function env(): Record<string, string> {
-  return { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.full };
+  return { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.full, ORDERCLI_CONFIG_DIR: config };
+}
+
+/** What the order ledger holds of the orders `orders.ndjson` sent (run from its folder). */
+function historyOfInput(input = 'orders.ndjson') {
+  return ledgerHistory(join(config, 'ledger'), sandbox.url, [input]);
 }
 
 function ordercli(args: string[], cwd?: string) {
@@ -31,7 +44,7 @@ function ordercli(args: string[], cwd?: string) {
 }
 
 describe('a symlinked input', () => {
-  it('shares the journal of its target: a re-run through the link sends nothing twice', async () => {
+  it('shares the history of its target: a re-run through the link sends nothing twice', async () => {
     const dir = tempDir();
     writeNdjson(dir, 'orders.ndjson', orders(12));
     symlinkSync('orders.ndjson', join(dir, 'link.ndjson'));
@@ -41,34 +54,25 @@ describe('a symlinked input', () => {
 
     const again = await ordercli(['orders', 'import', 'link.ndjson', '--json'], dir);
     expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout).counts).toMatchObject({ total: 12, created: 0, skipped: 12 });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      journal: 'orders.ndjson',
+      counts: { total: 12, created: 0, skipped: 12 },
+    });
     expect(postsTo(sandbox)).toBe(posts);
     expect([...createdCounts(sandbox).values()]).toEqual(Array(12).fill(1));
-    expect(existsSync(join(dir, 'link.ndjson.journal.ndjson'))).toBe(false);
-    expect(again.stderr).toMatch(/journal {2}orders\.ndjson\.journal\.ndjson/);
-    // The dry run and orders journal read the same journal through the link.
+    expect(again.stderr).toContain('  history  ordercli orders journal orders.ndjson\n');
+    expect(readdirSync(dir).sort()).toEqual(['link.ndjson', 'orders.ndjson']);
+    // The dry run and orders journal read the same history through the link.
     const dry = await ordercli(['orders', 'import', 'link.ndjson', '--dry-run'], dir);
-    expect(dry.stderr).toContain('records 12 orders created at');
-    const journal = await ordercli(['--json', 'orders', 'journal', 'link.ndjson'], dir);
-    expect(JSON.parse(journal.stdout)).toMatchObject({
-      journal: 'orders.ndjson.journal.ndjson',
-      counts: { created: 12, total: 12 },
-    });
-  });
-
-  it('refuses (exit 2, nothing sent) when an older journal lies beside the link', async () => {
-    const dir = tempDir();
-    writeNdjson(dir, 'orders.ndjson', orders(3));
-    symlinkSync('orders.ndjson', join(dir, 'link.ndjson'));
-    writeFileSync(
-      join(dir, 'link.ndjson.journal.ndjson'),
-      `${JSON.stringify({ event: 'created', externalId: externalId(1), baseUrl: sandbox.url, at: 'x' })}\n`,
-    );
-    const refused = await ordercli(['orders', 'import', 'link.ndjson'], dir);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('link.ndjson is a link to');
-    expect(refused.stderr).toContain('mv link.ndjson.journal.ndjson');
-    expect(postsTo(sandbox)).toBe(0);
+    expect(dry.stderr).toContain('records 12 of these orders as created');
+    for (const target of ['link.ndjson', 'orders.ndjson']) {
+      const journal = await ordercli(['--json', 'orders', 'journal', target], dir);
+      expect(JSON.parse(journal.stdout)).toMatchObject({
+        journal: target,
+        baseUrl: sandbox.url,
+        counts: { created: 12, total: 12 },
+      });
+    }
   });
 });
 
@@ -121,8 +125,9 @@ describe('orders journal and orders resolve', () => {
       expect(shown.code, shown.stderr).toBe(0);
       const journal = JSON.parse(shown.stdout);
       expect(journal).toMatchObject({
-        journal: 'orders.ndjson.journal.ndjson',
+        journal: 'orders.ndjson',
         baseUrl: sandbox.url,
+        kind: 'orders',
         counts: { unknown: unknownIds.length, total: count },
       });
       expect(journal.unknown.map((o: { externalId: string }) => o.externalId)).toEqual(unknownIds);
@@ -138,7 +143,6 @@ describe('orders journal and orders resolve', () => {
 
       // By hand: one that exists (with its id), one that does not.
       const [byHand, ...fromLog] = existing;
-      const journalPath = join(dir, 'orders.ndjson.journal.ndjson');
       const manual = await ordercli(
         [
           '--json',
@@ -162,10 +166,16 @@ describe('orders journal and orders resolve', () => {
         }),
         expect.objectContaining({ externalId: missing[0], from: 'unknown', to: 'not-created' }),
       ]);
-      expect(readLines(journalPath).slice(-2)).toMatchObject([
-        { event: 'resolved', resolution: 'created', externalId: byHand },
-        { event: 'resolved', resolution: 'not-created', externalId: missing[0] },
-      ]);
+      expect(JSON.parse(manual.stdout)).toMatchObject({ journal: 'orders.ndjson', baseUrl: sandbox.url });
+      // Recorded in the ledger, in the input's history.
+      const history = await historyOfInput();
+      expect(history.get(byHand!)).toMatchObject({
+        status: 'created',
+        resolved: 'created',
+        id: atService.get(byHand!)!.id,
+        input: 'orders.ndjson',
+      });
+      expect(history.get(missing[0]!)).toMatchObject({ status: 'not-created', resolved: 'not-created' });
 
       // From the listen log, with lines of other kinds around: another event, a foreign line, a torn tail.
       appendFileSync(
@@ -220,6 +230,8 @@ describe('orders journal and orders resolve', () => {
       const created = createdCounts(sandbox);
       expect(created.size).toBe(count);
       for (const [id, n] of created) expect(n, `${id} created ${n} times`).toBe(1);
+      // Beside the input: the listen log, nothing of ordercli's own.
+      expect(readdirSync(dir).sort()).toEqual(['events.ndjson', 'orders.ndjson']);
     } finally {
       listen.child.kill('SIGINT');
       await listen.exited;
@@ -253,13 +265,13 @@ describe('orders journal and orders resolve', () => {
     for (const order of unknown) expect(order.line).toBe(Number(order.externalId.slice(2)));
   });
 
-  it('refuses ids the journal does not hold, and contradictions, writing nothing (exit 2)', async () => {
+  it('refuses ids the ledger does not hold for the input, and contradictions, writing nothing (exit 2)', async () => {
     const dir = tempDir();
     writeNdjson(dir, 'orders.ndjson', orders(3));
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-before-read', times: 1 }]);
     expect((await ordercli(['orders', 'import', 'orders.ndjson', '--concurrency', '1'], dir)).code).toBe(4);
-    const journalPath = join(dir, 'orders.ndjson.journal.ndjson');
-    const before = readFileSync(journalPath, 'utf8');
+    const before = await historyOfInput();
+    expect(before.get(externalId(1))?.status).toBe('in-doubt');
 
     const unknownId = await ordercli(
       ['orders', 'resolve', 'orders.ndjson', '--not-created', externalId(1), '--created', 'NO-SUCH-ORDER'],
@@ -267,7 +279,7 @@ describe('orders journal and orders resolve', () => {
     );
     expect(unknownId.code).toBe(2);
     expect(unknownId.stderr).toContain(
-      `The journal orders.ndjson.journal.ndjson holds no order NO-SUCH-ORDER for ${sandbox.url}, so nothing was recorded`,
+      `The order ledger (the history of orders.ndjson) holds no order NO-SUCH-ORDER for ${sandbox.url}, so nothing was recorded`,
     );
     const contradiction = await ordercli(
       ['orders', 'resolve', 'orders.ndjson', '--not-created', externalId(2)],
@@ -277,51 +289,63 @@ describe('orders journal and orders resolve', () => {
     expect(contradiction.stderr).toContain("--not-created contradicts the service's own answer");
     const nothingSaid = await ordercli(['orders', 'resolve', 'orders.ndjson'], dir);
     expect(nothingSaid.code).toBe(2);
-    expect(readFileSync(journalPath, 'utf8')).toBe(before);
+    expect(await historyOfInput()).toEqual(before);
 
-    const noJournal = await ordercli(['orders', 'journal', 'other.ndjson'], dir);
-    expect(noJournal.code).toBe(2);
-    expect(noJournal.stderr).toContain('other.ndjson is neither an import');
-    expect(unknownId.stderr + contradiction.stderr + noJournal.stderr).not.toMatch(/\n\s+at /);
+    // An input the ledger holds nothing of: orders journal says so; orders resolve refuses.
+    const noHistory = await ordercli(['orders', 'journal', 'other.ndjson'], dir);
+    expect(noHistory.code, noHistory.stderr).toBe(0);
+    expect(noHistory.stdout).toMatch(/^The order ledger holds nothing sent from other\.ndjson: /);
+    const noTarget = await ordercli(
+      ['orders', 'resolve', 'other.ndjson', '--not-created', externalId(1)],
+      dir,
+    );
+    expect(noTarget.code).toBe(2);
+    expect(noTarget.stderr).toContain(
+      'The order ledger holds no order sent from other.ndjson, so nothing was recorded',
+    );
+    expect(await historyOfInput()).toEqual(before);
+    expect(unknownId.stderr + contradiction.stderr + noTarget.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('refuses while an import holds the journal, and works once that import is gone', async () => {
+  it('refuses an order another ordercli is sending right now (exit 2, nothing recorded), and settles it once that import is gone', async () => {
     const dir = tempDir();
     writeNdjson(dir, 'orders.ndjson', orders(4));
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'reset-before-read', times: 1 }]);
     expect((await ordercli(['orders', 'import', 'orders.ndjson', '--concurrency', '1'], dir)).code).toBe(4);
-    const journalPath = join(dir, 'orders.ndjson.journal.ndjson');
+    expect((await historyOfInput()).get(externalId(1))?.status).toBe('in-doubt');
 
-    // A second import hangs on a slow answer, holding the journal's lock.
-    writeNdjson(dir, 'more.ndjson', orders(1, 'MORE'));
+    // A second import sends it again (--retry-unknown) and hangs on a slow answer, holding its claim.
     sandbox.scriptFaults([{ method: 'POST', path: '/api/v1/orders', kind: 'delay', delayMs: 20_000 }]);
+    const posts = postsTo(sandbox);
     const importer: ChildProcess = spawn(
       process.execPath,
-      [BIN, 'orders', 'import', 'more.ndjson', '--journal', 'orders.ndjson.journal.ndjson'],
+      [BIN, 'orders', 'import', 'orders.ndjson', '--retry-unknown'],
       { cwd: dir, env: testEnv(env()), stdio: 'ignore' },
     );
     const gone = new Promise((resolve) => importer.on('close', resolve));
     try {
-      await waitFor(() => existsSync(`${journalPath}.lock`), 15_000, 'the import to take the lock');
+      await waitFor(() => postsTo(sandbox) > posts, 15_000, 'the import to send the order again');
       const busy = await ordercli(
         ['orders', 'resolve', 'orders.ndjson', '--not-created', externalId(1)],
         dir,
       );
       expect(busy.code).toBe(2);
-      expect(busy.stderr).toContain(`is in use by another ordercli (process ${importer.pid},`);
-      // The import goes on writing its own records; the refused resolve wrote none.
-      expect(readLines(journalPath).filter((r) => String(r.event).startsWith('resolved'))).toEqual([]);
+      expect(busy.stderr).toContain(
+        `The order "${externalId(1)}" is being sent right now by another ordercli (`,
+      );
+      expect(busy.stderr).toContain(`pid ${importer.pid}`);
+      expect(busy.stderr).toContain('nothing was recorded');
+      expect((await historyOfInput()).get(externalId(1))).toMatchObject({ status: 'claimed' });
     } finally {
       importer.kill('SIGKILL');
       await gone;
     }
-    // The lock of a killed import is taken over.
+    // The claim of a killed import is in doubt: settled now.
     const done = await ordercli(['orders', 'resolve', 'orders.ndjson', '--not-created', externalId(1)], dir);
     expect(done.code, done.stderr).toBe(0);
-    expect(readLines(journalPath).at(-1)).toMatchObject({
-      event: 'resolved',
-      resolution: 'not-created',
-      externalId: externalId(1),
+    expect((await historyOfInput()).get(externalId(1))).toMatchObject({
+      status: 'not-created',
+      resolved: 'not-created',
     });
   });
 });
@@ -329,10 +353,9 @@ describe('orders journal and orders resolve', () => {
 describe('orders resolve and the machine-wide order ledger', () => {
   it('an order resolved as created is refused by orders create; one resolved as not created is sent', async () => {
     const dir = tempDir();
-    const config = tempDir('ordercli-config-');
-    const run = (args: string[]) =>
-      runBin(args, { env: { ...env(), ORDERCLI_CONFIG_DIR: config }, cwd: dir, timeoutMs: 60_000 });
-    // A journal left by a killed import: two orders sent, their answers never came.
+    const run = (args: string[]) => ordercli(args, dir);
+    // A journal left by a killed import of an earlier release: two orders sent, their answers
+    // never came. The next import folds it into the ledger: both in doubt, neither sent.
     const [done, notDone] = [order(1, 'LED'), order(2, 'LED')];
     const journal = join(dir, 'orders.ndjson.journal.ndjson');
     writeNdjson(dir, 'orders.ndjson', [done, notDone]);
@@ -352,6 +375,10 @@ describe('orders resolve and the machine-wide order ledger', () => {
         .map((line) => `${line}\n`)
         .join(''),
     );
+    const folded = await run(['orders', 'import', 'orders.ndjson', '--json']);
+    expect(folded.code, folded.stderr).toBe(4);
+    expect(JSON.parse(folded.stdout).counts).toMatchObject({ unknown: 2, created: 0 });
+    expect(existsSync(`${journal}.folded`)).toBe(true);
     const resolved = await run([
       'orders',
       'resolve',

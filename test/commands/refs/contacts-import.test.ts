@@ -1,12 +1,12 @@
-// `refs contacts import` against a real sandbox: validation first, the journal keyed by
-// contact.externalReference, the service's 409 for an existing one (`exists`, with its id: no
+// `refs contacts import` against a real sandbox: validation first, the ledger keyed by
+// contact.externalReference (nothing written beside the input), the service's 409 for an existing one (`exists`, with its id: no
 // failure), in-doubt records, report, rejects.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { describe, expect, it } from 'vitest';
-import { runBin, runCli, tempDir } from '../../support/cli.js';
-import { readLines } from '../../support/orders.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { type RunOptions, runBin, runCli, tempDir } from '../../support/cli.js';
+import { ledgerHistory, readLines } from '../../support/orders.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { readSheet } from '../../support/workbooks.js';
 import { parseXml } from '../../support/xml.js';
@@ -24,6 +24,22 @@ const CAMILLE = 'PART-C-0001;Camille;Rousseau;camille.rousseau@maison-rousseau.f
 const LEA = 'PART-C-0104;Léa;;lea.fabre@cave-fabre.fr;';
 
 const MIXED = `${[HEADER, JEANNE, HUGO, INES, CAMILLE, LEA].join('\r\n')}\r\n`;
+
+/** The config folder of this test's runs: one ledger, as one machine has. */
+let config: string;
+beforeEach(() => {
+  config = tempDir('ordercli-config-');
+});
+
+/** Runs the program in this process with this test's config folder (unless the test gives one). */
+function run(args: string[], options: RunOptions = {}) {
+  return runCli(args, { ...options, env: { ORDERCLI_CONFIG_DIR: config, ...options.env } });
+}
+
+/** Runs the built binary with this test's config folder. */
+function bin(args: string[], options: Parameters<typeof runBin>[1] = {}) {
+  return runBin(args, { ...options, env: { ORDERCLI_CONFIG_DIR: config, ...options.env } });
+}
 
 function cli(...args: string[]): string[] {
   return [
@@ -52,7 +68,7 @@ const posts = () =>
 
 /** The contact references the sandbox holds with this external reference. */
 async function heldWith(externalReference: string): Promise<{ id: number }[]> {
-  const list = await runCli([
+  const list = await run([
     '--base-url',
     sandbox.url,
     '--token',
@@ -84,7 +100,7 @@ function csvReport(path: string): Record<string, string>[] {
 describe('refs contacts import: validation first', () => {
   it('refuses a file with invalid rows, naming file, line and column, and sends nothing (exit 2)', async () => {
     const { path } = write('contacts.csv', MIXED);
-    const result = await runCli(cli(path));
+    const result = await run(cli(path));
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(
       'error: 2 of 5 contact references in ' +
@@ -101,7 +117,7 @@ describe('refs contacts import: validation first', () => {
 
   it('refuses a column that is not a contact reference field, listing the columns', async () => {
     const { path } = write('contacts.csv', `${HEADER};item.orderedQuantity\n${JEANNE};3\n`);
-    const result = await runCli(cli(path));
+    const result = await run(cli(path));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${path}:1: item.orderedQuantity: is not a column ordercli knows`);
     expect(result.stderr).toContain(
@@ -112,7 +128,7 @@ describe('refs contacts import: validation first', () => {
 
   it('refuses the same contact.externalReference twice in one input', async () => {
     const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n${JEANNE}\n`);
-    const result = await runCli(cli(path));
+    const result = await run(cli(path));
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `${path}:4: contact.externalReference: "PART-C-0101" is also the contact.externalReference of the contact reference on line 2: each contact reference needs its own`,
@@ -120,24 +136,25 @@ describe('refs contacts import: validation first', () => {
     expect(posts()).toBe(0);
   });
 
-  it('a dry run counts, sends nothing, and then says what the journal holds', async () => {
+  it('a dry run counts, sends nothing, and then says what the ledger holds', async () => {
     const { path } = write('contacts.csv', `${HEADER}\n${JEANNE}\n${HUGO}\n`);
-    const dry = await runCli(cli(path, '--dry-run'));
+    const dry = await run(cli(path, '--dry-run'));
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain(
       `Dry run of ${path}: 2 contact references read, 2 valid, 0 invalid; nothing was sent.`,
     );
     expect(posts()).toBe(0);
-    const imported = await runCli(cli(path));
+    const imported = await run(cli(path));
     expect(imported.code).toBe(0);
     // Without --report the ids are not shown: the note says where they are.
     expect(imported.stderr).toContain(
       'note: the ids of the contact references created are in ordercli refs contacts list, or in a report: run the same command again with --report ids.csv (nothing is sent again).',
     );
-    const again = await runCli(cli(path, '--dry-run'));
+    const again = await run(cli(path, '--dry-run'));
     expect(again.stderr).toContain(
-      `The journal ${path}.journal.ndjson records 2 contact references created at ${sandbox.url} and 0 with an unknown outcome that the ledger does not know yet: a real run records them in the ledger first, and sends none of them.`,
+      `The order ledger of ${sandbox.url} records 2 of these orders as created (a real run skips them) and 0 as in doubt or being sent (a real run does not send them).`,
     );
+    expect(readdirSync(dirname(path))).toEqual(['contacts.csv']);
   });
 });
 
@@ -146,7 +163,7 @@ describe('refs contacts import: sending', () => {
     const { dir, path } = write('contacts.csv', MIXED);
     const report = join(dir, 'report.csv');
     const rejects = join(dir, 'rejects.csv');
-    const result = await runCli(cli(path, '--skip-invalid', '--report', report, '--rejects', rejects));
+    const result = await run(cli(path, '--skip-invalid', '--report', report, '--rejects', rejects));
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toMatch(/finished in [\d.]+ s, 3 contact references sent/);
     expect(result.stderr).toMatch(/created\s+2\n/);
@@ -226,10 +243,10 @@ describe('refs contacts import: sending', () => {
 
   it('a re-run skips the ones created, with their ids, and sends nothing again: the existing one stays `exists` with its id', async () => {
     const { dir, path } = write('contacts.csv', MIXED);
-    expect((await runCli(cli(path, '--skip-invalid'))).code).toBe(4);
+    expect((await run(cli(path, '--skip-invalid'))).code).toBe(4);
     const before = posts();
     const report = join(dir, 'again.ndjson');
-    const again = await runCli(cli(path, '--skip-invalid', '--report', report));
+    const again = await run(cli(path, '--skip-invalid', '--report', report));
     expect(again.code).toBe(4);
     // The created ones are skipped; the one the service already had (409) is not sent again.
     expect(posts()).toBe(before);
@@ -245,12 +262,15 @@ describe('refs contacts import: sending', () => {
       message: 'already created by an earlier run',
     });
     expect(await heldWith('PART-C-0101')).toHaveLength(1);
-    // The journal is keyed by contact.externalReference and names its command.
-    const journal = readLines(`${path}.journal.ndjson`);
-    expect(journal[0]).toMatchObject({ event: 'run', command: 'refs contacts import' });
-    expect(journal.filter((record) => record.event === 'created').map((record) => record.externalId)).toEqual(
-      expect.arrayContaining(['PART-C-0101', 'PART-C-0102']),
-    );
+    // The input's history is keyed by contact.externalReference, in the contact references'
+    // ledger, and names its command; nothing is written beside the input.
+    const history = await ledgerHistory(join(config, 'ledger'), sandbox.url, [path], 'contact-references');
+    expect([...history.keys()].sort()).toEqual(['PART-C-0001', 'PART-C-0101', 'PART-C-0102']);
+    for (const entry of history.values()) {
+      expect(entry).toMatchObject({ status: 'created', by: 'refs contacts import', input: path });
+    }
+    expect((await ledgerHistory(join(config, 'ledger'), sandbox.url)).size).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['again.ndjson', 'contacts.csv']);
   });
 
   it('takes JSON and NDJSON records in the body’s own shape, and --json gives the records with their ids', async () => {
@@ -267,7 +287,7 @@ describe('refs contacts import: sending', () => {
       'contacts.json',
       JSON.stringify([record('PART-C-0201', 'Elsa'), record('PART-C-0202', 'Paul')]),
     );
-    const result = await runCli(cli(json, '--json'));
+    const result = await run(cli(json, '--json'));
     expect(result.code, result.stderr).toBe(0);
     const out = JSON.parse(result.stdout);
     expect(out.counts).toMatchObject({ total: 2, created: 2 });
@@ -280,7 +300,7 @@ describe('refs contacts import: sending', () => {
       'contacts.ndjson',
       `${JSON.stringify(record('PART-C-0203', 'Rose'))}\n[1]\n`,
     );
-    const bad = await runCli(cli(ndjson));
+    const bad = await run(cli(ndjson));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${ndjson}:2: must be a contact reference (a JSON object), not a list`);
   });
@@ -301,7 +321,7 @@ describe('refs contacts import: sending', () => {
         Client: 'customer.name',
       }),
     );
-    const result = await runCli(cli(path, '--map', map));
+    const result = await run(cli(path, '--map', map));
     expect(result.code, result.stderr).toBe(0);
     expect(await heldWith('PART-C-0301')).toHaveLength(1);
   });
@@ -313,7 +333,7 @@ describe('refs contacts import: contact references the service already has', () 
     const env = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
     const args = (report: string) => ['refs', 'contacts', 'import', 'contacts.csv', '--report', report];
 
-    const first = await runBin(args('first.csv'), { cwd: dir, env });
+    const first = await bin(args('first.csv'), { cwd: dir, env });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).not.toContain('not created');
     expect(first.stderr).toMatch(/created\s+1\n/);
@@ -329,7 +349,7 @@ describe('refs contacts import: contact references the service already has', () 
     });
 
     const posted = posts();
-    const again = await runBin(args('again.csv'), { cwd: dir, env });
+    const again = await bin(args('again.csv'), { cwd: dir, env });
     expect(again.code, again.stderr).toBe(0);
     expect(posts()).toBe(posted);
     expect(csvReport(join(dir, 'again.csv'))[1]).toMatchObject({
@@ -345,7 +365,7 @@ describe('refs contacts import: contact references the service already has', () 
     sandbox.scriptFaults([
       { method: 'POST', path: '/api/v1/contact_references', kind: 'status', status: 409, times: 1 },
     ]);
-    const result = await runCli(cli(path, '--json'));
+    const result = await run(cli(path, '--json'));
     expect(result.code, result.stderr).toBe(0);
     const out = JSON.parse(result.stdout);
     expect(out.counts).toMatchObject({ total: 1, created: 0, exists: 1, failed: 0 });
@@ -360,7 +380,7 @@ describe('refs contacts import: contact references the service already has', () 
     sandbox.scriptFaults([
       { method: 'POST', path: '/api/v1/contact_references', kind: 'status', status: 422, times: 1 },
     ]);
-    const result = await runCli(cli(path));
+    const result = await run(cli(path));
     expect(result.code, result.stderr).toBe(4);
     expect(result.stderr).toContain('PART-C-0102 failed: 422 Unprocessable Entity');
   });
@@ -402,14 +422,14 @@ describe('refs contacts import from an Excel workbook', () => {
     );
 
     // Without --map no header names a contact reference column.
-    const unmapped = await runCli(cli(path));
+    const unmapped = await run(cli(path));
     expect(unmapped.code).toBe(2);
     expect(unmapped.stderr).toContain(`error: ${path} has no contact references to read:`);
     expect(unmapped.stderr).toContain(
       'the header row names the columns: contact.externalReference, contact.firstName, contact.lastName, contact.email, customer.name',
     );
 
-    const refused = await runCli(cli(path, '--map', map));
+    const refused = await run(cli(path, '--map', map));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
       `${path}:Contacts!D3: contact.email: must be an e-mail address such as name@example.com`,
@@ -417,7 +437,7 @@ describe('refs contacts import from an Excel workbook', () => {
     expect(posts()).toBe(0);
 
     const rejects = join(dir, 'rejects.xlsx');
-    const result = await runCli(cli(path, '--map', map, '--skip-invalid', '--rejects', rejects));
+    const result = await run(cli(path, '--map', map, '--skip-invalid', '--rejects', rejects));
     expect(result.code, result.stderr).toBe(4);
     expect(sandbox.requests.find((request) => request.method === 'POST')?.body).toEqual({
       contact: {
@@ -443,7 +463,7 @@ describe('refs contacts import in CI', () => {
       GITHUB_WORKSPACE: dir,
       GITHUB_STEP_SUMMARY: join(dir, 'step-summary.md'),
     };
-    const result = await runCli(cli('contacts.csv', '--skip-invalid', '--report', 'report.xml'), {
+    const result = await run(cli('contacts.csv', '--skip-invalid', '--report', 'report.xml'), {
       cwd: dir,
       env,
     });
@@ -484,7 +504,7 @@ describe('refs contacts import: failures', () => {
     sandbox.scriptFaults([
       { method: 'POST', path: '/api/v1/contact_references', kind: 'reset-after', times: 1 },
     ]);
-    const first = await runBin(cli(path, '--concurrency', '1'));
+    const first = await bin(cli(path, '--concurrency', '1'));
     expect(first.code, first.stderr).toBe(4);
     expect(first.stderr).toMatch(/unknown\s+1/);
     expect(first.stderr).toContain('1 contact references have an unknown outcome');
@@ -492,7 +512,7 @@ describe('refs contacts import: failures', () => {
     expect(await heldWith('PART-C-0101')).toHaveLength(1);
 
     const before = posts();
-    const again = await runBin(cli(path));
+    const again = await bin(cli(path));
     expect(again.code).toBe(4);
     expect(posts()).toBe(before);
     expect(again.stderr).toContain('PART-C-0101 unknown: outcome unknown since');
@@ -501,7 +521,7 @@ describe('refs contacts import: failures', () => {
     );
 
     const report = join(dirname(path), 'retried.csv');
-    const retried = await runBin(cli(path, '--retry-unknown', '--report', report));
+    const retried = await bin(cli(path, '--retry-unknown', '--report', report));
     expect(retried.code, retried.stderr).toBe(0);
     expect(posts()).toBe(before + 1);
     expect(retried.stderr).toMatch(/exists\s+1/);
@@ -523,16 +543,16 @@ describe('refs contacts import: failures', () => {
     sandbox.scriptFaults([
       { method: 'POST', path: '/api/v1/contact_references', kind: 'reset-after', times: 1 },
     ]);
-    expect((await runCli(cli(path), env)).code).toBe(4);
+    expect((await run(cli(path), env)).code).toBe(4);
     const [created] = await heldWith('PART-C-0101');
 
-    const resolved = await runCli(
+    const resolved = await run(
       ['--base-url', sandbox.url, 'orders', 'resolve', path, '--created', `PART-C-0101=${created!.id}`],
       env,
     );
     expect(resolved.code, resolved.stderr).toBe(0);
     const before = posts();
-    const again = await runCli(cli(path), env);
+    const again = await run(cli(path), env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/skipped\s+1/);
     expect(posts()).toBe(before);
@@ -551,7 +571,7 @@ describe('refs contacts import: failures', () => {
     sandbox.scriptFaults([
       { method: 'POST', path: '/api/v1/contact_references', kind: 'status', status: 403 },
     ]);
-    const result = await runCli(cli(path, '--concurrency', '1'));
+    const result = await run(cli(path, '--concurrency', '1'));
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(
       'error: The service refused POST /api/v1/contact_references (403 Forbidden): the token does not have the rights this request needs.',
@@ -566,12 +586,12 @@ describe('refs contacts import through the binary', () => {
   it('imports a CSV of valid, invalid and existing rows, then a re-run sends nothing new', async () => {
     const { dir, path } = write('contacts.csv', MIXED);
     const env = { ORDERCLI_BASE_URL: sandbox.url, ORDERCLI_TOKEN: sandbox.tokens.partner };
-    const refused = await runBin(['refs', 'contacts', 'import', 'contacts.csv'], { cwd: dir, env });
+    const refused = await bin(['refs', 'contacts', 'import', 'contacts.csv'], { cwd: dir, env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('contacts.csv:4: contact.email:');
     expect(posts()).toBe(0);
 
-    const first = await runBin(
+    const first = await bin(
       ['refs', 'contacts', 'import', 'contacts.csv', '--skip-invalid', '--report', 'report.csv'],
       { cwd: dir, env },
     );
@@ -586,7 +606,7 @@ describe('refs contacts import through the binary', () => {
     expect(ids).toContain(listed[0]!.id);
 
     const posted = posts();
-    const again = await runBin(['refs', 'contacts', 'import', 'contacts.csv', '--skip-invalid'], {
+    const again = await bin(['refs', 'contacts', 'import', 'contacts.csv', '--skip-invalid'], {
       cwd: dir,
       env,
     });
