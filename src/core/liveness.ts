@@ -10,8 +10,8 @@
  *   values are only compared with each other: a clock a day ahead changes nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { constants, readFileSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -128,10 +128,10 @@ export async function observeHeartbeat(
 }
 
 /**
- * An owner's heartbeat file: `<header>\n<beat>\n`, the header (who beats, one line) written once and
- * the counter rewritten in place every HEARTBEAT_MS while started. It is rewritten, never created
- * again: once the file was removed (by a process that judged its owner dead, or by hand) the beats
- * stop and `lost` is set. Observers read the whole text and compare it with `observeHeartbeat`.
+ * An owner's heartbeat file: `<owner JSON>\n<beat>\n`, the owner written once and the counter
+ * rewritten in place every HEARTBEAT_MS while started. It is rewritten, never created again: once
+ * the file was removed (by a process that judged its owner dead, or by hand) the beats stop and
+ * `lost` is set. Observers compare its whole text (`readHeartbeat`) with `observeHeartbeat`.
  */
 export class Heartbeat {
   private beat = 0;
@@ -139,10 +139,14 @@ export class Heartbeat {
   /** Set when the file was found removed while beating. */
   lost = false;
 
+  private readonly header: string;
+
   constructor(
     readonly path: string,
-    private readonly header: string,
-  ) {}
+    owner: Owner,
+  ) {
+    this.header = JSON.stringify(owner);
+  }
 
   /** The file's text at the current beat (what its owner creates it with). */
   text(): string {
@@ -177,5 +181,44 @@ export class Heartbeat {
   async stop(): Promise<void> {
     this.stopBeating();
     await rm(this.path, { force: true }).catch(() => undefined);
+  }
+}
+
+/** Opening never waits: a FIFO opened for reading without O_NONBLOCK waits for a writer forever. */
+const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * A heartbeat file's text (at most `maxBytes`) and status, or undefined when it is gone. Read from
+ * the open file (on NFS, opening revalidates the client's cache), never waiting on a pipe: what is
+ * not a regular file has no text.
+ */
+export async function readHeartbeat(
+  path: string,
+  maxBytes = 64 * 1024,
+): Promise<{ text: string; info: Stats } | undefined> {
+  const handle = await open(path, OPEN_READ).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'EISDIR') return undefined;
+    throw error;
+  });
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return { text: '', info };
+    const buffer = Buffer.alloc(Math.min(info.size, maxBytes));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return { text: buffer.toString('utf8', 0, bytesRead), info };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The owner a heartbeat file's text names (its first line), or undefined when it names none. */
+export function heartbeatOwner(text: string): (Owner & Record<string, unknown>) | undefined {
+  try {
+    const owner = JSON.parse(text.split('\n', 1)[0]!) as Owner & Record<string, unknown>;
+    const named = typeof owner.pid === 'number' && typeof owner.id === 'string';
+    return named && typeof owner.host === 'string' ? owner : undefined;
+  } catch {
+    return undefined;
   }
 }

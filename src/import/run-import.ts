@@ -70,6 +70,8 @@ export interface ImportRequest {
   /** `--journal` as typed: the name of the input's history in the ledger (input-identity.ts). */
   journal?: string;
   retryUnknown: boolean;
+  /** `--force`: send with a ledger that has no record of this service though the default one has. */
+  allowNewLedger?: boolean;
   /** `--report` and `--rejects` as typed, relative to the cwd. */
   report?: string;
   rejects?: string;
@@ -354,6 +356,7 @@ async function openImportLedger(
     baseUrl,
     kind: kind.ledger,
     source,
+    allowNewLedger: request.allowNewLedger,
     signal: environment.signal,
   });
   let closed = false;

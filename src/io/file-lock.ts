@@ -18,8 +18,7 @@
  * clock is never compared with ours). A record of an earlier release (`hostname`, `bootId`,
  * `pidNamespace`, `startTime`, `token`; its owner touches the mtime) is read the same way.
  */
-import { constants, type Stats } from 'node:fs';
-import { link, mkdir, open, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
 import { parseDuration } from '../config/duration.js';
@@ -30,10 +29,6 @@ import { capitalize } from './quote.js';
 
 /** How long to wait for an owner that cannot be checked before giving up (ORDERCLI_LOCK_WAIT). */
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
-/** An owner record is two short lines: what is longer is not one (and is not read whole). */
-const MAX_RECORD_BYTES = 64 * 1024;
-/** Opening never waits: a FIFO opened for reading without O_NONBLOCK waits for a writer forever. */
-const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 const OWNER_FILE = /^owner-(\d+)\.json$/;
 
 /** The first line of an owner record. */
@@ -181,74 +176,74 @@ async function readLatest(path: string, what: string): Promise<Latest | undefine
     });
     const generation = Math.max(0, ...names.map(generationOf));
     if (generation === 0) return undefined;
-    const file = join(path, `owner-${generation}.json`);
-    const record = await readSmall(file, MAX_RECORD_BYTES).catch((error) => {
-      throw lockIoError(path, what, error);
-    });
+    const latest = await readRecord(path, generation, what);
     // Removed between the listing and the read: the lock changed hands, look again.
-    if (!record) continue;
-    const { text, info } = record;
-    if (!info.isFile()) {
-      throw new UsageError(
-        `The lock ${path} of ${what} holds ${file}, which is ${fileKind(info)}, not an owner record; nothing was done.`,
-        [`If no ordercli uses ${what}, remove the folder ${path} and run the command again.`],
-      );
-    }
-    const fingerprint = `${generation}:${info.ino}:${info.mtimeMs}:${info.size}:${text}`;
-    return { generation, owner: parseRecord(text), fingerprint };
+    if (latest) return latest;
   }
+}
+
+/** Record `generation`, or undefined when it is gone. */
+async function readRecord(path: string, generation: number, what: string): Promise<Latest | undefined> {
+  const file = join(path, `owner-${generation}.json`);
+  const record = await liveness.readHeartbeat(file).catch((error) => {
+    throw lockIoError(path, what, error);
+  });
+  if (!record) return undefined;
+  const { text, info } = record;
+  if (!info.isFile()) {
+    throw new UsageError(
+      `The lock ${path} of ${what} holds ${file}, which is ${fileKind(info)}, not an owner record; nothing was done.`,
+      [`If no ordercli uses ${what}, remove the folder ${path} and run the command again.`],
+    );
+  }
+  const fingerprint = `${generation}:${info.ino}:${info.mtimeMs}:${info.size}:${text}`;
+  return { generation, owner: parseRecord(text), fingerprint };
 }
 
 function generationOf(name: string): number {
   return Number(OWNER_FILE.exec(name)?.[1] ?? 0);
 }
 
-/**
- * Up to `max` bytes of a file and its status, from the open file (on NFS, opening revalidates the
- * client's cache), never waiting on a pipe; no text for what is not a regular file; undefined if gone.
- */
-async function readSmall(file: string, max: number): Promise<{ text: string; info: Stats } | undefined> {
-  const handle = await open(file, OPEN_READ).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'EISDIR') return undefined;
-    throw error;
-  });
-  if (!handle) return undefined;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return { text: '', info };
-    const buffer = Buffer.alloc(Math.min(info.size, max));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    return { text: buffer.toString('utf8', 0, bytesRead), info };
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
-
-/** The owner line of a record, of this version or an earlier one; undefined when unreadable. */
+/** The owner line of a record, of this version or of an earlier one (then mapped); or undefined. */
 function parseRecord(text: string): LockRecord | undefined {
-  let value: Record<string, unknown>;
-  try {
-    value = JSON.parse(text.split('\n', 1)[0]!) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
-  const field = (name: string) => (typeof value[name] === 'string' ? (value[name] as string) : undefined);
-  if (typeof value.pid !== 'number') return undefined;
-  if (field('id') && field('host')) return value as unknown as LockRecord;
-  const [host, id, boot, pidns] = ['hostname', 'token', 'bootId', 'pidNamespace'].map(
-    (name) => field(name) || undefined,
-  );
-  if (host === undefined || id === undefined) return undefined;
-  return { host, boot, pidns, pid: value.pid, start: field('startTime'), id, since: field('since') ?? '' };
+  const owner = liveness.heartbeatOwner(text);
+  if (owner) return { since: '', ...owner };
+  const old = /^\{.*\}$/.test(text.trim()) ? (JSON.parse(text) as Record<string, unknown>) : {};
+  const field = (name: string) => (typeof old[name] === 'string' && old[name] !== '' ? old[name] : undefined);
+  const [host, id, since, boot, pidns, start] = [
+    'hostname',
+    'token',
+    'since',
+    'bootId',
+    'pidNamespace',
+    'startTime',
+  ].map(field);
+  if (typeof old.pid !== 'number' || host === undefined || id === undefined) return undefined;
+  return { host, boot, pidns, pid: old.pid, start, id, since: since ?? '' };
 }
 
 /** Creates record `n + 1` after `latest` (n), and holds the lock if it is still the latest. */
 async function takeOver(path: string, latest: Latest | undefined, options: FileLockOptions) {
+  const { what, command } = options;
   const generation = (latest?.generation ?? 0) + 1;
-  const record: LockRecord = { ...liveness.newOwner(), since: new Date().toISOString() };
-  if (options.command) record.command = options.command;
-  const heartbeat = new liveness.Heartbeat(join(path, `owner-${generation}.json`), JSON.stringify(record));
-  if (!(await createRecord(path, heartbeat, record.id, options.what))) return undefined;
+  const record: LockRecord = { ...liveness.newOwner(), since: new Date().toISOString(), command };
+  const heartbeat = new liveness.Heartbeat(join(path, `owner-${generation}.json`), record);
+  await mkdir(path, { mode: 0o755 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw lockIoError(path, what, error);
+  });
+  // Created whole: written to a temporary file, then linked to its name (which fails if it exists).
+  const temporary = join(path, `.tmp-${record.id}`);
+  try {
+    await writeFile(temporary, heartbeat.text(), { flag: 'wx', mode: 0o644 });
+    await link(temporary, heartbeat.path);
+  } catch (error) {
+    // Taken, or the folder was removed since (released): look again.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOENT') return undefined;
+    throw lockIoError(path, what, error);
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
   if (!(await confirm(path, generation, latest?.owner?.id ?? ''))) {
     await heartbeat.stop();
     return undefined;
@@ -259,27 +254,7 @@ async function takeOver(path: string, latest: Latest | undefined, options: FileL
     const earlier = generationOf(name);
     if (earlier > 0 && earlier < generation) await unlink(join(path, name)).catch(() => undefined);
   }
-  return new FileLock(path, heartbeat, options.what);
-}
-
-/** Creates the heartbeat's file whole, or returns false when its name is taken. */
-async function createRecord(path: string, heartbeat: liveness.Heartbeat, id: string, what: string) {
-  await mkdir(path, { mode: 0o755 }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw lockIoError(path, what, error);
-  });
-  const temporary = join(path, `.tmp-${id}`);
-  try {
-    await writeFile(temporary, heartbeat.text(), { flag: 'wx', mode: 0o644 });
-    await link(temporary, heartbeat.path);
-    return true;
-  } catch (error) {
-    // Taken, or the folder was removed since (released): look again.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOENT') return false;
-    throw lockIoError(path, what, error);
-  } finally {
-    await unlink(temporary).catch(() => undefined);
-  }
+  return new FileLock(path, heartbeat, what);
 }
 
 /**
@@ -297,48 +272,17 @@ async function confirm(path: string, generation: number, predecessor: string): P
 }
 
 /**
- * The lock must be a folder (or absent). A pipe or a device there is bad usage, said at once
- * (reading a pipe would wait forever, a device may never end). A file is the lock of an older
- * ordercli (its PID, or nothing if it was killed while creating it): removed when that PID is
- * gone; any other file is not ours to remove (and unlink() never removes a lock folder).
+ * The lock must be a folder (or absent): anything else is bad usage, said at once and left alone
+ * (reading a pipe would wait forever, a device may never end, a file is not ours to remove).
  */
 async function requireLockFolder(path: string, options: FileLockOptions): Promise<void> {
-  const what = options.what;
-  // Absent (the lock is free), or its folder is missing (said when the lock is created).
   const info = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    // Absent (the lock is free), or its folder is missing (said when the lock is created).
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
-    throw lockIoError(path, what, error);
+    throw lockIoError(path, options.what, error);
   });
-  if (!info || info.isDirectory()) return;
-  if (!info.isFile()) throw notAFolderError(path, fileKind(info), options);
-  const legacy = await readSmall(path, 33).catch((error) => {
-    throw lockIoError(path, what, error);
-  });
-  // Gone, or a folder now: a lock of this version was just created.
-  if (!legacy || legacy.info.isDirectory()) return;
-  if (!legacy.info.isFile()) throw notAFolderError(path, fileKind(legacy.info), options);
-  const match = legacy.info.size <= 32 ? /^\s*(\d*)\s*$/.exec(legacy.text) : null;
-  if (!match) throw notAFolderError(path, 'a file that is not a lock', options);
-  const pid = Number(match[1] || 0);
-  if (pid > 0 && pid !== process.pid && pidAlive(pid)) {
-    throw new UsageError(
-      `${capitalize(what)} is in use by another ordercli (process ${pid}); ${options.busyAdvice}`,
-      [`If no ordercli is running, delete ${path} and run the command again.`],
-    );
-  }
-  await unlink(path).catch(() => undefined);
-}
-
-/** Whether a PID names a live process (a zombie has exited); without /proc, asks the kernel. */
-function pidAlive(pid: number): boolean {
-  const start = liveness.processStartTime(pid);
-  if (start !== undefined) return start !== '';
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  if (info?.isDirectory() === false) {
+    throw notAFolderError(path, info.isFile() ? 'a file that is not a lock' : fileKind(info), options);
   }
 }
 

@@ -352,6 +352,8 @@ const RETRYABLE = new Set(['40P01', '40001']);
 /** A PostgreSQL URL as it may be shown: its password (in the user info or the query) as `***`. */
 export const redactLedgerUrl = redactUrlPassword;
 
+const ignore = (): void => undefined;
+
 /** The SQLSTATE or errno code of an error, if any. */
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -624,7 +626,7 @@ export class PostgresLedger implements LedgerStore {
     });
     // A connection lost while idle (a server restart) is replaced by the next query; without a
     // listener the pool's 'error' event would end the process.
-    pool.on('error', () => undefined);
+    pool.on('error', ignore);
     return pool;
   }
 
@@ -659,6 +661,7 @@ export class PostgresLedger implements LedgerStore {
     this.tablesExist = await present(TABLES);
     if (this.readOnly) return;
     const client = await this.pool!.connect();
+    client.on('error', ignore);
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [DDL_LOCK_KEY]);
@@ -674,7 +677,7 @@ export class PostgresLedger implements LedgerStore {
       // An index this role may not create (another role's tables) only makes some reads slower.
       if (!this.tablesExist) throw error;
     } finally {
-      client.release();
+      client.removeListener('error', ignore).release();
     }
     this.tablesExist = true;
   }
@@ -823,8 +826,10 @@ export class PostgresLedger implements LedgerStore {
     let client: PoolClient | undefined;
     try {
       client = await pool.connect();
+      // A connection lost in a statement also emits 'error', with no listener while checked out.
+      client.on('error', ignore);
       const { rows } = await client.query<T>(config);
-      client.release();
+      client.removeListener('error', ignore).release();
       return rows;
     } catch (error) {
       const lost = isLost(error);
@@ -834,7 +839,7 @@ export class PostgresLedger implements LedgerStore {
         void pool.end().catch(() => undefined);
       }
       if (lost) client?.connection.stream.destroy();
-      client?.release(lost ? (error as Error) : undefined);
+      client?.removeListener('error', ignore).release(lost ? (error as Error) : undefined);
       throw error;
     }
   }

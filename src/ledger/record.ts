@@ -283,8 +283,8 @@ export function settledAsUnknown(claim: LedgerEntry): LedgerEntry {
     event: 'unknown',
     reason: claim.reason ?? 'the command that sent it stopped before the answer',
   };
+  // The owner stays named: who left it in doubt (a runner of a fleet) is what a person asks first.
   delete entry.previous;
-  delete entry.owner;
   return entry;
 }
 

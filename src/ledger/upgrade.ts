@@ -254,6 +254,7 @@ export async function checkLedgerMove(
   options: OpenLedgerOptions,
   openTarget: (options: OpenLedgerOptions) => Promise<LedgerStore>,
 ): Promise<void> {
+  if (place.configFolder === undefined) return;
   const readOnly: OpenLedgerOptions = {
     baseUrl: options.baseUrl,
     kind: options.kind,
@@ -261,7 +262,6 @@ export async function checkLedgerMove(
     readOnly: true,
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   };
-  if (place.configFolder === undefined) return;
   const defaultRoot = join(place.configFolder, 'ledger');
   const held = await heldByDefaultLedger(defaultRoot, readOnly);
   if (held.length === 0) return;

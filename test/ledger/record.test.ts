@@ -193,7 +193,7 @@ describe('states in words', () => {
     expect(describeOwner({ status: 'claimed', event: 'sending', at: 'T' })).toBe('since T');
   });
 
-  it('settles a claim as a doubt without its owner nor its previous state', () => {
+  it('settles a claim as a doubt that still names its owner, without its previous state', () => {
     const claim: LedgerEntry = {
       status: 'claimed',
       event: 'claim',
@@ -206,6 +206,7 @@ describe('states in words', () => {
       event: 'unknown',
       at: 'T',
       reason: 'the command that sent it stopped before the answer',
+      owner: OWNER,
     });
   });
 

@@ -70,6 +70,7 @@ export async function runImportCommand(
       checkRefs: Boolean(options.checkRefs),
       journal: options.journal,
       retryUnknown: Boolean(options.retryUnknown),
+      allowNewLedger: Boolean(options.force),
       report: options.report,
       rejects: options.rejects,
       keepRecordResults: ctx.json,

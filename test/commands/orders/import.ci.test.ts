@@ -2,7 +2,7 @@
 // (`--report report.xml`), GitHub annotations (only with GITHUB_ACTIONS=true) and the job summary.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runBin, runCli, tempDir } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { parseXml, type XmlElement } from '../../support/xml.js';
@@ -24,8 +24,24 @@ const SECOND_RUN = [
   'A-7,306,Tabac,407,3',
 ];
 
+/** The order ledger of this test's runs, kept in a folder as a CI job keeps its state. */
+let ledger: string;
+beforeEach(() => {
+  ledger = tempDir('ordercli-ledger-');
+});
+
 function importArgs(...args: string[]): string[] {
-  return ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', ...args];
+  return [
+    '--base-url',
+    sandbox.url,
+    '--token',
+    sandbox.tokens.partner,
+    '--ledger',
+    ledger,
+    'orders',
+    'import',
+    ...args,
+  ];
 }
 
 /** A workspace with `data/orders.csv` imported once (A-1, A-2 created), then grown to eight orders. */

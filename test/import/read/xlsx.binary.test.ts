@@ -15,6 +15,8 @@ describe('orders import of a workbook through the built binary', () => {
   it('sends the orders of the French workbook, then a re-run sends nothing', async () => {
     const dir = tempDir();
     const input = await writeFrenchOrders(dir);
+    // Both runs on one machine: one config folder, so one order ledger.
+    const env = { ORDERCLI_CONFIG_DIR: tempDir('ordercli-config-') };
     const args = [
       '--base-url',
       sandbox.url,
@@ -26,13 +28,13 @@ describe('orders import of a workbook through the built binary', () => {
       '--map',
       writeMap(dir),
     ];
-    const result = await runBin(args, { timeoutMs: 120_000 });
+    const result = await runBin(args, { env, timeoutMs: 120_000 });
     expect(result.code, result.stderr).toBe(0);
     const bodies = sandbox.requests
       .filter((request) => request.method === 'POST' && request.path === '/api/v1/orders')
       .map((request) => request.body);
     expect(bodies.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(FRENCH_BODIES);
-    const again = await runBin(args, { timeoutMs: 120_000 });
+    const again = await runBin(args, { env, timeoutMs: 120_000 });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/skipped\s+2/);
     expect(sandbox.orders()).toHaveLength(2);
