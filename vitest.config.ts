@@ -17,7 +17,6 @@ function testFiles(set = process.env.ORDERCLI_TEST_SET ?? 'all'): string[] {
  */
 const LONGEST_FIRST = [
   'test/release/fresh-clone.test.ts',
-  'test/import/send/journal.lock.test.ts',
   'test/release/pack.test.ts',
   'test/commands/orders/import.never-twice.test.ts',
   'test/release/readme-commands.test.ts',

@@ -8,6 +8,9 @@
  *   `HEARTBEAT_MS`); it is alive while the heartbeat keeps changing as seen by the observer, and
  *   dead once the observer has seen no change for `STALE_MS` of its own monotonic clock. The
  *   values are only compared with each other: a clock a day ahead changes nothing.
+ *
+ * Every claim of the ledger and every file lock names its holder the same way (`Owner`), and keeps
+ * its heartbeat the same way when it is a file (`Heartbeat`, `readHeartbeat`, `heartbeatOwner`).
  */
 import { randomBytes } from 'node:crypto';
 import { constants, readFileSync, readlinkSync, type Stats, writeFileSync } from 'node:fs';
@@ -22,10 +25,14 @@ export const STALE_MS = 10_000;
 
 /** Who a process is, as records that other processes judge name it. */
 export interface ProcessIdentity {
+  /** Host name, for people. */
   host: string;
+  /** `/proc/sys/kernel/random/boot_id`: one per running kernel (containers on a host share it). */
   boot?: string;
+  /** `readlink /proc/self/ns/pid`: PIDs compare only inside one PID namespace. */
   pidns?: string;
   pid: number;
+  /** Start time of the process (clock ticks since boot), to tell a reused PID. */
   start?: string;
 }
 
@@ -128,10 +135,11 @@ export async function observeHeartbeat(
 }
 
 /**
- * An owner's heartbeat file: `<owner JSON>\n<beat>\n`, the owner written once and the counter
- * rewritten in place every HEARTBEAT_MS while started. It is rewritten, never created again: once
- * the file was removed (by a process that judged its owner dead, or by hand) the beats stop and
- * `lost` is set. Observers compare its whole text (`readHeartbeat`) with `observeHeartbeat`.
+ * An owner's heartbeat file: one line of JSON, the owner and last its `beat`, a counter rewritten
+ * every HEARTBEAT_MS while started. Rewritten in place (the text only grows: what precedes the
+ * counter never changes), never created again: once the file was removed (by a process that judged
+ * its owner dead, or by hand) the beats stop and `lost` is set. Observers compare its whole text
+ * (`readHeartbeat`) with `observeHeartbeat`; `heartbeatOwner` reads the owner.
  */
 export class Heartbeat {
   private beat = 0;
@@ -139,18 +147,14 @@ export class Heartbeat {
   /** Set when the file was found removed while beating. */
   lost = false;
 
-  private readonly header: string;
-
   constructor(
     readonly path: string,
-    owner: Owner,
-  ) {
-    this.header = JSON.stringify(owner);
-  }
+    private readonly owner: Owner,
+  ) {}
 
   /** The file's text at the current beat (what its owner creates it with). */
   text(): string {
-    return `${this.header}\n${this.beat}\n`;
+    return `${JSON.stringify({ ...this.owner, beat: this.beat })}\n`;
   }
 
   /** Beats until stopped, creating the file first unless its owner already did (`create: false`). */

@@ -13,7 +13,6 @@ import { AuthError } from '../api/errors.js';
 import { knownConfigPath } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
-import { normalizeBaseUrl } from '../core/url.js';
 import { formatCount } from '../io/numbers.js';
 import { inputIdentity, legacyJournalPath } from '../ledger/input-identity.js';
 import { ledgerPlaceOf, localLedgerRoot, openLedger } from '../ledger/open.js';
@@ -327,7 +326,7 @@ async function sendRecords(
     durationMs: performance.now() - started,
     retries,
     throttledRetries,
-    failure: stopped ? stopError(stopped, counts, sent, kind) : outputFailure,
+    failure: stopped ? stopError(stopped, counts, kind) : outputFailure,
     exitCode: settledCount(counts) < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
 }
@@ -529,6 +528,13 @@ async function refuseOverwritingWhatIsKept(
     kept.push({ what: 'the --map file', path: at(request.mapFile), shown: request.mapFile });
   const ledger = localLedgerRoot(await ledgerPlaceOf(environment));
   if (ledger !== undefined) kept.push({ what: 'the order ledger', path: ledger, folder: true });
+  // A journal of an earlier release not folded in yet holds what may have been sent.
+  const journal = legacyJournalPath(request.input, request.journal, environment.cwd);
+  if (journal !== undefined && (await stat(journal).catch(() => undefined))?.isFile())
+    kept.push({
+      what: 'the journal of an earlier ordercli (folded into the ledger by the next run)',
+      path: journal,
+    });
   await refuseOverwrites(outputs, kept);
 }
 
@@ -580,9 +586,12 @@ async function fileVersion(path: string): Promise<string> {
 }
 
 /** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
-function stopError(stop: SubmitStop, counts: ImportCounts, sent: number, kind: ImportKind): Error {
-  const rerun = 'the order ledger holds every outcome: run the same command again to send the rest';
+function stopError(stop: SubmitStop, counts: ImportCounts, kind: ImportKind): Error {
   const { many } = kind;
+  const rerun =
+    stop.kind === 'ledger'
+      ? `run the same command again once the ledger can be written: it skips what was created, and ${many} in flight when it failed may be in doubt (ordercli orders journal lists them)`
+      : 'the order ledger holds every outcome: run the same command again to send the rest';
   if (stop.kind === 'interrupted') {
     return new CancelledError(
       `Interrupted: ${formatCount(counts.created)} ${many} created, ${formatCount(counts.notSent)} not sent; ${rerun}.`,

@@ -2,21 +2,18 @@
  * One writer per file (the forwarding queue, the sandbox's --data journal): two would deliver an
  * event, or record a change, twice.
  *
- * The lock of `<file>` is the folder `<file>.lock` holding owner records `owner-<n>.json`, each
- * created whole and exclusively (a temporary file hard-linked to its name, which fails if the name
- * exists); the highest `n` is the owner. A record is a heartbeat file (core/liveness.ts): its first
- * line the `Owner` (host, boot id, PID namespace, PID, start time, a random id) with `since` and
- * `command`, its second a counter the owner rewrites every HEARTBEAT_MS while it holds the lock.
+ * The lock of `<file>` is the folder `<file>.lock` holding owner records `owner-<n>.json`, the
+ * highest `n` being the owner. A record is a heartbeat file of core/liveness.ts (a line of JSON: the
+ * `Owner`, `since`, `command`, a `beat` rewritten every HEARTBEAT_MS), created whole and exclusively:
+ * written to a temporary file, then hard-linked to its name, which fails if the name exists. Taking
+ * over from owner `n` means creating `owner-<n+1>.json`: only one process can, so two that both
+ * judge the same owner gone never both win; the winner then checks that record `n` is still the
+ * one it judged (its id) and that no later record exists, and removes the records below its own.
  *
- * Taking over from owner `n` means creating `owner-<n+1>.json`: only one process can, so two that
- * both judge the same owner gone never both win. The winner checks that record `n` is still the one
- * it judged (its id) and that no later record exists, then removes the records below its own.
- *
- * Owners are judged as the ledger's are: `judgeProcess` (this kernel and PID namespace: a dead one
- * is taken over at once, a live one is exit 2), else `observeHeartbeat` (alive while the record
- * keeps changing as seen here; taken over once unchanged for STALE_MS of our monotonic clock; its
- * clock is never compared with ours). A record of an earlier release (`hostname`, `bootId`,
- * `pidNamespace`, `startTime`, `token`; its owner touches the mtime) is read the same way.
+ * Owners are judged as the ledger's are: `judgeProcess` on this kernel and PID namespace (a dead
+ * one is taken over at once, a live one is exit 2), else `observeHeartbeat` (taken over once this
+ * process has seen the record unchanged for STALE_MS of its monotonic clock; clocks are never
+ * compared). A record of ordercli 0.1.0 (`hostname`, `bootId`, … `token`; its mtime touched) too.
  */
 import { link, mkdir, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -31,7 +28,7 @@ import { capitalize } from './quote.js';
 export const DEFAULT_LOCK_WAIT_MS = 60_000;
 const OWNER_FILE = /^owner-(\d+)\.json$/;
 
-/** The first line of an owner record. */
+/** What an owner record says (besides its `beat`). */
 export interface LockRecord extends liveness.Owner {
   since: string;
   /** What holds the lock, for people reading the record. */
@@ -74,14 +71,10 @@ export class FileLock {
 
   /** Removes the record and the lock folder (a record already gone is fine). */
   async release(): Promise<void> {
-    held.delete(this.path);
     await this.heartbeat.stop();
     await rmdir(this.path).catch(() => undefined);
   }
 }
-
-/** Locks held by this process: its own records cannot tell two holders in it apart. */
-const held = new Set<string>();
 
 /** ORDERCLI_LOCK_WAIT in ms, or the default: a duration (`90s`, `2m`), a bare number in seconds. */
 export function lockWaitFromEnv(env: NodeJS.ProcessEnv): number {
@@ -101,22 +94,19 @@ interface Latest {
 /**
  * Takes the lock `lockPath` (a folder), taking over from an owner that is provably dead or whose
  * record stopped changing; throws a UsageError when a live owner holds it, the wait ran out, or
- * `lockPath` is not a folder (a pipe, a device, a file that is not an older ordercli's lock), and
- * a CancelledError when `signal` fires during the wait.
+ * `lockPath` is not a folder (a pipe, a device, a file), a CancelledError when `signal` fires.
  */
 export async function acquireFileLock(lockPath: string, options: FileLockOptions): Promise<FileLock> {
   const path = resolve(lockPath);
-  if (held.has(path)) {
-    throw new UsageError(`${capitalize(options.what)} is already in use by this ordercli process.`);
-  }
   const watch = watcher(path, options);
   for (;;) {
     if (options.signal?.aborted) throw new CancelledError();
     await requireLockFolder(path, options);
     let latest = await readLatest(path, options.what);
+    const owner = latest?.owner;
     // A record nobody can read (written by hand?) is judged by its changes only.
-    const verdict = latest?.owner ? liveness.judgeProcess(latest.owner) : undefined;
-    if (verdict?.kind === 'alive') throw busyError(path, latest?.owner, options);
+    const verdict = owner ? liveness.judgeProcess(owner) : undefined;
+    if (owner && verdict?.kind === 'alive') throw busyError(path, owner, options);
     if (latest && verdict?.kind !== 'dead') {
       // Watched until it stops changing (then taken over), or changes or goes (look again).
       latest = await watch(latest, verdict?.kind === 'unverifiable' ? verdict.where : '');
@@ -124,8 +114,8 @@ export async function acquireFileLock(lockPath: string, options: FileLockOptions
     }
     const lock = await takeOver(path, latest, options);
     if (lock) return lock;
-    // Another process took this number first: look again.
-    await pause(5 + Math.random() * 20, options.signal);
+    // Another process took this number first: look again (a signal is seen at the top).
+    await wait(5 + Math.random() * 20);
   }
 }
 
@@ -157,9 +147,9 @@ function watcher(path: string, options: FileLockOptions) {
     };
     try {
       const within = signal ? AbortSignal.any([signal, timeout]) : timeout;
-      return (await liveness.observeHeartbeat(read, { staleMs, signal: within })) === 'dead'
-        ? seen
-        : undefined;
+      const verdict = await liveness.observeHeartbeat(read, { staleMs, signal: within });
+      // Unchanged for staleMs: taken over, if it is still the owner judged (else judged again).
+      return verdict === 'dead' && seen?.generation === latest.generation ? seen : undefined;
     } catch (error) {
       if (signal?.aborted) throw new CancelledError();
       throw timeout.aborted ? gaveUpError(path, owner, staleMs, waitMs, options) : error;
@@ -204,20 +194,19 @@ function generationOf(name: string): number {
   return Number(OWNER_FILE.exec(name)?.[1] ?? 0);
 }
 
-/** The owner line of a record, of this version or of an earlier one (then mapped); or undefined. */
+/** The owner line of a record, of this version or of 0.1.0 (then mapped); or undefined. */
 function parseRecord(text: string): LockRecord | undefined {
-  const owner = liveness.heartbeatOwner(text);
-  if (owner) return { since: '', ...owner };
-  const old = /^\{.*\}$/.test(text.trim()) ? (JSON.parse(text) as Record<string, unknown>) : {};
+  const current = liveness.heartbeatOwner(text);
+  if (current) return { ...current, since: String(current.since ?? '') };
+  let old: Record<string, unknown>;
+  try {
+    old = JSON.parse(text) ?? {};
+  } catch {
+    return undefined;
+  }
   const field = (name: string) => (typeof old[name] === 'string' && old[name] !== '' ? old[name] : undefined);
-  const [host, id, since, boot, pidns, start] = [
-    'hostname',
-    'token',
-    'since',
-    'bootId',
-    'pidNamespace',
-    'startTime',
-  ].map(field);
+  const names = ['hostname', 'token', 'since', 'bootId', 'pidNamespace', 'startTime'];
+  const [host, id, since, boot, pidns, start] = names.map(field);
   if (typeof old.pid !== 'number' || host === undefined || id === undefined) return undefined;
   return { host, boot, pidns, pid: old.pid, start, id, since: since ?? '' };
 }
@@ -248,7 +237,6 @@ async function takeOver(path: string, latest: Latest | undefined, options: FileL
     await heartbeat.stop();
     return undefined;
   }
-  held.add(path);
   heartbeat.start({ create: false });
   for (const name of await readdir(path).catch(() => [] as string[])) {
     const earlier = generationOf(name);
@@ -265,10 +253,8 @@ async function confirm(path: string, generation: number, predecessor: string): P
   const names = await readdir(path).catch(() => [] as string[]);
   if (names.some((name) => generationOf(name) > generation)) return false;
   if (generation === 1) return true;
-  const before = await readSmall(join(path, `owner-${generation - 1}.json`), MAX_RECORD_BYTES).catch(
-    () => {},
-  );
-  return before !== undefined && (parseRecord(before.text)?.id ?? '') === predecessor;
+  const before = await readRecord(path, generation - 1, '').catch(() => undefined);
+  return before !== undefined && (before.owner?.id ?? '') === predecessor;
 }
 
 /**
@@ -281,23 +267,22 @@ async function requireLockFolder(path: string, options: FileLockOptions): Promis
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
     throw lockIoError(path, options.what, error);
   });
-  if (info?.isDirectory() === false) {
-    throw notAFolderError(path, info.isFile() ? 'a file that is not a lock' : fileKind(info), options);
-  }
-}
-
-function notAFolderError(path: string, kind: string, options: FileLockOptions): UsageError {
-  return new UsageError(
-    `The lock ${path} of ${options.what} is ${kind}, not a folder, so the lock cannot be taken; nothing was done.`,
+  if (info?.isDirectory() !== false) return;
+  throw new UsageError(
+    `The lock ${path} of ${options.what} is ${info.isFile() ? 'a file that is not a lock' : fileKind(info)}, not a folder, so the lock cannot be taken; nothing was done.`,
     [
       `The lock of a file is the folder beside it named after the file with .lock added: move ${path} away, or choose another file.`,
     ],
   );
 }
 
-function busyError(path: string, owner: LockRecord | undefined, options: FileLockOptions): UsageError {
+function busyError(path: string, owner: LockRecord, options: FileLockOptions): UsageError {
+  // Alive, on this kernel and in this PID namespace, with our PID: this very process.
+  if (owner.pid === process.pid) {
+    return new UsageError(`${capitalize(options.what)} is already in use by this ordercli process.`);
+  }
   return new UsageError(
-    `${capitalize(options.what)} is in use by another ordercli (${ownerText(owner)}, since ${owner?.since || 'unknown'}); ${options.busyAdvice}`,
+    `${capitalize(options.what)} is in use by another ordercli (${ownerText(owner)}, since ${owner.since || 'unknown'}); ${options.busyAdvice}`,
     [`The lock is ${path}; it is released when that process ends.`],
   );
 }
@@ -350,11 +335,4 @@ function ownerText(owner: LockRecord | undefined): string {
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
-}
-
-/** Waits `ms`; a CancelledError (exit 130) once `signal` aborts: the user gave up waiting. */
-async function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  await wait(ms, undefined, { signal }).catch((error) => {
-    throw signal?.aborted ? new CancelledError() : error;
-  });
 }

@@ -46,7 +46,10 @@ export async function readHistory(
       signal,
     });
     try {
-      const entries = await store.list({ inputs: names });
+      // In input order: what `orders journal` lists and `--from-events` settles reads as the input.
+      const entries = (await store.list({ inputs: names })).sort(
+        (a, b) => (a.entry.line ?? 0) - (b.entry.line ?? 0) || a.externalId.localeCompare(b.externalId),
+      );
       if (entries.length > 0) found.push({ baseUrl: store.sameServiceAs ?? store.baseUrl, kind, entries });
     } finally {
       await store.close();
@@ -82,7 +85,13 @@ async function servicesToRead(
 }
 
 /** How `orders journal` names a state. */
-export type HistoryState = 'created' | 'created (resolved)' | 'failed' | 'not created (resolved)' | 'in doubt' | 'being sent';
+export type HistoryState =
+  | 'created'
+  | 'created (resolved)'
+  | 'failed'
+  | 'not created (resolved)'
+  | 'in doubt'
+  | 'being sent';
 
 export function historyState(entry: LedgerEntry): HistoryState {
   if (entry.resolved === 'created') return 'created (resolved)';

@@ -43,7 +43,11 @@ export function identitiesOf(target: string, cwd: string): string[] {
 }
 
 /** Where an earlier release kept this import's journal (its file may still be there to fold in). */
-export function legacyJournalPath(input: string, journal: string | undefined, cwd: string): string | undefined {
+export function legacyJournalPath(
+  input: string,
+  journal: string | undefined,
+  cwd: string,
+): string | undefined {
   if (journal !== undefined) return resolve(cwd, journal);
   if (input === '-') return undefined;
   return `${realOrGiven(resolve(cwd, input))}${LEGACY_JOURNAL_SUFFIX}`;

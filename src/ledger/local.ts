@@ -621,7 +621,12 @@ export class LocalLedger implements LedgerStore {
     let keys = 0;
     for (const kind of ['orders', 'contact-references'] as const) {
       if (!checkFolder(kind === 'orders' ? folder : join(folder, kindFolder(kind)))) continue;
-      const store = await LocalLedger.open(root, { baseUrl, kind, source: { by: 'ledger forget' }, readOnly: true });
+      const store = await LocalLedger.open(root, {
+        baseUrl,
+        kind,
+        source: { by: 'ledger forget' },
+        readOnly: true,
+      });
       keys += (await store.list()).length;
       await store.close();
     }

@@ -27,19 +27,16 @@
  * exists and `now() - beat_at < STALE_MS`, evaluated by the server. Only the server's clock is
  * ever compared with itself; the `at` of records (the writer's clock) is for people.
  *
- * The tables live in one schema (`?schema=` in the URL, else ORDERCLI_LEDGER_SCHEMA, else
- * `public`) named in every statement, so roles whose `search_path` differs see one ledger. A
- * base URL without rows of its own that names a service the table holds (service-identity.ts)
- * uses that service's rows (`sameServiceAs`).
+ * The tables are in one schema (`?schema=` in the URL, else ORDERCLI_LEDGER_SCHEMA, else `public`)
+ * named in every statement, whatever the role's `search_path`. A base URL without rows that names
+ * a service the table holds (service-identity.ts) uses its rows (`sameServiceAs`).
  *
- * Faults: TCP keepalive, and a per-statement timeout (ORDERCLI_LEDGER_STATEMENT_TIMEOUT, 30 s) on
- * the server and a little later on this side, end a stalled connection; a statement whose
- * connection was lost runs once more on a new one. Outcomes that still cannot be written, and the
- * `not-sent` of claims whose commit is unknown, are kept in a local file (`<config
- * folder>/ledger-pending/<hash>.ndjson`) that the next writing store of this ledger applies (each
- * conditioned on its claim's token, as always) before anything else. On Ctrl-C (`options.signal`)
- * claims give up at once; what is in flight has PENDING_GRACE_MS, then the connections are
- * destroyed and what was not written goes to that file.
+ * Faults: TCP keepalive and a statement timeout (ORDERCLI_LEDGER_STATEMENT_TIMEOUT, 30 s) end a
+ * stalled connection; a statement whose connection was lost runs once more on a new pool.
+ * Outcomes still not written, and the `not-sent` of claims whose commit is unknown, wait in
+ * `<config folder>/ledger-pending/<hash>.ndjson`, which the next writing store applies first (on
+ * their claims' tokens, as always). On Ctrl-C (`options.signal`) claims give up at once, and what
+ * is in flight after PENDING_GRACE_MS goes to that file, its connections destroyed.
  *
  * `pg` is loaded only here, and this module only when a PostgreSQL ledger is used.
  */
@@ -715,10 +712,10 @@ export class PostgresLedger implements LedgerStore {
     } catch (error) {
       // Back for the next store: an outcome applied twice changes nothing the second time.
       await appendFile(file, text, { mode: 0o600 });
-      throw error;
-    } finally {
       await unlink(taken);
+      throw error;
     }
+    await unlink(taken);
   }
 
   /** Outcomes (or `not-sent`s) that could not be written, kept for the next store (synced). */

@@ -1,22 +1,13 @@
-/**
- * One meaning per flag: `--timeout` is the per-request timeout everywhere; `listen --once` is
- * bounded by its own `--wait <duration>`. One duration syntax (`500ms`, `30s`, `2m`) wherever a
- * duration is asked for, and one rule for bare numbers: refused with a hint to add a unit, except
- * where the contract fixed their unit (ms for timeouts, latency and validation delay; seconds for
- * --wait and ORDERCLI_LOCK_WAIT), which each --help states.
- */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CommandUnknownOpts as Command } from '../../src/command-support/commander.js';
 import { Context } from '../../src/command-support/context.js';
 import { sandboxOptions } from '../../src/commands/sandbox/sandbox.js';
 import { formatDuration, parseDuration } from '../../src/config/duration.js';
+import { lockWaitFromEnv } from '../../src/io/file-lock.js';
 import { createTestIO } from '../../src/io/memory.js';
 import { runCli, tempDir } from '../support/cli.js';
 import { startListen } from '../support/listen.js';
-import { orders } from '../support/orders.js';
 import { useSandbox } from '../support/sandbox.js';
 
 const KEY = 'whk_duration_test_0123456789';
@@ -98,14 +89,10 @@ describe('one rule for bare numbers', () => {
   });
 
   it('ORDERCLI_LOCK_WAIT takes the same syntax (a bare number stays seconds)', async () => {
-    const input = join(tempDir(), 'orders.ndjson');
-    writeFileSync(input, `${JSON.stringify(orders(1)[0])}\n`);
-    const result = await runCli(
-      ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', input],
-      { env: { ORDERCLI_LOCK_WAIT: '2m' } },
-    );
-    expect(result.code, result.stderr).toBe(0);
-    const bad = await runCli(['--base-url', sandbox.url, 'orders', 'import', input], {
+    expect(lockWaitFromEnv({ ORDERCLI_LOCK_WAIT: '2m' })).toBe(120_000);
+    expect(lockWaitFromEnv({ ORDERCLI_LOCK_WAIT: '45' })).toBe(45_000);
+    // sandbox --data takes the lock of its journal: a wait it cannot read is exit 2 before it starts.
+    const bad = await runCli(['sandbox', '--port', '0', '--data', tempDir()], {
       env: { ORDERCLI_LOCK_WAIT: 'soon' },
     });
     expect(bad.code).toBe(2);

@@ -1,82 +1,93 @@
-// The lock on its own, in this process: the owner record, its refresh, a lock removed under its
-// holder, a lock path that is not a folder, a wait ended by its signal. The races between processes
-// are tested through the binary (test/import/send/journal.lock.test.ts); owners that cannot be
-// checked (another PID namespace, clocks a day apart) in file-lock.namespace.test.ts.
-import { spawn, spawnSync } from 'node:child_process';
+// The lock on its own, in this process: the owner record and its heartbeat, a lock removed under its
+// holder, owners judged at once (alive: exit 2; dead: taken over), a lock path that is not a folder,
+// a wait ended by its signal; and, in child processes, contenders racing at an owner gone (exactly
+// one wins). Owners that cannot be checked (another PID namespace, clocks a day apart) are in
+// file-lock.namespace.test.ts.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
   symlinkSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { CancelledError, UsageError } from '../../src/core/errors.js';
 import { ExitCode } from '../../src/core/exit-codes.js';
-import { thisProcess } from '../../src/core/liveness.js';
+import { HEARTBEAT_MS, thisProcess } from '../../src/core/liveness.js';
 import { AppendLog, NotRegularFileError } from '../../src/io/append-log.js';
 import { acquireFileLock, lockWaitFromEnv } from '../../src/io/file-lock.js';
-import { tempDir } from '../support/cli.js';
+import { ROOT, tempDir } from '../support/cli.js';
 import { probe, requireTool } from '../support/requirements.js';
 import { waitFor } from '../support/wait.js';
 
 const OPTIONS = { what: 'the test file', busyAdvice: 'wait.' };
+const me = thisProcess();
+
+/** A record (one line of JSON): its owner, and its beat (none in a record of ordercli 0.1.0). */
+function readRecord(file: string): { owner: Record<string, unknown>; beat: unknown } {
+  const { beat, ...owner } = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return { owner, beat };
+}
+
+/** A lock whose record `owner-1.json` names `owner` (with a beat, unless `legacy`). */
+function lockOf(owner: Record<string, unknown>, legacy = false): { path: string; record: string } {
+  const path = join(tempDir(), 'file.lock');
+  const record = join(path, 'owner-1.json');
+  mkdirSync(path);
+  writeFileSync(record, `${JSON.stringify(legacy ? owner : { ...owner, beat: 0 })}\n`);
+  return { path, record };
+}
+
+/** A process that has exited, and whose PID no process had a moment later. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '']).pid!;
+}
 
 describe('acquireFileLock', () => {
-  it('records its owner, refreshes the record while held, and removes the lock on release', async () => {
+  it("records its owner (the liveness module's), beats in it while held, and removes the lock on release", async () => {
     const path = join(tempDir(), 'file.lock');
-    const lock = await acquireFileLock(path, { ...OPTIONS, staleMs: 200, command: 'test' });
+    const lock = await acquireFileLock(path, { ...OPTIONS, command: 'test' });
     const record = join(path, 'owner-1.json');
-    const owner = JSON.parse(readFileSync(record, 'utf8')) as Record<string, unknown>;
-    expect(owner).toMatchObject({ pid: process.pid, staleMs: 200, command: 'test' });
-    expect(typeof owner.hostname).toBe('string');
-    expect(typeof owner.token).toBe('string');
+    const { owner, beat } = readRecord(record);
+    expect(owner).toMatchObject({ ...me, command: 'test' });
+    expect(owner.id).toMatch(/^[0-9a-f]{16}$/);
+    expect(Date.parse(owner.since as string)).not.toBeNaN();
+    expect(beat).toBe(0);
+    expect(readFileSync(record, 'utf8')).toMatch(/^\{.*,"beat":0\}\n$/);
     if (process.platform === 'linux') {
-      expect(owner.pidNamespace).toMatch(/^pid:\[\d+\]$/);
-      expect(owner.startTime).toMatch(/^\d+$/);
-      expect(owner.bootId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(owner.pidns).toMatch(/^pid:\[\d+\]$/);
+      expect(owner.start).toMatch(/^\d+$/);
+      expect(owner.boot).toMatch(/^[0-9a-f-]{36}$/);
     }
     await expect(acquireFileLock(path, OPTIONS)).rejects.toThrow(
       'The test file is already in use by this ordercli process.',
     );
-    const first = statSync(record).mtimeMs;
-    await waitFor(() => statSync(record).mtimeMs > first, 10_000, 'the record refreshed');
+    // Rewritten in place every HEARTBEAT_MS: the same file, the same owner, a counter that grows.
+    const inode = statSync(record).ino;
+    await waitFor(() => readRecord(record).beat === 2, 4 * HEARTBEAT_MS, 'two beats');
+    expect(readRecord(record).owner).toEqual(owner);
+    expect(statSync(record).ino).toBe(inode);
     await lock.release();
-    expect(() => statSync(path)).toThrow();
+    expect(existsSync(path)).toBe(false);
   });
 
-  it('notices a lock removed under its holder', async () => {
+  it('notices a lock removed under its holder, and does not create its record again', async () => {
     const path = join(tempDir(), 'file.lock');
-    const lock = await acquireFileLock(path, { ...OPTIONS, staleMs: 200 });
+    const lock = await acquireFileLock(path, OPTIONS);
     expect(lock.lost).toBeUndefined();
     rmSync(path, { recursive: true });
-    await waitFor(() => lock.lost !== undefined, 10_000, 'the loss noticed');
+    mkdirSync(path);
+    await waitFor(() => lock.lost !== undefined, 4 * HEARTBEAT_MS, 'the loss noticed');
     expect(lock.lost?.message).toContain(
       `The lock ${path} of the test file was removed while this ordercli held it`,
     );
-    await lock.release();
-  });
-
-  it('refreshes its record with an mtime that changes at each touch', async () => {
-    const path = join(tempDir(), 'file.lock');
-    const lock = await acquireFileLock(path, { ...OPTIONS, staleMs: 200 });
-    const record = join(path, 'owner-1.json');
-    // Our clock as seen in the mtime does not matter, only that each touch writes another value.
-    const ahead = new Date(Date.now() + 86_400_000);
-    utimesSync(record, ahead, ahead);
-    const seen = new Set<number>([statSync(record).mtimeMs]);
-    await waitFor(
-      () => {
-        seen.add(statSync(record).mtimeMs);
-        return seen.size >= 3;
-      },
-      10_000,
-      'two touches',
-    );
+    expect(readdirSync(path)).toEqual([]);
     await lock.release();
   });
 
@@ -90,6 +101,163 @@ describe('acquireFileLock', () => {
       'ORDERCLI_LOCK_WAIT must be a duration such as 500ms, 30s, 2m or 1h (a bare number is seconds), not "-1".',
     );
   });
+});
+
+describe('an owner on this host and in this PID namespace is judged at once', () => {
+  it('alive: exit 2 at once, naming it, however long the wait allowed; its record is left alone', async () => {
+    const sleeper = spawn('sleep', ['30']);
+    try {
+      const start = readFileSync(`/proc/${sleeper.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19];
+      const since = '2026-01-02T03:04:05.000Z';
+      const { path, record } = lockOf({ ...me, pid: sleeper.pid, start, id: 'theirs', since });
+      const { ms, error } = await timed(acquireFileLock(path, { ...OPTIONS, waitMs: 60_000 }));
+      expect((error as UsageError).exitCode).toBe(ExitCode.Usage);
+      expect((error as Error).message).toBe(
+        `The test file is in use by another ordercli (process ${sleeper.pid}, since ${since}); wait.`,
+      );
+      expect(ms).toBeLessThan(2000);
+      expect(readRecord(record).owner.id).toBe('theirs');
+
+      // The same, as ordercli 0.1.0 wrote it.
+      const old = { pid: sleeper.pid, startTime: start, hostname: me.host, bootId: me.boot };
+      const legacy = lockOf({ ...old, pidNamespace: me.pidns, token: 'old', staleMs: 30_000, since }, true);
+      const oldError = await acquireFileLock(legacy.path, OPTIONS).catch((e: unknown) => e);
+      expect((oldError as Error).message).toContain(`in use by another ordercli (process ${sleeper.pid}`);
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
+  it('dead (its PID gone, or reused by another process): taken over at once, its record removed', async () => {
+    for (const owner of [
+      { ...me, pid: deadPid() },
+      // This PID, with another start time: a process that had our PID before us.
+      { ...me, start: `${me.start}0` },
+      { pid: deadPid(), hostname: me.host, bootId: me.boot, pidNamespace: me.pidns, token: 'old' },
+    ]) {
+      const { path, record } = lockOf({ id: 'theirs', since: 'then', ...owner }, 'token' in owner);
+      const { ms, value: lock } = await timed(acquireFileLock(path, { ...OPTIONS, waitMs: 60_000 }));
+      expect(ms).toBeLessThan(2000);
+      expect(existsSync(record)).toBe(false);
+      expect(readRecord(join(path, 'owner-2.json')).owner).toMatchObject(me);
+      await lock!.release();
+    }
+  });
+});
+
+/** Bundles a contender for the lock (this source) into a script that node runs without TypeScript. */
+async function contenderScript(): Promise<string> {
+  const dir = tempDir('ordercli-lock-contender-');
+  const entry = join(dir, 'contender.ts');
+  // argv: the lock, the stale time. Takes the lock when its stdin says so; the winner holds it
+  // until its stdin ends. Prints `waiting` (owner being watched), then `won` or `lost: <message>`.
+  writeFileSync(
+    entry,
+    `import { acquireFileLock } from ${JSON.stringify(resolve(ROOT, 'src/io/file-lock.ts'))};
+const [path, staleMs] = process.argv.slice(2);
+const say = (line: string) => process.stdout.write(line + '\\n');
+process.stdin.once('data', () => {
+  acquireFileLock(path!, { what: 'the test file', busyAdvice: 'wait.', staleMs: Number(staleMs), waitMs: 20_000, onWait: () => say('waiting') }).then(
+    (lock) => { say('won'); process.stdin.once('end', () => void lock.release()); },
+    (error: Error) => { say('lost: ' + error.message); process.stdin.destroy(); },
+  );
+});
+say('ready');
+`,
+  );
+  const script = join(dir, 'contender.mjs');
+  await build({
+    entryPoints: [entry],
+    outfile: script,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'silent',
+  });
+  return script;
+}
+
+interface Contender {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<unknown>;
+}
+
+/** Starts `count` contenders for `path`, resolving once each is ready to take the lock. */
+async function contenders(
+  script: string,
+  count: number,
+  path: string,
+  staleMs: number,
+): Promise<Contender[]> {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const child = spawn(process.execPath, [script, path, String(staleMs)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      const lines: string[] = [];
+      let buffer = '';
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        buffer += chunk;
+        for (let end = buffer.indexOf('\n'); end >= 0; end = buffer.indexOf('\n')) {
+          lines.push(buffer.slice(0, end));
+          buffer = buffer.slice(end + 1);
+        }
+      });
+      const exited = new Promise((done) => child.once('close', done));
+      await waitFor(() => lines.includes('ready'), 20_000, 'a contender ready');
+      return { child, lines, exited };
+    }),
+  );
+}
+
+const CONTENDERS = 8;
+const ROUNDS = 3;
+
+describe('contenders racing at an owner gone: exactly one takes the lock over', () => {
+  it.each([
+    ['provably dead (its PID gone): taken over at once', 'dead'],
+    ['that cannot be checked and stopped beating: taken over after the stale time', 'stale'],
+  ] as const)(
+    `an owner %s (${CONTENDERS} processes, ${ROUNDS} rounds)`,
+    async (_, kind) => {
+      const script = await contenderScript();
+      for (let round = 1; round <= ROUNDS; round++) {
+        const owner = kind === 'dead' ? { ...me, pid: deadPid() } : { ...me, pid: 1, pidns: 'pid:[1]' };
+        const { path } = lockOf({ ...owner, id: 'gone', since: 'then' });
+        const all = await contenders(script, CONTENDERS, path, 500);
+        try {
+          // Told together: each is ready, so they reach the lock within a few milliseconds.
+          for (const { child } of all) child.stdin!.write('go\n');
+          const outcomes = await waitFor(
+            () => all.every(({ lines }) => lines.some((line) => /^(won|lost)/.test(line))) && all,
+            20_000,
+            'every contender done',
+          );
+          const winners = outcomes.filter(({ lines }) => lines.includes('won'));
+          expect(
+            winners,
+            `round ${round}: ${JSON.stringify(outcomes.map(({ lines }) => lines))}`,
+          ).toHaveLength(1);
+          const winner = winners[0]!.child.pid;
+          for (const { lines } of outcomes.filter((contender) => !winners.includes(contender))) {
+            expect(lines.at(-1)).toMatch(
+              `lost: The test file is in use by another ordercli (process ${winner}, since `,
+            );
+          }
+          // The stale owner was being watched by every contender: they all raced for it.
+          if (kind === 'stale') expect(outcomes.every(({ lines }) => lines[1] === 'waiting')).toBe(true);
+          expect(readdirSync(path)).toEqual(['owner-2.json']);
+          expect(readRecord(join(path, 'owner-2.json')).owner.pid).toBe(winner);
+        } finally {
+          for (const { child } of all) child.stdin!.end();
+          await Promise.all(all.map(({ exited }) => exited));
+        }
+        expect(existsSync(path), 'the winner released it').toBe(false);
+      }
+    },
+    60_000,
+  );
 });
 
 /** Which of a few milliseconds `work` took to settle, and how it settled. */
@@ -164,33 +332,21 @@ describe('a lock path or locked file that is not what it should be', () => {
     expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 
-  it("a file as the lock: an older ordercli's lock (its PID) is taken once that PID is gone; any other file is refused", async () => {
+  it('a file as the lock (any file: notes, a PID file of an ordercli before 0.1.0): exit 2, left alone', async () => {
     const dir = tempDir();
-    const other = join(dir, 'notes.lock');
-    writeFileSync(other, 'my notes, not a lock\n');
-    const refused = await acquireFileLock(other, OPTIONS).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(UsageError);
-    expect((refused as Error).message).toContain(
-      `The lock ${other} of the test file is a file that is not a lock, not a folder`,
-    );
-    expect(readFileSync(other, 'utf8')).toBe('my notes, not a lock\n');
-
-    // An older ordercli's lock: its PID while it runs, then gone.
-    const legacy = join(dir, 'legacy.lock');
-    const sleeper = spawn('sleep', ['30']);
-    try {
-      writeFileSync(legacy, `${sleeper.pid}\n`);
-      const busy = await acquireFileLock(legacy, OPTIONS).catch((e: unknown) => e);
-      expect((busy as Error).message).toBe(
-        `The test file is in use by another ordercli (process ${sleeper.pid}); wait.`,
+    for (const [name, text] of [
+      ['notes.lock', 'my notes, not a lock\n'],
+      ['pid.lock', `${deadPid()}\n`],
+    ] as const) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      const refused = await acquireFileLock(path, OPTIONS).catch((e: unknown) => e);
+      expect((refused as UsageError).exitCode).toBe(ExitCode.Usage);
+      expect((refused as Error).message).toBe(
+        `The lock ${path} of the test file is a file that is not a lock, not a folder, so the lock cannot be taken; nothing was done.`,
       );
-    } finally {
-      sleeper.kill('SIGKILL');
-      await new Promise((resolve) => sleeper.once('close', resolve));
+      expect(readFileSync(path, 'utf8')).toBe(text);
     }
-    const lock = await acquireFileLock(legacy, OPTIONS);
-    expect(statSync(legacy).isDirectory()).toBe(true);
-    await lock.release();
   });
 });
 
@@ -199,24 +355,14 @@ describe('waiting for the lock', () => {
     const path = join(tempDir(), 'file.lock');
     const record = join(path, 'owner-1.json');
     mkdirSync(path);
-    // An owner in another PID namespace, touching its record: waited for.
-    writeFileSync(
-      record,
-      JSON.stringify({
-        pid: 1,
-        hostname: thisProcess().host,
-        bootId: thisProcess().boot,
-        pidNamespace: 'pid:[1]',
-        token: 'elsewhere',
-        staleMs: 1000,
-        since: new Date().toISOString(),
-      }),
+    // An owner in another PID namespace, beating: waited for.
+    let beat = 0;
+    const owner = { ...me, pid: 1, pidns: 'pid:[1]', id: 'elsewhere', since: new Date().toISOString() };
+    writeFileSync(record, `${JSON.stringify({ ...owner, beat })}\n`);
+    const toucher = setInterval(
+      () => writeFileSync(record, `${JSON.stringify({ ...owner, beat: ++beat })}\n`),
+      100,
     );
-    let tick = 0;
-    const toucher = setInterval(() => {
-      const when = new Date(Date.now() + ++tick);
-      utimesSync(record, when, when);
-    }, 100);
     try {
       const controller = new AbortController();
       let waiting!: () => void;
@@ -236,7 +382,7 @@ describe('waiting for the lock', () => {
       expect(error).toBeInstanceOf(CancelledError);
       expect(performance.now() - aborted).toBeLessThan(2000);
       // The owner's record is untouched by the interrupted wait.
-      expect(JSON.parse(readFileSync(record, 'utf8'))).toMatchObject({ token: 'elsewhere' });
+      expect(readRecord(record).owner).toEqual(owner);
     } finally {
       clearInterval(toucher);
     }

@@ -4,6 +4,7 @@
  * a password given with --ledger is masked in every stream and warned about; `config list` shows
  * it as `***`. No server is needed: nothing here connects.
  */
+import { type AddressInfo, createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
 import { PostgresLedger } from '../../src/ledger/postgres.js';
@@ -81,5 +82,28 @@ describe('the PostgreSQL ledger URL', () => {
     expect(fromEnv.stderr).not.toContain('warning:');
     expect(fromEnv.stdout).toContain('postgres://ci:***@db:5432/x');
     expect(fromEnv.stdout + fromEnv.stderr).not.toContain('s3cret-pw');
+  });
+
+  it('reaching a server that accepts and never answers: Ctrl-C exits 130 within 2 s, showing no password', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const controller = new AbortController();
+      const run = runCli(['orders', 'create', '--file', '-', '--base-url', 'http://127.0.0.1:9'], {
+        stdin: JSON.stringify(order(1)),
+        env: { ORDERCLI_LEDGER: `postgres://ci:s3cret-pw@127.0.0.1:${port}/ledger` },
+        signal: controller.signal,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      controller.abort();
+      const result = await run;
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(result.code).toBe(130);
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+    } finally {
+      silent.close();
+    }
   });
 });

@@ -323,7 +323,8 @@ describe.skipIf(!hasPostgres)('PostgresLedger', () => {
       claimed: false,
       refusal: { reason: 'in-doubt', entry: { status: 'in-doubt', event: 'unknown' } },
     });
-    expect(!stale.claimed && stale.refusal.entry.owner).toBeUndefined();
+    // The doubt names the owner that left it.
+    expect(!stale.claimed && stale.refusal.entry.owner).toMatchObject({ id: 'stale-owner' });
     // The same owner beating (by the server's clock): alive, being sent.
     await ownClaimBy(service, 'HB', 'stale-owner', '1 second');
     expect(await b.claim({ externalId: 'HB', bodyHash: 'h', takeOverDoubt: true })).toMatchObject({
@@ -567,7 +568,7 @@ describe.skipIf(!hasPostgres)('PostgresLedger', () => {
       ['L-6', 'created'],
     ]);
     expect(listed[4]!.entry).toMatchObject({ event: 'unknown', input: 'orders.csv#1a2b', line: 7 });
-    expect(listed[4]!.entry.owner).toBeUndefined();
+    expect(listed[4]!.entry.owner).toMatchObject({ id: 'gone-owner', host: 'worker-7' });
     const keys = async (inputs: string[]) => (await b.list({ inputs })).map((item) => item.externalId);
     expect(await keys(['orders.csv#1a2b'])).toEqual(['L-5', 'L-6']);
     expect(await keys(['nightly'])).toEqual(['L-5', 'L-6']);

@@ -4,11 +4,13 @@
  * and when it was sent — so that a user (on any runner sharing the ledger) can check those at the
  * service and `orders resolve` them. A query of the ledger: no file beside the input is read.
  */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Context } from '../../command-support/context.js';
-import { type HistoryState, historyState, readHistory, type ServiceHistory } from '../../ledger/history.js';
-import { identitiesOf } from '../../ledger/input-identity.js';
-import { ledgerPlaceOf } from '../../ledger/open.js';
 import { formatCount } from '../../io/numbers.js';
+import { type HistoryState, historyState, readHistory, type ServiceHistory } from '../../ledger/history.js';
+import { identitiesOf, LEGACY_JOURNAL_SUFFIX, legacyJournalPath } from '../../ledger/input-identity.js';
+import { ledgerPlaceOf } from '../../ledger/open.js';
 
 export interface JournalOptions {
   target: string;
@@ -62,7 +64,26 @@ export async function run(options: JournalOptions, ctx: Context): Promise<void> 
     unknown: unknownOf(history.main),
     otherBaseUrls: history.others.map((other) => ({ baseUrl: other.baseUrl, counts: countsOf(other) })),
   };
+  const unfolded = unfoldedJournal(options.target, ctx.cwd);
+  if (unfolded !== undefined) {
+    ctx.io.err(
+      `note: ${unfolded} is a journal of an earlier ordercli, not folded into the order ledger yet: the next import of this input folds it in; until then what it holds is not shown here.\n`,
+    );
+  }
   ctx.io.out(ctx.json ? `${JSON.stringify(report, null, 2)}\n` : renderReport(report, options.target));
+}
+
+/** A journal an earlier release left for this input and no import has folded in yet. */
+function unfoldedJournal(target: string, cwd: string): string | undefined {
+  const path = target.endsWith(LEGACY_JOURNAL_SUFFIX)
+    ? resolve(cwd, target)
+    : legacyJournalPath(target, undefined, cwd);
+  if (path === undefined) return undefined;
+  try {
+    return statSync(path).isFile() ? path : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const COUNTED: Record<HistoryState, keyof JournalCounts> = {
@@ -113,7 +134,11 @@ function renderReport(report: JournalReport, target: string): string {
     ['created', counts.created, 'the service answered: skipped by every run'],
     ['created (resolved)', counts.resolvedCreated, 'recorded with orders resolve: never sent again'],
     ['failed', counts.failed, 'refused by the service: the next run sends them again'],
-    ['not created (resolved)', counts.resolvedNotCreated, 'recorded with orders resolve: the next run sends them'],
+    [
+      'not created (resolved)',
+      counts.resolvedNotCreated,
+      'recorded with orders resolve: the next run sends them',
+    ],
     ['being sent', counts.sending, counts.sending > 0 ? 'by an ordercli running now' : ''],
     ['unknown', counts.unknown, counts.unknown > 0 ? 'may exist at the service: see below' : ''],
     ['total', counts.total, 'its other orders were never sent: the next run sends them'],
@@ -123,7 +148,9 @@ function renderReport(report: JournalReport, target: string): string {
   const lines = [`Orders of ${target} in the order ledger of ${report.baseUrl}:`];
   for (const [label, n, note] of rows) {
     if (n === 0 && label === 'being sent') continue;
-    lines.push(`  ${label.padEnd(width)}  ${formatCount(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd());
+    lines.push(
+      `  ${label.padEnd(width)}  ${formatCount(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd(),
+    );
   }
   if (report.unknown.length > 0) lines.push(...unknownLines(report.unknown, target));
   for (const other of report.otherBaseUrls) {
@@ -139,7 +166,8 @@ function unknownLines(unknown: UnknownOrder[], target: string): string[] {
   const idWidth = Math.max(...unknown.map((o) => o.externalId.length));
   const lineWidth = Math.max(...unknown.map((o) => (o.line === null ? 0 : `line ${o.line}`.length)));
   for (const order of unknown) {
-    const line = lineWidth === 0 ? '' : `${(order.line === null ? '' : `line ${order.line}`).padEnd(lineWidth)}  `;
+    const line =
+      lineWidth === 0 ? '' : `${(order.line === null ? '' : `line ${order.line}`).padEnd(lineWidth)}  `;
     const sent = order.sentAt === null ? '' : `sent ${order.sentAt}  `;
     lines.push(`  ${order.externalId.padEnd(idWidth)}  ${line}${sent}${order.reason}`);
   }

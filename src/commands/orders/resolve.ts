@@ -96,7 +96,10 @@ export async function run(options: ResolveOptions, ctx: Context): Promise<void> 
       `${file}: ${formatCount(lines)} lines, ${formatCount(notified)} sales_order_validated notifications${skipped > 0 ? `, ${formatCount(skipped)} lines that are not a recorded event (passed over)` : ''}; they name ${formatCount(matched)} of the orders whose outcome was unknown.\n`,
     );
   }
-  ctx.io.out(renderReport(report, target, target));
+  // Named by its --journal name, the import's input is not the target: the hint names no file then.
+  const names = new Set(identitiesOf(target, ctx.cwd));
+  const isInput = history.main.entries.some(({ entry }) => names.has(entry.input ?? ''));
+  ctx.io.out(renderReport(report, target, isInput ? target : undefined));
 }
 
 /**

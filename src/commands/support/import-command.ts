@@ -161,7 +161,7 @@ function renderDryRun(ctx: Context, result: DryRunResult, kind: ImportKind): voi
   ];
   if (ledger && (ledger.created > 0 || ledger.inDoubt > 0)) {
     lines.push(
-      `The order ledger of ${baseUrl} records ${formatCount(ledger.created)} of these orders as created (a real run skips them) and ${formatCount(ledger.inDoubt)} as in doubt or being sent (a real run does not send them).`,
+      `The order ledger of ${baseUrl} records ${formatCount(ledger.created)} of these ${kind.many} as created (a real run skips them) and ${formatCount(ledger.inDoubt)} as in doubt or being sent (a real run does not send them).`,
     );
   }
   io.err(wrapForStderr(io, `${lines.join('\n')}\n`));

@@ -6,10 +6,10 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { UsageError } from '../../core/errors.js';
+import type { LedgerEntry as JournalState, Resolution } from '../../ledger/record.js';
 import { SALES_ORDER_VALIDATED } from '../../schemas/webhook.js';
 import { parseEventLine } from '../../webhooks/event-record.js';
 import { WEBHOOK_EVENT_HEADER } from '../../webhooks/verify.js';
-import type { LedgerEntry as JournalState, Resolution } from '../../ledger/record.js';
 
 /** One order the user (or a notification) vouches for. */
 export interface ResolutionRequest {

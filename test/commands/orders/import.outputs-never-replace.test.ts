@@ -1,7 +1,8 @@
 // --report and --rejects never replace what the import reads or keeps: the input (also through a
-// link), the order ledger, the config file, or each other. Exit 2 before anything is
+// link), the order ledger, a journal an earlier release left that is not folded yet, the config
+// file, or each other. Exit 2 before anything is
 // read or sent, naming both, every file as it was. Through the binary, against the sandbox.
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runBin, tempDir } from '../../support/cli.js';
@@ -57,5 +58,25 @@ describe('an output that is a file the import reads or keeps', () => {
     expect(twice.code).toBe(2);
     expect(twice.stderr).toContain('--rejects ./out.csv is --report out.csv');
     expect(sandbox.orders()).toHaveLength(3);
+  });
+
+  it('--report onto a journal of an earlier release, not folded yet: its records are never lost, even when invalid input stops the import', async () => {
+    const dir = tempDir();
+    // An invalid order (quantity 0): exit 2, and the report is written before anything is sent.
+    writeFileSync(
+      join(dir, 'orders.csv'),
+      'externalId,contact.internalReferenceId,item.internalReferenceId,item.orderedQuantity\nA-1,301,401,0\n',
+    );
+    // The only record of an order the old release created (its ledger was lost).
+    const journal = `${JSON.stringify({ event: 'created', externalId: 'OLD-1', baseUrl: sandbox.url, at: '2026-01-01T00:00:00.000Z', id: 7 })}\n`;
+    writeFileSync(join(dir, 'orders.csv.journal.ndjson'), journal);
+    const result = await importWith(dir, '--report', 'orders.csv.journal.ndjson');
+    expect(result.code).toBe(2);
+    // Refused, or folded into the ledger first: either way what it recorded is still somewhere.
+    const kept = [join(dir, 'orders.csv.journal.ndjson'), join(dir, 'orders.csv.journal.ndjson.folded')]
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path, 'utf8'));
+    expect(kept).toContain(journal);
+    expect(sandbox.orders()).toHaveLength(0);
   });
 });

@@ -152,7 +152,7 @@ describe('refs contacts import: validation first', () => {
     );
     const again = await run(cli(path, '--dry-run'));
     expect(again.stderr).toContain(
-      `The order ledger of ${sandbox.url} records 2 of these orders as created (a real run skips them) and 0 as in doubt or being sent (a real run does not send them).`,
+      `The order ledger of ${sandbox.url} records 2 of these contact references as created (a real run skips them) and 0 as in doubt or being sent (a real run does not send them).`,
     );
     expect(readdirSync(dirname(path))).toEqual(['contacts.csv']);
   });
