@@ -13,7 +13,8 @@
  * Owners are judged as the ledger's are: `judgeProcess` on this kernel and PID namespace (a dead
  * one is taken over at once, a live one is exit 2), else `observeHeartbeat` (taken over once this
  * process has seen the record unchanged for STALE_MS of its monotonic clock; clocks are never
- * compared). A record of ordercli 0.1.0 (`hostname`, `bootId`, … `token`; its mtime touched) too.
+ * compared). A record of ordercli 0.1.0 (`hostname`, `bootId`, … `token`; its mtime touched, not
+ * its beat) is judged the same way.
  */
 import { link, mkdir, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';

@@ -85,8 +85,12 @@ export const LEDGER_SHARDS = 4096;
 const SHARD_MASK = LEDGER_SHARDS - 1;
 /** Read and append: a claim reads back the shard it appended to. */
 const SHARD_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
-/** Shard files kept open between claims (an outcome goes to the shard its claim went to). */
-const OPEN_SHARDS = 256;
+/**
+ * Shard files kept open between claims (an outcome goes to the shard its claim went to): opening
+ * one costs more than its record (Node raises the descriptors' limit to the hard one; fewer,
+ * and the set shrinks).
+ */
+const OPEN_SHARDS = 2048;
 /** At most this many shards written are synced at close (so that the log can go). */
 const CLOSE_SYNC_SHARDS = 16;
 /** Past this size of the write-ahead log, the shards written since are synced and a new one starts. */
@@ -869,7 +873,8 @@ export class LocalLedger implements LedgerStore {
    * those of the prefetched keys (a shard that does not exist yet has nothing to pass over).
    */
   private readWhole(shard: number, prefetchedOnly: boolean): void {
-    const data = this.readShardFile(shard);
+    // A store that writes keeps the shard open: its claim and outcome need it next.
+    const data = this.readOnly ? this.readShardFile(shard) : this.readOpenShard(shard);
     const view: ShardView = { offset: 0, lines: 0 };
     if (data !== undefined && data.length > 0) {
       const wanted = prefetchedOnly ? (id: string) => this.wasPrefetched(id) : () => true;
@@ -1018,12 +1023,32 @@ export class LocalLedger implements LedgerStore {
     }
   }
 
+  /** A shard's bytes through its kept file (created if it does not exist yet). */
+  private readOpenShard(shard: number): Buffer {
+    let fd: number;
+    try {
+      fd = this.shardFd(shard);
+    } catch (error) {
+      throw error instanceof CliError ? error : this.fail(error);
+    }
+    return this.readAll(fd, fstatSync(fd).size);
+  }
+
   /** The shard's open file, opened for reading and appending if it is not open yet. */
   private shardFd(shard: number): number {
     const open = this.fds.get(shard);
     if (open !== undefined) return open;
     const path = join(this.folder, shardFileName(shard));
-    const fd = openSync(path, SHARD_FLAGS | constants.O_NONBLOCK, 0o600);
+    let fd: number;
+    try {
+      fd = openSync(path, SHARD_FLAGS | constants.O_NONBLOCK, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EMFILE' && code !== 'ENFILE') throw error;
+      // Fewer descriptors than kept shards here: keep half as many, and open it again.
+      this.fds.shrink();
+      fd = openSync(path, SHARD_FLAGS | constants.O_NONBLOCK, 0o600);
+    }
     const info = fstatSync(fd);
     if (!info.isFile()) {
       closeSync(fd);
@@ -1271,7 +1296,13 @@ class OpenShards {
   private clock = 0;
   private open = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(private limit: number) {}
+
+  /** Keeps half as many files open from now on (the process ran out of descriptors). */
+  shrink(): void {
+    this.limit = Math.max(16, Math.floor(this.open / 2));
+    while (this.open > this.limit) this.closeLeastUsed();
+  }
 
   /** The shard's open file (marked used), or undefined. */
   get(shard: number): number | undefined {

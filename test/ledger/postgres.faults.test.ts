@@ -20,7 +20,7 @@ import { type RunningPostgres, requirePostgres, startPostgres } from '../support
 import { waitFor } from '../support/wait.js';
 
 const hasPostgres = requirePostgres(
-  'the PostgreSQL ledger fault tests (test/ledger/postgres-faults.test.ts)',
+  'the PostgreSQL ledger fault tests (test/ledger/postgres.faults.test.ts)',
 );
 
 /** A TCP proxy to the server: `freeze` holds the server's answers (a stalled server), `refuse` cuts. */
