@@ -8,13 +8,17 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, tempDir, testEnv } from '../../support/cli.js';
 import { createdCounts, csvOf, externalId } from '../../support/orders.js';
+import { type RunningPostgres, requirePostgres, startPostgres } from '../../support/postgres.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
+const hasPostgres = requirePostgres(
+  'the fleet case on a PostgreSQL ledger (test/commands/orders/journal.fleet.test.ts)',
+);
 const ORDERS = 10;
 const INPUT = 'exports/orders.csv';
 
@@ -121,73 +125,102 @@ describe('a fleet sharing one order ledger', () => {
       expect(readdirSync(join(root, 'exports'))).toEqual(['orders.csv']);
     }
   });
+});
 
-  it('A killed with kill -9 mid-import: B lists its orders in doubt, settles them, and its re-run creates each order once', async () => {
-    const ledger = tempDir('ordercli-ledger-');
-    const [a, b] = [checkout(), checkout()];
-    const ordercli = (cwd: string, ...args: string[]) =>
-      runCli(['--base-url', sandbox.url, '--token', sandbox.tokens.full, '--ledger', ledger, ...args], {
-        cwd,
-      });
-    writeFileSync(join(a, INPUT), csvOf(60));
-    writeFileSync(join(b, INPUT), csvOf(60));
-
-    // The sandbox creates A's first four orders and holds their answers: A is killed meanwhile,
-    // with four orders sent and up to four more claimed ahead of a free request slot.
-    let release = (): void => undefined;
-    const answered = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    sandbox.scriptFaults([
-      { method: 'POST', path: '/api/v1/orders', kind: 'delay', until: answered, times: 4 },
-    ]);
-    const runner = spawn(process.execPath, [BIN, 'orders', 'import', INPUT, '--concurrency', '4'], {
-      cwd: a,
-      env: testEnv({
-        ORDERCLI_BASE_URL: sandbox.url,
-        ORDERCLI_TOKEN: sandbox.tokens.full,
-        ORDERCLI_LEDGER: ledger,
-      }),
-      stdio: 'ignore',
-    });
-    const gone = new Promise((resolve) => runner.on('close', resolve));
-    await waitFor(() => sandbox.orders().length >= 4, 20_000, "A's first four orders at the sandbox");
-    runner.kill('SIGKILL');
-    await gone;
-    release();
-    expect(posted()).toHaveLength(4);
-
-    // B lists what A left in doubt: at most 2 × --concurrency, each with its CSV line.
-    const listed = await ordercli(b, '--json', 'orders', 'journal', INPUT);
-    expect(listed.code, listed.stderr).toBe(0);
-    const history = JSON.parse(listed.stdout) as {
-      counts: { unknown: number; sending: number };
-      unknown: { externalId: string; line: number }[];
-    };
-    expect(history.counts.sending).toBe(0);
-    expect(history.unknown.length).toBeGreaterThanOrEqual(4);
-    expect(history.unknown.length).toBeLessThanOrEqual(8);
-    for (const o of history.unknown) expect(o.line).toBe(Number(o.externalId.slice(4)) + 1);
-
-    // B checks each at the service and says what it found.
-    const atService = new Map(sandbox.orders().map((o) => [String(o.externalId), o]));
-    const exist = history.unknown.filter((o) => atService.has(o.externalId)).map((o) => o.externalId);
-    const missing = history.unknown.filter((o) => !atService.has(o.externalId)).map((o) => o.externalId);
-    expect(exist.sort()).toEqual([...atService.keys()].sort());
-    const flags = [
-      ...(exist.length > 0 ? ['--created', ...exist.map((id) => `${id}=${atService.get(id)!.id}`)] : []),
-      ...(missing.length > 0 ? ['--not-created', ...missing] : []),
-    ];
-    const resolved = await ordercli(b, '--json', 'orders', 'resolve', INPUT, ...flags);
-    expect(resolved.code, resolved.stderr).toBe(0);
-    expect(JSON.parse(resolved.stdout).stillUnknown).toBe(0);
-
-    const rerun = await ordercli(b, 'orders', 'import', INPUT, '--json');
-    expect(rerun.code, rerun.stderr).toBe(0);
-    expect(JSON.parse(rerun.stdout).counts.unknown).toBe(0);
-    const created = createdCounts(sandbox);
-    expect(created.size).toBe(60);
-    for (const [id, n] of created) expect(n, `${id} created ${n} times`).toBe(1);
-    for (const root of [a, b]) expect(readdirSync(join(root, 'exports'))).toEqual(['orders.csv']);
+describe.each([
+  { name: 'a local ledger folder', postgres: false, available: true },
+  { name: 'PostgreSQL', postgres: true, available: hasPostgres },
+])('a fleet sharing $name', ({ postgres, available }) => {
+  const backend = { ledger: '' };
+  let server: RunningPostgres | undefined;
+  beforeAll(async () => {
+    if (!available) return;
+    if (postgres) server = (await startPostgres())!;
+    backend.ledger = server?.url ?? tempDir('ordercli-ledger-');
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
   });
+
+  it.runIf(available)(
+    'A killed with kill -9 mid-import: B lists its orders in doubt, settles them, and its re-run creates each order once',
+    async () => {
+      const ledger = backend.ledger;
+      const [a, b] = [checkout(), checkout()];
+      // Each runner its own home (config folder); the ledger shared, in the environment as a fleet gives it.
+      const ordercli = (cwd: string, ...args: string[]) =>
+        runCli(['--base-url', sandbox.url, '--token', sandbox.tokens.full, ...args], {
+          cwd,
+          env: { ORDERCLI_LEDGER: ledger },
+        });
+      writeFileSync(join(a, INPUT), csvOf(60));
+      writeFileSync(join(b, INPUT), csvOf(60));
+
+      // The sandbox creates A's first four orders and holds their answers: A is killed meanwhile,
+      // with four orders sent and up to four more claimed ahead of a free request slot.
+      let release = (): void => undefined;
+      const answered = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      sandbox.scriptFaults([
+        { method: 'POST', path: '/api/v1/orders', kind: 'delay', until: answered, times: 4 },
+      ]);
+      const runner = spawn(process.execPath, [BIN, 'orders', 'import', INPUT, '--concurrency', '4'], {
+        cwd: a,
+        env: testEnv({
+          ORDERCLI_BASE_URL: sandbox.url,
+          ORDERCLI_TOKEN: sandbox.tokens.full,
+          ORDERCLI_LEDGER: ledger,
+        }),
+        stdio: 'ignore',
+      });
+      const gone = new Promise((resolve) => runner.on('close', resolve));
+      await waitFor(() => sandbox.orders().length >= 4, 20_000, "A's first four orders at the sandbox");
+      runner.kill('SIGKILL');
+      await gone;
+      release();
+      expect(posted()).toHaveLength(4);
+
+      // B lists what A left in doubt: at most 2 × --concurrency, each with its CSV line.
+      const listed = await ordercli(b, '--json', 'orders', 'journal', INPUT);
+      expect(listed.code, listed.stderr).toBe(0);
+      const history = JSON.parse(listed.stdout) as {
+        counts: { unknown: number; sending: number };
+        unknown: { externalId: string; line: number }[];
+      };
+      expect(history.counts.sending).toBe(0);
+      expect(history.unknown.length).toBeGreaterThanOrEqual(4);
+      expect(history.unknown.length).toBeLessThanOrEqual(8);
+      for (const o of history.unknown) expect(o.line).toBe(Number(o.externalId.slice(4)) + 1);
+      // The fleet's own view: every key in doubt at the service, with the input and line that sent it.
+      const doubts = await ordercli(b, '--json', 'ledger', 'list', '--status', 'in-doubt');
+      expect(doubts.code, doubts.stderr).toBe(0);
+      const rows = JSON.parse(doubts.stdout) as { externalId: string; input: string; line: number }[];
+      expect(rows.map((row) => row.externalId).sort()).toEqual(
+        history.unknown.map((o) => o.externalId).sort(),
+      );
+      for (const row of rows) expect(row).toMatchObject({ input: INPUT });
+
+      // B checks each at the service and says what it found.
+      const atService = new Map(sandbox.orders().map((o) => [String(o.externalId), o]));
+      const exist = history.unknown.filter((o) => atService.has(o.externalId)).map((o) => o.externalId);
+      const missing = history.unknown.filter((o) => !atService.has(o.externalId)).map((o) => o.externalId);
+      expect(exist.sort()).toEqual([...atService.keys()].sort());
+      const flags = [
+        ...(exist.length > 0 ? ['--created', ...exist.map((id) => `${id}=${atService.get(id)!.id}`)] : []),
+        ...(missing.length > 0 ? ['--not-created', ...missing] : []),
+      ];
+      const resolved = await ordercli(b, '--json', 'orders', 'resolve', INPUT, ...flags);
+      expect(resolved.code, resolved.stderr).toBe(0);
+      expect(JSON.parse(resolved.stdout).stillUnknown).toBe(0);
+
+      const rerun = await ordercli(b, 'orders', 'import', INPUT, '--json');
+      expect(rerun.code, rerun.stderr).toBe(0);
+      expect(JSON.parse(rerun.stdout).counts.unknown).toBe(0);
+      const created = createdCounts(sandbox);
+      expect(created.size).toBe(60);
+      for (const [id, n] of created) expect(n, `${id} created ${n} times`).toBe(1);
+      for (const root of [a, b]) expect(readdirSync(join(root, 'exports'))).toEqual(['orders.csv']);
+    },
+  );
 });
