@@ -1,19 +1,15 @@
 /**
- * One append-only NDJSON file: the import journal, the order ledger's write-ahead log, the
- * sandbox's `--data` state, `listen --log` and the forwarding queue are all built on it and keep
- * only their record formats and rules.
+ * One append-only NDJSON file, under the order ledger's write-ahead log, the sandbox's `--data`
+ * journal, `listen --log` and the forwarding queue, which keep only their record formats.
  *
- * - `open` creates the folder, refuses what is not a regular file (reading a device or a pipe as
- *   a log never ends), optionally takes the one lock of the file (`<file>.lock`, file-lock.ts).
- * - `replay` reads the complete lines back and cuts a torn last line (no final newline: a kill
- *   during a write), so that the next line does not glue onto it; the cut is reported.
- * - `append` is a group commit: the lines appended while a round is being written, or during one
- *   turn of the event loop, go in the next round, as ONE write(). A `synced` log writes its rounds
- *   from the thread pool and on disk (O_DSYNC, or fdatasync where the platform has no O_DSYNC)
- *   before their promises resolve; an unsynced one writes them on the main thread, since an append
- *   that only has to reach the page cache costs less than a hand-off to the thread pool.
- * - A round that fails is cut off the file again and its appends are rejected; later appends go on
- *   (a caller that must stop after a failure, like the import journal, stops itself).
+ * - `open` refuses what is not a regular file (reading a device or a pipe never ends) and can take
+ *   the file's lock (`<file>.lock`, file-lock.ts); `replay` cuts a torn last line (a kill during a
+ *   write) so that the next line does not glue onto it, and reports it.
+ * - `append` is a group commit: the lines appended during one turn of the event loop, or while a
+ *   round is being written, go in the next round as ONE write(). A `synced` log writes its rounds
+ *   from the thread pool and on disk (O_DSYNC, or fdatasync without it) before they resolve; an
+ *   unsynced one writes them on the main thread (cheaper than a hand-off to the thread pool).
+ * - A round that fails is cut off the file again and its appends rejected; later appends go on.
  */
 import { closeSync, constants, ftruncateSync, type Stats, writeSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
@@ -29,14 +25,11 @@ import { capitalize } from './quote.js';
 const HAS_DSYNC = typeof constants.O_DSYNC === 'number';
 const NEWLINE = 0x0a;
 const NEWLINE_BUFFER = Buffer.from('\n');
-const EMPTY = Buffer.alloc(0);
-/** Queued by `flush`: resolves with its round, writes nothing. */
-const FLUSH_MARKER = Buffer.alloc(0);
-const noop = (): void => undefined;
 const READ_CHUNK = 1 << 20;
+const noop = (): void => undefined;
 
 export interface AppendLogOptions {
-  /** The file as the user knows it, for messages: "the import journal orders.journal.ndjson". */
+  /** The file as the user knows it, for messages: "the log events.ndjson". */
   what: string;
   /** Take the file's lock (`<file>.lock`): one writer across processes. */
   lock?: Omit<FileLockOptions, 'what'>;
@@ -44,38 +37,18 @@ export interface AppendLogOptions {
   synced?: boolean;
   /** Permissions of a new file (default 0o600). */
   mode?: number;
-  /**
-   * A synced log starts a round at most every `roundMs` milliseconds (default 0: as soon as the
-   * previous one ends), so that more lines share each synced write: for writers, like the import,
-   * that append ahead of when they need the line on disk.
-   */
-  roundMs?: number;
 }
-
-/** What `replay` found: complete lines, and the torn last line it cut off, if any. */
-export interface ReplayResult {
-  lines: number;
-  tornTail?: { bytes: number; line: number };
-}
-
-/** Called with each complete line (without its newline; the buffer is reused: copy what you keep). */
-export type LineVisitor = (line: Buffer, lineNumber: number, offset: number) => void;
 
 /** The file could not be opened, read or written; `code` is the system's (ENOSPC, EROFS...). */
 export class AppendLogError extends CliError {
-  readonly path: string;
   readonly code: string;
-  /** `ENOSPC: no space left on the device`, for the callers' own sentences. */
-  readonly reason: string;
   readonly doing: 'open' | 'read' | 'write';
 
-  constructor(path: string, what: string, doing: 'open' | 'read' | 'write', cause: unknown) {
+  constructor(what: string, doing: AppendLogError['doing'], cause: unknown) {
     const code = errorCode(cause);
-    const reason = `${code}: ${describeCode(code)}`;
-    super(`Cannot ${doing} ${what} (${reason}).`, doing === 'open' ? ExitCode.Usage : ExitCode.Failure);
-    this.path = path;
+    const exitCode = doing === 'open' ? ExitCode.Usage : ExitCode.Failure;
+    super(`Cannot ${doing} ${what} (${code}: ${describeCode(code)}).`, exitCode);
     this.code = code;
-    this.reason = reason;
     this.doing = doing;
     this.cause = cause;
   }
@@ -83,86 +56,61 @@ export class AppendLogError extends CliError {
 
 /** The path names a folder, a device or a pipe: bad usage (exit 2). */
 export class NotRegularFileError extends UsageError {
-  readonly path: string;
-  /** `a folder`, `a device`, `a pipe`, `not a regular file`. */
-  readonly kind: string;
-
-  constructor(path: string, what: string, kind: string) {
-    super(`${capitalize(what)} is ${kind}, not a regular file.`);
-    this.path = path;
-    this.kind = kind;
+  constructor(what: string, info: Stats) {
+    super(`${capitalize(what)} is ${fileKind(info)}, not a regular file.`);
   }
 }
 
-interface Queued {
-  line: string | Buffer;
-  resolve: (offset: number) => void;
-  reject: (error: Error) => void;
+type Line = string | Buffer;
+
+/** The lines of the next write, and the one promise of their appends (each line's offset). */
+class Round {
+  readonly lines: Line[] = [];
+  settle!: (result: number[] | Error) => void;
+  readonly done = new Promise<number[]>((resolve, reject) => {
+    this.settle = (result) => (result instanceof Error ? reject(result) : resolve(result));
+  });
 }
 
 export class AppendLog {
-  readonly path: string;
-  readonly what: string;
-  private fd: number | undefined;
-  private readonly lock: FileLock | undefined;
-  private readonly synced: boolean;
-  /** Bytes in the file: where the next round starts (one writer, O_APPEND). */
-  private bytes: number;
-  private queue: Queued[] = [];
+  /** The round being gathered; `busy`: the round (or truncation) in progress, one at a time. */
+  private next: Round | undefined;
   private scheduled = false;
-  private readonly roundMs: number;
-  /** When the last round started (performance.now()), for `roundMs`. */
-  private lastRoundAt = Number.NEGATIVE_INFINITY;
-  /** The round (or truncation) in progress; no other starts before it ends. */
   private busy: Promise<void> | undefined;
-  /** Set when a failed round could not be cut off again, or the lock was lost: nothing more is written. */
+  /** A failed round that could not be cut off again, or the lock lost: nothing more is written. */
   private failure: Error | undefined;
 
   private constructor(
-    path: string,
-    what: string,
-    fd: number,
-    bytes: number,
-    synced: boolean,
-    roundMs: number,
-    lock?: FileLock,
-  ) {
-    this.roundMs = roundMs;
-    this.path = path;
-    this.what = what;
-    this.fd = fd;
-    this.bytes = bytes;
-    this.synced = synced;
-    this.lock = lock;
-  }
+    readonly path: string,
+    readonly what: string,
+    private fd: number | undefined,
+    /** Bytes in the file: where the next round starts (one writer, O_APPEND). */
+    private bytes: number,
+    private readonly synced: boolean,
+    private readonly lock: FileLock | undefined,
+  ) {}
 
   /** Opens (creating it and its folder) the file for appending, taking its lock if asked. */
   static async open(path: string, options: AppendLogOptions): Promise<AppendLog> {
-    await requireRegularFile(path, options.what);
-    await mkdir(dirname(path), { recursive: true }).catch((error: unknown) => {
-      throw new AppendLogError(path, options.what, 'open', error);
-    });
-    const lock = options.lock
-      ? await acquireFileLock(`${path}.lock`, { ...options.lock, what: options.what })
-      : undefined;
+    const { what, synced = false } = options;
+    const openError = (error: unknown): never => {
+      throw new AppendLogError(what, 'open', error);
+    };
+    // A missing file is created; a folder, a device or a pipe is refused before the lock is taken.
+    const missing = (error: unknown) =>
+      ['ENOENT', 'ENOTDIR'].includes(errorCode(error)) ? undefined : openError(error);
+    requireRegularFile(await stat(path).catch(missing), what);
+    await mkdir(dirname(path), { recursive: true }).catch(openError);
+    const lock = options.lock && (await acquireFileLock(`${path}.lock`, { ...options.lock, what }));
     try {
-      const synced = options.synced ?? false;
-      const flags =
-        constants.O_RDWR |
-        constants.O_CREAT |
-        constants.O_APPEND |
-        (synced && HAS_DSYNC ? constants.O_DSYNC : 0);
-      const fd = await openFd(path, flags, options.mode ?? 0o600).catch((error: unknown) => {
-        throw new AppendLogError(path, options.what, 'open', error);
-      });
+      const flags = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
+      const dsync = synced && HAS_DSYNC ? constants.O_DSYNC : 0;
+      const fd = await openFd(path, flags | dsync, options.mode ?? 0o600).catch(openError);
       const info = await fstatFd(fd);
-      if (!info.isFile()) {
-        // Replaced by a pipe or a device while the lock was waited for: reading it would never end.
-        await closeFd(fd).catch(noop);
-        throw new NotRegularFileError(path, options.what, fileKind(info));
-      }
-      const { size } = info;
-      return new AppendLog(path, options.what, fd, size, synced, synced ? (options.roundMs ?? 0) : 0, lock);
+      // Replaced by a pipe or a device while the lock was waited for.
+      if (!info.isFile()) await closeFd(fd).catch(noop);
+      requireRegularFile(info, what);
+      return new AppendLog(path, what, fd, info.size, synced, lock);
     } catch (error) {
       await lock?.release();
       throw error;
@@ -175,81 +123,76 @@ export class AppendLog {
   }
 
   /**
-   * Reads every complete line from the start, then cuts a torn last line off the file (reported
-   * in the result) so that the next append starts a line of its own. Call before appending.
+   * Calls `visit` with each complete line from the start (without its newline; the buffer is
+   * reused: copy what you keep), then cuts a torn last line off, reported as `tornTail`. Call
+   * before appending.
    */
-  async replay(visit: LineVisitor, signal?: AbortSignal): Promise<ReplayResult> {
+  async replay(
+    visit: (line: Buffer, lineNumber: number, offset: number) => void,
+    signal?: AbortSignal,
+  ): Promise<{ lines: number; tornTail?: { bytes: number; line: number } }> {
     const fd = this.openFd();
-    const { lines, complete, total } = await readLines(fd, this, visit, signal);
+    const chunk = Buffer.allocUnsafe(READ_CHUNK);
+    let [carry, total, complete, lines] = [Buffer.alloc(0), 0, 0, 0];
+    for (;;) {
+      if (signal?.aborted) throw new CancelledError(`Interrupted while reading ${this.what}.`);
+      const { bytesRead } = await readFd(fd, chunk, 0, READ_CHUNK, total).catch(this.failed('read'));
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      const data = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      let start = 0;
+      for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+        visit(data.subarray(start, end), ++lines, complete);
+        complete += end + 1 - start;
+        start = end + 1;
+      }
+      carry = data.subarray(start); // a copy (concat): the line goes on in the next chunk
+    }
     if (complete === total) return { lines };
-    await ftruncateFd(fd, complete).catch((error: unknown) => {
-      throw new AppendLogError(this.path, this.what, 'write', error);
-    });
+    await ftruncateFd(fd, complete).catch(this.failed('write'));
     this.bytes = complete;
     return { lines, tornTail: { bytes: total - complete, line: lines + 1 } };
   }
 
   /**
-   * Appends `line` (a newline is added) in the next round; resolves with the offset where it
-   * starts once it is written (on disk for a synced log), or rejects with an AppendLogError.
+   * Appends `line` (and a newline) in the next round; resolves with the offset where it starts
+   * once written (on disk for a synced log), or rejects with an AppendLogError.
    */
-  append(line: string | Buffer): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const refused = this.refusal();
-      if (refused) {
-        reject(refused);
-        return;
-      }
-      this.queue.push({ line, resolve, reject });
-      this.schedule();
-    });
-  }
-
-  /**
-   * Writes what is queued and `line` now, on this thread, before returning the line's offset
-   * (an unsynced log only): for a caller that must have the line in the file before it answers.
-   */
-  appendNow(line: string | Buffer): number {
-    if (this.synced) throw new Error('appendNow is for unsynced logs');
+  append(line: Line): Promise<number> {
     const refused = this.refusal();
-    if (refused) throw refused;
-    const queued = this.queue;
-    this.queue = [];
-    const now: Queued = { line, resolve: () => undefined, reject: () => undefined };
-    const offsets = this.writeRoundNow([...queued, now]);
-    if (offsets instanceof Error) throw offsets;
-    return offsets;
+    if (refused) return Promise.reject(refused);
+    const round = this.gather();
+    const index = round.lines.push(line) - 1;
+    return round.done.then((offsets) => offsets[index]!);
   }
 
-  /**
-   * Resolves once every line appended so far is written (on disk for a synced log); rejects when
-   * the log can write nothing more.
-   */
+  /** Writes what is queued and `line` on this thread and returns its offset (an unsynced log). */
+  appendNow(line: Line): number {
+    if (this.synced) throw new Error('appendNow is for unsynced logs');
+    const result = this.refusal() ?? this.writeNextNow(line);
+    if (result instanceof Error) throw result;
+    return result.at(-1)!;
+  }
+
+  /** Resolves once every line appended so far is written; rejects when nothing more can be. */
   async flush(): Promise<void> {
-    if (this.queue.length > 0 || this.busy) await this.append(FLUSH_MARKER);
+    if (this.next || this.busy) await this.gather().done;
   }
 
   /** Empties the file, or cuts it to `length` bytes, between two rounds (a reset, a compaction). */
   async truncate(length = 0): Promise<void> {
-    await this.exclusive(async () => {
-      const fd = this.openFd();
-      try {
-        await ftruncateFd(fd, length);
-        if (this.synced) await fdatasyncFd(fd);
-      } catch (error) {
-        throw new AppendLogError(this.path, this.what, 'write', error);
-      }
-      this.bytes = length;
-    });
+    while (this.busy) await this.busy;
+    this.truncateNow(length);
+    if (this.synced) await this.occupy(fdatasyncFd(this.openFd()).catch(this.failed('write')));
   }
 
-  /** `truncate` on this thread (an unsynced log: the sandbox's reset answers after it). */
+  /** `truncate` on this thread, unsynced (the sandbox's reset answers after it). */
   truncateNow(length = 0): void {
     if (this.busy) throw new Error('truncateNow during a round');
     try {
       ftruncateSync(this.openFd(), length);
     } catch (error) {
-      throw new AppendLogError(this.path, this.what, 'write', error);
+      throw new AppendLogError(this.what, 'write', error);
     }
     this.bytes = length;
   }
@@ -257,17 +200,9 @@ export class AppendLog {
   /** Reads `length` bytes at `offset` (a line found by `replay` or `append`). */
   async read(offset: number, length: number): Promise<Buffer> {
     const buffer = Buffer.alloc(length);
-    let done = 0;
-    while (done < length) {
-      const { bytesRead } = await readFd(this.openFd(), buffer, done, length - done, offset + done).catch(
-        (error: unknown) => {
-          throw new AppendLogError(this.path, this.what, 'read', error);
-        },
-      );
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    return buffer.subarray(0, done);
+    // One pread: a regular file returns fewer bytes than asked only at its end.
+    const { bytesRead } = await readFd(this.openFd(), buffer, 0, length, offset).catch(this.failed('read'));
+    return buffer.subarray(0, bytesRead);
   }
 
   /**
@@ -275,26 +210,23 @@ export class AppendLog {
    * A write that fails here is reported to its appender only: `flush` first to learn of it.
    */
   async close(): Promise<void> {
-    if (this.fd === undefined) return;
-    try {
-      await this.flush().catch(noop);
-    } finally {
-      const fd = this.fd;
-      this.fd = undefined;
-      for (const queued of this.queue.splice(0)) queued.reject(this.closedError());
-      if (fd !== undefined) await closeFd(fd).catch(() => undefined);
-      await this.lock?.release();
-    }
+    await this.flush().catch(noop);
+    const fd = this.fd;
+    if (fd === undefined) return;
+    this.fd = undefined;
+    this.next?.settle(this.closedError());
+    this.next = undefined;
+    await closeFd(fd).catch(noop);
+    await this.lock?.release();
   }
 
   /** `close` on this thread, for an unsynced log (what is queued is written first). */
   closeNow(): void {
     if (this.synced) throw new Error('closeNow is for unsynced logs');
     if (this.fd === undefined) return;
-    if (this.queue.length > 0) this.writeRoundNow(this.queue.splice(0));
-    const fd = this.fd;
+    this.writeNextNow();
+    closeSync(this.fd);
     this.fd = undefined;
-    closeSync(fd);
     void this.lock?.release();
   }
 
@@ -305,12 +237,7 @@ export class AppendLog {
   }
 
   private closedError(): Error {
-    return new AppendLogError(
-      this.path,
-      this.what,
-      'write',
-      Object.assign(new Error('closed'), { code: 'EBADF' }),
-    );
+    return new AppendLogError(this.what, 'write', Object.assign(new Error('closed'), { code: 'EBADF' }));
   }
 
   private openFd(): number {
@@ -318,180 +245,107 @@ export class AppendLog {
     return this.fd;
   }
 
-  /**
-   * Starts a round at the next turn of the event loop, so that the lines of this turn join it (or,
-   * with `roundMs`, once that long has passed since the last round started).
-   */
-  private schedule(): void {
-    if (this.scheduled || this.busy) return;
-    this.scheduled = true;
-    const wait = this.lastRoundAt + this.roundMs - performance.now();
-    if (wait > 0) setTimeout(this.startRound, wait);
-    else setImmediate(this.startRound);
+  /** For `.catch`: throws the system's error as an AppendLogError naming the file. */
+  private failed(doing: 'read' | 'write'): (cause: unknown) => never {
+    return (cause) => {
+      throw new AppendLogError(this.what, doing, cause);
+    };
+  }
+
+  /** The round that takes the next line; it starts at the next turn of the event loop. */
+  private gather(): Round {
+    this.next ??= new Round();
+    if (!this.scheduled && !this.busy) {
+      this.scheduled = true;
+      setImmediate(this.startRound);
+    }
+    return this.next;
   }
 
   private readonly startRound = (): void => {
     this.scheduled = false;
-    if (this.busy || this.queue.length === 0) return;
-    this.lastRoundAt = performance.now();
-    const round = this.queue;
-    this.queue = [];
+    const round = this.next;
+    if (this.busy || !round) return;
+    this.next = undefined;
     const refused = this.refusal();
-    if (refused) {
-      for (const queued of round) queued.reject(refused);
-      return;
-    }
-    if (this.synced) this.occupy(this.writeRound(round));
-    else this.writeRoundNow(round);
+    if (refused) round.settle(refused);
+    else if (this.synced) void this.occupy(this.writeRound(round.lines).then(round.settle));
+    else round.settle(this.writeNow(round.lines));
   };
 
   /** Marks `work` as the one thing touching the file; when it ends, the next round may start. */
   private occupy(work: Promise<void>): Promise<void> {
     const idle: Promise<void> = work.then(noop, noop).then(() => {
       if (this.busy === idle) this.busy = undefined;
-      if (this.queue.length > 0) this.schedule();
+      if (this.next) this.gather();
     });
     this.busy = idle;
     return work;
   }
 
-  private async exclusive(task: () => Promise<void>): Promise<void> {
-    while (this.busy) await this.busy;
-    return this.occupy(task());
-  }
-
-  private async writeRound(round: Queued[]): Promise<void> {
-    const { buffer, offsets, start } = this.encodeRound(round);
-    const fd = this.openFd();
+  /** Writes lines from the thread pool (on disk for a synced log); their offsets, or the error. */
+  private async writeRound(lines: Line[]): Promise<number[] | Error> {
+    const { buffer, offsets, start } = this.encode(lines);
     try {
-      for (let written = 0; written < buffer.length; ) {
-        const { bytesWritten } = await writeFd(fd, buffer, written, buffer.length - written, null);
-        written += bytesWritten;
+      const fd = this.openFd();
+      for (let done = 0; done < buffer.length; ) {
+        done += (await writeFd(fd, buffer, done, buffer.length - done, null)).bytesWritten;
       }
       if (!HAS_DSYNC && buffer.length > 0) await fdatasyncFd(fd);
+      return offsets;
     } catch (error) {
-      const failed = new AppendLogError(this.path, this.what, 'write', error);
-      // Cut off what part of the round reached the file, so that the next round starts a line.
-      await ftruncateFd(fd, start).catch(() => {
-        this.failure ??= failed;
-      });
-      this.bytes = start;
-      for (const queued of round) queued.reject(failed);
-      return;
+      return this.cutRound(start, error);
     }
-    for (const [index, queued] of round.entries()) queued.resolve(offsets[index]!);
   }
 
-  /** Writes a round on this thread; returns the last line's offset, or the error (already reported). */
-  private writeRoundNow(round: Queued[]): number | Error {
-    const { buffer, offsets, start } = this.encodeRound(round);
-    const fd = this.openFd();
+  /** `writeRound` on this thread. */
+  private writeNow(lines: Line[]): number[] | Error {
+    const { buffer, offsets, start } = this.encode(lines);
     try {
-      for (let written = 0; written < buffer.length; ) {
-        written += writeSync(fd, buffer, written, buffer.length - written);
-      }
+      const fd = this.openFd();
+      for (let done = 0; done < buffer.length; ) done += writeSync(fd, buffer, done, buffer.length - done);
+      return offsets;
     } catch (error) {
-      const failed = new AppendLogError(this.path, this.what, 'write', error);
-      try {
-        ftruncateSync(fd, start);
-      } catch {
-        this.failure ??= failed;
-      }
-      this.bytes = start;
-      for (const queued of round) queued.reject(failed);
-      return failed;
+      return this.cutRound(start, error);
     }
-    for (const [index, queued] of round.entries()) queued.resolve(offsets[index]!);
-    return offsets[offsets.length - 1]!;
   }
 
-  /** The round's bytes (each line and its newline; `flush`'s empty marker adds nothing). */
-  private encodeRound(round: Queued[]): { buffer: Buffer; offsets: number[]; start: number } {
+  /** Writes the round being gathered, then `extra`, on this thread, and settles the round. */
+  private writeNextNow(...extra: Line[]): number[] | Error {
+    const round = this.next;
+    this.next = undefined;
+    const result = this.writeNow([...(round?.lines ?? []), ...extra]);
+    round?.settle(result);
+    return result;
+  }
+
+  /** Cuts what part of a failed round reached the file, so that the next round starts a line. */
+  private cutRound(start: number, cause: unknown): Error {
+    const failed = new AppendLogError(this.what, 'write', cause);
+    try {
+      ftruncateSync(this.fd!, start);
+    } catch {
+      this.failure ??= failed;
+    }
+    this.bytes = start;
+    return failed;
+  }
+
+  /** The bytes of `lines` (each with its newline) and where each one starts. */
+  private encode(lines: Line[]): { buffer: Buffer; offsets: number[]; start: number } {
     const start = this.bytes;
-    const parts: Buffer[] = [];
     const offsets: number[] = [];
-    let at = start;
-    for (const queued of round) {
-      offsets.push(at);
-      if (queued.line === FLUSH_MARKER) continue;
-      const bytes = typeof queued.line === 'string' ? Buffer.from(queued.line, 'utf8') : queued.line;
-      parts.push(bytes, NEWLINE_BUFFER);
-      at += bytes.length + 1;
-    }
-    this.bytes = at;
-    return { buffer: parts.length === 0 ? EMPTY : Buffer.concat(parts, at - start), offsets, start };
-  }
-}
-
-/**
- * Reads the complete lines of a log without opening it for writing (a dry run, a report); a
- * missing file has none. A torn last line is reported, not cut.
- */
-export async function readLog(
-  path: string,
-  what: string,
-  visit: LineVisitor,
-  signal?: AbortSignal,
-): Promise<ReplayResult> {
-  await requireRegularFile(path, what);
-  let fd: number;
-  try {
-    fd = await openFd(path, 'r');
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return { lines: 0 };
-    throw new AppendLogError(path, what, 'read', error);
-  }
-  try {
-    const { lines, complete, total } = await readLines(fd, { path, what }, visit, signal);
-    return complete === total ? { lines } : { lines, tornTail: { bytes: total - complete, line: lines + 1 } };
-  } finally {
-    await closeFd(fd).catch(noop);
-  }
-}
-
-/** Visits each complete line from the start of `fd`, a chunk at a time. */
-async function readLines(
-  fd: number,
-  file: { path: string; what: string },
-  visit: LineVisitor,
-  signal: AbortSignal | undefined,
-): Promise<{ lines: number; complete: number; total: number }> {
-  const chunk = Buffer.allocUnsafe(READ_CHUNK);
-  let carry: Buffer = EMPTY;
-  let total = 0;
-  let complete = 0;
-  let lines = 0;
-  for (;;) {
-    if (signal?.aborted) throw new CancelledError(`Interrupted while reading ${file.what}.`);
-    const { bytesRead } = await readFd(fd, chunk, 0, READ_CHUNK, total).catch((error: unknown) => {
-      throw new AppendLogError(file.path, file.what, 'read', error);
+    const parts = lines.flatMap((line) => {
+      const bytes = typeof line === 'string' ? Buffer.from(line, 'utf8') : line;
+      offsets.push(this.bytes);
+      this.bytes += bytes.length + 1;
+      return [bytes, NEWLINE_BUFFER];
     });
-    if (bytesRead === 0) break;
-    total += bytesRead;
-    const data =
-      carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-    let start = 0;
-    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
-      lines++;
-      visit(data.subarray(start, end), lines, complete);
-      complete += end + 1 - start;
-      start = end + 1;
-    }
-    // The rest of the line continues in the next chunk (copied: the chunk is reused).
-    carry = Buffer.from(data.subarray(start));
+    return { buffer: Buffer.concat(parts, this.bytes - start), offsets, start };
   }
-  return { lines, complete, total };
 }
 
-/** Refuses a folder, a device or a pipe; a missing file is fine (it is created). */
-async function requireRegularFile(path: string, what: string): Promise<void> {
-  let info: Stats;
-  try {
-    info = await stat(path);
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT' || errorCode(error) === 'ENOTDIR') return;
-    throw new AppendLogError(path, what, 'open', error);
-  }
-  if (info.isFile()) return;
-  throw new NotRegularFileError(path, what, fileKind(info));
+/** Refuses a folder, a device or a pipe; `undefined` (no file yet) is fine. */
+function requireRegularFile(info: Stats | undefined, what: string): void {
+  if (info && !info.isFile()) throw new NotRegularFileError(what, info);
 }

@@ -1,57 +1,54 @@
 /**
- * The local order ledger: shard files in a folder of this machine (the config folder's `ledger/`,
- * or the folder `--ledger <dir>` names), shared by every process, profile and journal.
+ * The local order ledger (docs/cli-contract.md, "The local ledger"): shard files in a folder of
+ * this machine (the config folder's `ledger/`, or `--ledger <dir>`), shared by every process.
  *
- * Layout: `<root>/<service>/<shard>.ndjson` — one folder per service (its normalized base URL,
- * readable plus a hash; `service.json` names it), contact references in its
- * `contact-references/` subfolder, 4096 shard files chosen by a hash of the key (FNV-1a of its
- * UTF-8 bytes, low 12 bits, as 3 hex digits). A base URL that may name a service this machine
- * already has a ledger of (`localhost` after `127.0.0.1`: same scheme, port and path, hosts
- * resolving to a common address) uses that ledger.
+ * `<root>/<service>/<shard>.ndjson`: a folder per service (`service.json` names its base URL;
+ * contact references in its `contact-references/` subfolder), 4096 shards by the FNV-1a hash of
+ * the key. A base URL with no folder of its own that names a service of another folder
+ * (service-identity.ts) uses that folder.
  *
- * Each line is one record (record.ts) whose first key is `externalId`. A shard is appended to
- * with O_APPEND, one write() per record, so records never interleave and every process sees
- * them in one order: the file's. That order decides a claim (a compare-and-swap in record.ts):
- * a process appends its claim, reads the shard from where it last read up to its own line, and
- * holds the claim only if the claim took effect there. No lock, no clock.
+ * Each line is a record (record.ts) starting with `externalId`, appended with O_APPEND in one
+ * write(), so every process sees one order: the file's. A process appends its claim and reads the
+ * shard up to its line: the claim holds if it took effect there (compare-and-swap). No lock, no
+ * clock. A line that is not a record anywhere but at the end is damage (exit 2).
  *
- * Durability: every record also goes to this process's write-ahead log (`wal/`), an AppendLog
- * whose synced writes all the claims of a round share (group commit), so a claim is on disk
- * before its request leaves at the price of one sync a round. A shard write is in the page cache
- * at once (other processes see it, a kill cannot lose it); only a machine crash can lose it,
- * and the log is there for that: the first command after the machine restarted (another boot
- * id, same host) copies the missing lines back. A log of this boot is never needed, and is
- * removed only when its owner is proven dead.
+ * Durability: claims (and resolutions, adopted records) also go to this process's write-ahead log
+ * `wal/w-<owner>-<id>.ndjson`, whose synced rounds they share. Outcomes are neither logged nor
+ * synced. The shards are in the page cache at once; only a crash of the machine loses lines, and
+ * the next command after it (another boot of this host) copies them back from the log. A log of
+ * this boot goes at close (after few shards) or once its owner is proven dead.
  *
- * Damage: a line that is not a whole record anywhere but at the end of a shard (a torn last line,
- * still being written or cut by a crash) stops every command with exit 2 naming file and line.
- *
- * Liveness of claim owners (core/liveness.ts): PID and start time in this PID namespace; else
- * the owner's heartbeat file `owners/<id>`, a counter it rewrites every second, watched on this
- * process's own clock.
+ * Owners of claims are judged by core/liveness.ts: PID and start time in this PID namespace, else
+ * their heartbeat `owners/<id>` changing on our own clock.
  */
 import { randomBytes } from 'node:crypto';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import {
   closeSync,
   constants,
+  existsSync,
   fstatSync,
   openSync,
   readSync,
-  type Stats,
   statSync,
-  writeFileSync,
   writeSync,
 } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { hashBytes, KeyTable } from '../core/key-table.js';
-import { HEARTBEAT_MS, judgeProcess, observeHeartbeat, thisProcess } from '../core/liveness.js';
-import { normalizeBaseUrl, serviceKey } from '../core/url.js';
+import {
+  Heartbeat,
+  heartbeatOwner,
+  judgeProcess,
+  newOwner,
+  observeHeartbeat,
+  readHeartbeat,
+  thisProcess,
+} from '../core/liveness.js';
+import { normalizeBaseUrl } from '../core/url.js';
 import { AppendLog } from '../io/append-log.js';
-import { fdatasyncFd } from '../io/fd.js';
 import { fileKind } from '../io/file-kind.js';
 import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerDamagedError, LedgerWriteError } from './errors.js';
@@ -62,18 +59,17 @@ import {
   type LedgerEntry,
   type LedgerRecord,
   type LedgerStatus,
-  type RecordSource,
   type Resolution,
   settledAsUnknown,
   stateKey,
 } from './record.js';
+import { findSameService } from './service-identity.js';
 import type {
   Claim,
   ClaimRefusal,
   ClaimRequest,
   ClaimResult,
   LedgerFilter,
-  LedgerKind,
   LedgerOpener,
   LedgerService,
   LedgerStore,
@@ -83,221 +79,172 @@ import type {
 
 export const LEDGER_SHARDS = 4096;
 const SHARD_MASK = LEDGER_SHARDS - 1;
-/** Read and append: a claim reads back the shard it appended to. */
-const SHARD_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;
-/**
- * Shard files kept open between claims (an outcome goes to the shard its claim went to): opening
- * one costs more than its record (Node raises the descriptors' limit to the hard one; fewer,
- * and the set shrinks).
- */
+/** A writer reads and appends through one file (never waiting on a pipe). */
+const WRITE_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NONBLOCK;
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+/** Shard files kept open from prefetch to claim to outcome (fewer when descriptors run out). */
 const OPEN_SHARDS = 2048;
-/** At most this many shards written are synced at close (so that the log can go). */
+/** At most this many shards written are synced at close, so that the log can go. */
 const CLOSE_SYNC_SHARDS = 16;
-/** Past this size of the write-ahead log, the shards written since are synced and a new one starts. */
+/** Past this size of the log, the shards written since are synced and a new log starts. */
 const WAL_CHECKPOINT_BYTES = 64 << 20;
-const RECORD_START = Buffer.from('{"externalId":');
-const NEWLINE = 0x0a;
-const CLOSING_BRACE = 0x7d;
-const SERVICE_FILE = 'service.json';
 /** An alive verdict on another namespace's owner is trusted this long before it is watched again. */
 const ALIVE_VERDICT_MS = 5_000;
+const RECORD_START = Buffer.from('{"externalId":');
+const NEWLINE = 0x0a;
+const ALL = (): boolean => true;
 
-/** The folder of one service's ledger under a ledger root (`<config>/ledger` by default). */
+/** The folder of one service's ledger under a ledger root: `http_127.0.0.1_4010-1a2b3c4d`. */
 export function ledgerFolder(root: string, baseUrl: string): string {
-  return join(root, serviceFolderName(normalizeBaseUrl(baseUrl)));
-}
-
-/** `http_127.0.0.1_4010-1a2b3c4d`: readable enough to find, exact by the hash of the whole URL. */
-function serviceFolderName(baseUrl: string): string {
-  const readable = baseUrl
+  const normalized = normalizeBaseUrl(baseUrl);
+  const readable = normalized
     .replace(/^[a-z]+:\/\//i, (scheme) => `${scheme.slice(0, -3)}_`)
     .replace(/[^A-Za-z0-9.-]+/g, '_')
     .replace(/_+$/, '')
     .slice(0, 80);
-  const bytes = Buffer.from(baseUrl, 'utf8');
-  return `${readable}-${hashBytes(bytes, 0, bytes.length).toString(16).padStart(8, '0')}`;
+  return join(root, `${readable}-${fnv1a(normalized).toString(16).padStart(8, '0')}`);
 }
 
-/** The owner a heartbeat file names (its first line), or undefined when it cannot be read. */
-async function readOwner(path: string): Promise<ClaimOwner | undefined> {
-  const owner = await readFile(path, 'utf8')
-    .then((text) => JSON.parse(text.slice(0, text.indexOf('\n'))) as ClaimOwner)
-    .catch(() => undefined);
-  return owner && typeof owner.pid === 'number' ? owner : undefined;
-}
-
-/** The base URL a service folder's `service.json` names. */
-async function readServiceFile(folder: string): Promise<string | undefined> {
-  try {
-    return (JSON.parse(await readFile(join(folder, SERVICE_FILE), 'utf8')) as { baseUrl: string }).baseUrl;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The shard file number of a key: FNV-1a of its UTF-8 bytes, the low 12 bits. */
+/** The shard of a key: FNV-1a of its UTF-8 bytes, the low 12 bits. */
 export function shardOf(externalId: string): number {
-  const bytes = Buffer.from(externalId, 'utf8');
-  return hashBytes(bytes, 0, bytes.length) & SHARD_MASK;
+  return fnv1a(externalId) & SHARD_MASK;
 }
 
 export function shardFileName(shard: number): string {
   return `${shard.toString(16).padStart(3, '0')}.ndjson`;
 }
 
-/**
- * The ledger of another base URL that may name the same service as `baseUrl` (same scheme, port
- * and path; hosts with an address in common), when the root has no ledger of `baseUrl` itself.
- */
-async function sameServiceLedger(
-  root: string,
-  baseUrl: string,
-): Promise<{ folder: string; baseUrl: string } | undefined> {
-  const own = ledgerFolder(root, baseUrl);
-  let names: string[];
-  try {
-    names = await readdir(root);
-  } catch {
-    return undefined;
-  }
-  if (names.includes(own.slice(root.length + 1))) return undefined;
-  const wanted = serviceKey(baseUrl);
-  if (!wanted) return undefined;
-  let wantedAddresses: Set<string> | undefined;
-  for (const name of names.sort()) {
-    const folder = join(root, name);
-    const other = await readServiceFile(folder);
-    if (other === undefined) continue;
-    const key = serviceKey(other);
-    if (!key || key.rest !== wanted.rest) continue;
-    wantedAddresses ??= await addressesOf(wanted.host);
-    const otherAddresses = await addressesOf(key.host);
-    if ([...otherAddresses].some((address) => wantedAddresses!.has(address)))
-      return { folder, baseUrl: other };
-  }
-  return undefined;
+function fnv1a(text: string): number {
+  const bytes = Buffer.from(text, 'utf8');
+  return hashBytes(bytes, 0, bytes.length);
 }
 
-async function addressesOf(host: string): Promise<Set<string>> {
-  try {
-    return new Set((await dnsLookup(host, { all: true })).map((entry) => entry.address));
-  } catch {
-    return new Set();
-  }
-}
-
-/** Refuses a ledger path that is not a folder (a file, a pipe, a device): exit 2 at once. */
+/** Whether a ledger folder exists; what is not a folder (a file, a pipe, a device) is exit 2. */
 function checkFolder(path: string): boolean {
-  let info: Stats;
   try {
-    info = statSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new UsageError(`Cannot open the order ledger ${path} (${errorCode(error)}); nothing was sent.`);
-  }
-  if (!info.isDirectory()) {
+    const info = statSync(path);
+    if (info.isDirectory()) return true;
     throw new UsageError(
       `The order ledger ${path} is ${fileKind(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
       ['Name a folder with --ledger <dir>: the ledger keeps its own files there.'],
     );
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if (errorCode(error) === 'ENOENT') return false;
+    throw new UsageError(`Cannot open the order ledger ${path} (${errorCode(error)}); nothing was sent.`);
   }
-  return true;
 }
 
-/** Per shard: how far this process has read it, and whether `table` holds all its keys of interest. */
+/** The service folders of a ledger root, in the order of their names, by the base URL each names. */
+async function serviceFolders(root: string): Promise<Map<string, string>> {
+  const folders = new Map<string, string>();
+  for (const name of (await readdir(root)).sort()) {
+    const folder = join(root, name);
+    const baseUrl = await readFile(join(folder, 'service.json'), 'utf8')
+      .then((text) => (JSON.parse(text) as { baseUrl?: unknown }).baseUrl)
+      .catch(() => undefined);
+    if (typeof baseUrl === 'string' && !folders.has(baseUrl)) folders.set(baseUrl, folder);
+  }
+  return folders;
+}
+
+/** The ledger of another name of the same service, when `baseUrl` has no folder of its own. */
+async function sameServiceLedger(
+  root: string,
+  baseUrl: string,
+): Promise<{ folder: string; baseUrl: string } | undefined> {
+  if (!checkFolder(root) || existsSync(ledgerFolder(root, baseUrl))) return undefined;
+  const folders = await serviceFolders(root).catch(() => new Map<string, string>());
+  const other = folders.has(baseUrl) ? baseUrl : await findSameService(baseUrl, [...folders.keys()]);
+  return other === undefined ? undefined : { folder: folders.get(other)!, baseUrl: other };
+}
+
+/** How far this process has read a shard. */
 interface ShardView {
-  /** Bytes read: the end of the last complete line seen. */
+  /** The end of the last complete line read, and how many lines that is (for messages). */
   offset: number;
-  /** Complete lines read, for the line numbers of messages. */
   lines: number;
   /**
-   * Read for the prefetched keys only (an import's): the records before `offset` of other keys
-   * were passed over, except for those in `extra` (read since, one by one). Records after
-   * `offset` are applied for every key.
+   * Read for the prefetched keys only: records before the first `offset` of other keys were passed
+   * over (read for a key when it is asked, which is then marked READ). Later ones apply to all.
    */
-  partial?: boolean;
-  extra?: Set<string>;
+  partial: boolean;
 }
+
+/*
+ * What `table` holds of a key, one number: in the low 2 bits PREFETCHED and READ (its records
+ * passed over by a partial read were read since); then what is known (nothing, a state in a slot
+ * of `objects`, or a state that one record decides alone); for the last, its status; above
+ * them, the record's byte offset in its shard (read back when asked) or the slot's number. An
+ * import of a million known orders holds a million numbers in typed arrays, not objects.
+ */
+const PREFETCHED = 1;
+const READ = 2;
+const NOTHING = 0;
+const OBJECT = 1;
+const RECORD = 2;
+const STATUSES: readonly LedgerStatus[] = ['created', 'in-doubt', 'not-created', 'claimed'];
+const known = (kind: number, flags: number, status?: LedgerStatus, offset = 0): number =>
+  ((offset * 4 + (status ? STATUSES.indexOf(status) : 0)) * 4 + kind) * 4 + flags;
+const flagsOf = (value: number): number => value % 4;
+const kindOf = (value: number): number => Math.floor(value / 4) % 4;
+const statusOf = (value: number): LedgerStatus => STATUSES[Math.floor(value / 16) % 4]!;
+const numberOf = (value: number): number => Math.floor(value / 64);
 
 export class LocalLedger implements LedgerStore {
   readonly location: string;
-  readonly baseUrl: string;
   sameServiceAs: string | undefined;
-  readonly owner: ClaimOwner;
-  private readonly folder: string;
-  private readonly source: RecordSource;
-  private readonly readOnly: boolean;
-  private readonly signal: AbortSignal | undefined;
-  /**
-   * What this process knows of each key seen, from the shards' records (the files decide), as a
-   * number (see `known`): whether it was prefetched, and its last known state. A state that one
-   * record decides alone (created, refused, in doubt, resolved) is that record's byte offset in
-   * its shard, read back when asked: an import of a million known orders holds a million
-   * numbers in typed arrays, not a million objects. Other states are in `objects`.
-   */
+  readonly owner: ClaimOwner = newOwner();
   private table = new KeyTable();
-  /**
-   * The states no single record decides (a claim, an outcome that keeps its claim's details), in
-   * slots whose number the table keeps. Not a Map: a Map that empties and fills again at every
-   * record of a prefetch allocates a new table each time, in the old generation.
-   */
+  /** The states no single record decides (claims, outcomes keeping their claim's details). */
   private readonly objects: (LedgerEntry | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   private readonly views = new Map<number, ShardView>();
-  /** Open shard files, least recently used first. */
   private readonly fds = new OpenShards(OPEN_SHARDS);
+  private buffer = Buffer.alloc(0);
   private wal: AppendLog | undefined;
   private unsynced = new Set<number>();
   private checkpointing: Promise<void> | undefined;
   private failure: Error | undefined;
   private closed = false;
-  private heartbeat: { path: string; timer: NodeJS.Timeout; beat: number } | undefined;
+  private heartbeat: Heartbeat | undefined;
   private readonly verdicts = new Map<string, { verdict: Promise<'alive' | 'dead'>; at: number }>();
-  private counts = { created: 0, inDoubt: 0 };
-  private claimCount = 0;
+  private readonly counts = { created: 0, inDoubt: 0 };
+  private claims = 0;
 
-  /** Prefetched: a shard read for the prefetch has the key's whole history. */
-  private wasPrefetched(key: string): boolean {
-    return isPrefetched(this.table.get(key) ?? 0);
-  }
-  private readBuffer = Buffer.alloc(0);
-
-  private constructor(folder: string, baseUrl: string, options: OpenLedgerOptions) {
-    this.folder = folder;
+  private constructor(
+    private readonly folder: string,
+    readonly baseUrl: string,
+    private readonly options: OpenLedgerOptions,
+  ) {
     this.location = folder;
-    this.baseUrl = baseUrl;
-    this.source = options.source;
-    this.readOnly = Boolean(options.readOnly);
-    this.signal = options.signal;
-    this.owner = { ...thisProcess(), id: randomBytes(8).toString('hex') };
   }
 
   /** Opens (creating it unless read-only) the ledger of the service at `baseUrl` under `root`. */
   static async open(root: string, options: OpenLedgerOptions): Promise<LocalLedger> {
     const baseUrl = normalizeBaseUrl(options.baseUrl);
-    const rootExists = checkFolder(root);
-    const alias = rootExists ? await sameServiceLedger(root, baseUrl) : undefined;
-    const serviceFolder = alias?.folder ?? ledgerFolder(root, baseUrl);
-    const folder = options.kind === 'orders' ? serviceFolder : join(serviceFolder, kindFolder(options.kind));
+    const alias = await sameServiceLedger(root, baseUrl);
+    const service = alias?.folder ?? ledgerFolder(root, baseUrl);
+    const folder = options.kind === 'orders' ? service : join(service, options.kind);
     const ledger = new LocalLedger(folder, baseUrl, options);
     ledger.sameServiceAs = alias?.baseUrl;
     checkFolder(folder);
     if (options.readOnly) return ledger;
     try {
-      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await mkdir(join(folder, 'wal'), { recursive: true, mode: 0o700 });
       if (!alias) {
-        await writeFile(join(serviceFolder, SERVICE_FILE), `${JSON.stringify({ baseUrl })}\n`, {
+        await writeFile(join(service, 'service.json'), `${JSON.stringify({ baseUrl })}\n`, {
           mode: 0o600,
           flag: 'wx',
-        }).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
+        }).catch((error: unknown) => {
+          if (errorCode(error) !== 'EEXIST') throw error;
         });
       }
       await ledger.recoverLogs();
       await ledger.startHeartbeat();
       ledger.wal = await ledger.openWal();
     } catch (error) {
-      await ledger.stopHeartbeat();
+      await ledger.heartbeat?.stop();
       if (error instanceof CliError) throw error;
       throw new UsageError(
         `Cannot open the order ledger ${folder} for writing (${errorCode(error)}); nothing was sent.`,
@@ -307,103 +254,64 @@ export class LocalLedger implements LedgerStore {
     return ledger;
   }
 
+  /** The services (and kinds) a local ledger root holds records of. */
+  static async services(root: string): Promise<LedgerService[]> {
+    if (!checkFolder(root)) return [];
+    const services: LedgerService[] = [];
+    for (const [baseUrl, folder] of await serviceFolders(root)) {
+      services.push({ baseUrl, kind: 'orders' });
+      if (checkFolder(join(folder, 'contact-references')))
+        services.push({ baseUrl, kind: 'contact-references' });
+    }
+    return services;
+  }
+
+  /** Removes a service's ledger (every kind) from a local ledger root; how many keys it held. */
+  static async forget(root: string, baseUrl: string): Promise<number> {
+    const folder = ledgerFolder(root, baseUrl);
+    let keys = 0;
+    for (const kind of ['orders', 'contact-references'] as const) {
+      if (!checkFolder(kind === 'orders' ? folder : join(folder, kind))) continue;
+      const store = await LocalLedger.open(root, {
+        baseUrl,
+        kind,
+        source: { by: 'ledger forget' },
+        readOnly: true,
+      });
+      keys += (await store.list()).length;
+      await store.close();
+    }
+    await rm(folder, { recursive: true, force: true });
+    return keys;
+  }
+
   async lookup(externalId: string): Promise<LedgerEntry | undefined> {
     this.refresh(shardOf(externalId), externalId);
     return this.stateOf(externalId);
   }
 
-  /** The state of a key as far as read, its record read back if it is kept as an offset. */
-  private stateOf(externalId: string): LedgerEntry | undefined {
-    const known = this.table.get(externalId);
-    if (known === undefined) return undefined;
-    switch (kindOf(known)) {
-      case KNOWN_NOTHING:
-        return undefined;
-      case KNOWN_OBJECT:
-        return this.objects[offsetOf(known)];
-      default:
-        return settledEntry(this.recordAt(shardOf(externalId), offsetOf(known)));
-    }
-  }
-
-  /** Records a key's state (undefined: none), keeping whether it was prefetched. */
-  private setState(externalId: string, state: LedgerEntry | undefined, decidingOffset?: number): void {
-    const before = this.table.get(externalId);
-    const prefetched = before !== undefined && isPrefetched(before);
-    const slot = before !== undefined && kindOf(before) === KNOWN_OBJECT ? offsetOf(before) : undefined;
-    if (state === undefined || decidingOffset !== undefined) {
-      if (slot !== undefined) this.freeObject(slot);
-      if (state !== undefined)
-        this.table.set(externalId, known(KNOWN_RECORD, prefetched, state.status, decidingOffset));
-      else if (before !== undefined) this.table.set(externalId, known(KNOWN_NOTHING, prefetched));
-      return;
-    }
-    const kept = slot ?? this.freeSlots.pop() ?? this.objects.length;
-    this.objects[kept] = state;
-    this.table.set(externalId, known(KNOWN_OBJECT, prefetched, undefined, kept));
-  }
-
-  private freeObject(slot: number): void {
-    this.objects[slot] = undefined;
-    this.freeSlots.push(slot);
-  }
-
-  /** The record that starts at `offset` of the shard. */
-  private recordAt(shard: number, offset: number): LedgerRecord {
-    const open = this.fds.get(shard);
-    const fd = open ?? this.openForReading(shard);
-    if (fd === undefined) throw new Error(`ledger: shard ${shard} is gone`);
-    try {
-      return readRecordAt(fd, offset, shard);
-    } finally {
-      if (open === undefined) closeQuietly(fd);
-    }
-  }
-
-  /** The shard opened to read it (not kept), or undefined when it does not exist. */
-  private openForReading(shard: number): number | undefined {
-    try {
-      return openSync(join(this.folder, shardFileName(shard)), constants.O_RDONLY | constants.O_NONBLOCK);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new CliError(
-        `Cannot read the order ledger ${join(this.folder, shardFileName(shard))} (${errorCode(error)}), so nothing was sent.`,
-        ExitCode.Failure,
-        ['Fix its permissions, then run the command again.'],
-      );
-    }
-  }
-
   async prefetch(keys: Iterable<string> | KeyTable): Promise<void> {
     const indexes = this.markPrefetched(keys);
     // The keys grouped by shard with a counting sort of their indexes: typed arrays, no strings.
-    const shardOfKey = new Uint16Array(indexes.length);
     const starts = new Uint32Array(LEDGER_SHARDS + 1);
-    for (let i = 0; i < indexes.length; i++) {
-      const shard = this.table.hashAt(indexes[i]!) & SHARD_MASK;
-      shardOfKey[i] = shard;
-      starts[shard + 1]!++;
-    }
+    for (const index of indexes) starts[(this.table.hashAt(index) & SHARD_MASK) + 1]!++;
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) starts[shard + 1]! += starts[shard]!;
     const order = new Uint32Array(indexes.length);
     const next = starts.slice(0, LEDGER_SHARDS);
-    for (let i = 0; i < indexes.length; i++) order[next[shardOfKey[i]!]!++] = indexes[i]!;
+    for (const index of indexes) order[next[this.table.hashAt(index) & SHARD_MASK]!++] = index;
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
       if (starts[shard] === starts[shard + 1]) continue;
       // A turn of the event loop now and then, so that a Ctrl-C is seen during a long read.
-      if (shard % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      this.signal?.throwIfAborted();
+      if (shard % 64 === 0) await nextTurn();
+      this.options.signal?.throwIfAborted();
       const wanted = order.subarray(starts[shard]!, starts[shard + 1]!);
       if (!this.views.has(shard)) this.readWhole(shard, true);
       else for (const index of wanted) this.refresh(shard, this.table.keyAt(index));
-      for (const index of wanted) this.countPrefetched(index);
+      for (const index of wanted) this.countPrefetched(this.table.valueAt(index)!);
     }
   }
 
-  /**
-   * Marks the keys prefetched; returns the table indexes of those that were not yet. An import's
-   * KeyTable is taken over when nothing is known yet: a million keys are not copied.
-   */
+  /** Marks the keys prefetched; their indexes, but those already prefetched. An import's table is taken over. */
   private markPrefetched(keys: Iterable<string> | KeyTable): Uint32Array {
     if (keys instanceof KeyTable && this.table.count === 0) {
       this.table = keys;
@@ -411,33 +319,31 @@ export class LocalLedger implements LedgerStore {
       let taken = 0;
       for (let index = 0; index < keys.count; index++) {
         if (keys.valueAt(index) === undefined) continue;
-        keys.setAt(index, known(KNOWN_NOTHING, true));
+        keys.setAt(index, known(NOTHING, PREFETCHED));
         indexes[taken++] = index;
       }
       return indexes.subarray(0, taken);
     }
     const indexes: number[] = [];
     for (const key of keys) {
-      const before = this.table.get(key) ?? known(KNOWN_NOTHING, false);
-      if (isPrefetched(before)) continue;
-      indexes.push(this.table.set(key, asPrefetched(before)));
+      const before = this.table.get(key) ?? known(NOTHING, 0);
+      if (flagsOf(before) & PREFETCHED) continue;
+      indexes.push(this.table.set(key, before + PREFETCHED));
     }
     return Uint32Array.from(indexes);
   }
 
-  private countPrefetched(index: number): void {
-    const value = this.table.valueAt(index);
-    if (value === undefined) return;
+  private countPrefetched(value: number): void {
     const kind = kindOf(value);
-    if (kind === KNOWN_NOTHING) return;
-    const status = kind === KNOWN_RECORD ? statusOf(value) : this.objects[offsetOf(value)]?.status;
+    const status =
+      kind === RECORD ? statusOf(value) : kind === OBJECT ? this.objects[numberOf(value)]?.status : undefined;
     if (status === 'created') this.counts.created++;
-    else if (status !== undefined && status !== 'not-created') this.counts.inDoubt++;
+    else if (status === 'claimed' || status === 'in-doubt') this.counts.inDoubt++;
   }
 
   knows(externalId: string): boolean {
     const value = this.table.get(externalId);
-    return value !== undefined && kindOf(value) !== KNOWN_NOTHING;
+    return value !== undefined && kindOf(value) !== NOTHING;
   }
 
   prefetchedCounts(): { created: number; inDoubt: number } {
@@ -448,12 +354,6 @@ export class LocalLedger implements LedgerStore {
     this.checkWritable();
     const { externalId } = request;
     const shard = shardOf(externalId);
-    // Opened for appending now, so that reading the shard up to date uses the same file.
-    try {
-      this.shardFd(shard);
-    } catch (error) {
-      throw error instanceof CliError ? error : this.fail(error);
-    }
     // A claim that loses to another process's is decided again on what that one wrote.
     for (;;) {
       this.refresh(shard, externalId);
@@ -464,41 +364,32 @@ export class LocalLedger implements LedgerStore {
         // Judging an owner may have waited: what it wrote meanwhile (its outcome) decides.
         this.refresh(shard, externalId);
         const after = this.stateOf(externalId);
-        const same = after !== undefined && current !== undefined && stateKey(after) === stateKey(current);
-        if (!same) continue;
-        return { claimed: false, refusal };
+        if (after !== undefined && stateKey(after) === stateKey(current!)) return { claimed: false, refusal };
+        continue;
       }
       // Unique across processes (the owner's random id) and within this one (a counter).
-      const token = `${this.owner.id.slice(0, 10)}-${(++this.claimCount).toString(36)}`;
+      const token = `${this.owner.id.slice(0, 10)}-${(++this.claims).toString(36)}`;
+      const { bodyHash, line } = request;
       const record: LedgerRecord = {
         externalId,
         event: 'claim',
         at: isoNow(),
         token,
-        ...this.source,
+        ...this.options.source,
         owner: this.owner,
-        bodyHash: request.bodyHash,
+        bodyHash,
       };
       if (!isFree(current)) record.over = stateKey(current!);
-      if (request.line !== undefined) record.line = request.line;
-      const line = JSON.stringify(record);
-      this.appendToShard(shard, line);
+      if (line !== undefined) record.line = line;
+      const text = JSON.stringify(record);
+      this.append(shard, text);
       this.refresh(shard, externalId);
       const now = this.stateOf(externalId);
       if (now?.status === 'claimed' && now.token === token) {
-        await this.toWal(line);
-        return {
-          claimed: true,
-          claim: {
-            externalId,
-            token,
-            previous: now.previous,
-            bodyHash: request.bodyHash,
-            line: request.line,
-          },
-        };
+        await this.toWal(text);
+        return { claimed: true, claim: { externalId, token, previous: now.previous, bodyHash, line } };
       }
-      this.signal?.throwIfAborted();
+      this.options.signal?.throwIfAborted();
     }
   }
 
@@ -531,7 +422,8 @@ export class LocalLedger implements LedgerStore {
     if (current?.status === 'claimed' && (await this.ownerVerdict(current)) === 'alive') {
       throw new ClaimedNowError(externalId, current);
     }
-    const record: LedgerRecord = { externalId, event: 'resolved', at: isoNow(), ...this.source, resolution };
+    const at = isoNow();
+    const record: LedgerRecord = { externalId, event: 'resolved', at, ...this.options.source, resolution };
     // Takes effect only on the state judged here: a claim that came in meanwhile stands.
     if (current !== undefined) record.over = stateKey(current);
     if (details.id !== undefined) record.id = details.id;
@@ -540,7 +432,7 @@ export class LocalLedger implements LedgerStore {
     await this.write(record);
     this.refresh(shard, externalId);
     const now = this.stateOf(externalId);
-    if (now?.event !== 'resolved' || now.at !== record.at) {
+    if (now?.event !== 'resolved' || now.at !== at) {
       throw new UsageError(
         `The order ${JSON.stringify(externalId)} changed in the order ledger while this was being recorded (another ordercli claimed or settled it); nothing was recorded for it.`,
         ['Look at it again with ordercli orders journal, then run the same command again.'],
@@ -552,90 +444,45 @@ export class LocalLedger implements LedgerStore {
     this.checkWritable();
     for (const record of records) {
       this.refresh(shardOf(record.externalId), record.externalId);
-      if (this.knows(record.externalId)) continue;
-      void this.write(record);
+      if (!this.knows(record.externalId)) void this.write(record);
     }
     await this.sync();
   }
 
   async list(filter: LedgerFilter = {}): Promise<ListedEntry[]> {
-    const inputs = filter.inputs === undefined ? undefined : new Set(filter.inputs);
+    const inputs = filter.inputs && new Set(filter.inputs);
     const listed: ListedEntry[] = [];
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
-      if (shard % 64 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      this.signal?.throwIfAborted();
+      if (shard % 64 === 0) await nextTurn();
+      this.options.signal?.throwIfAborted();
       const states = new Map<string, LedgerEntry>();
-      const data = this.readShardFile(shard);
-      if (data === undefined) continue;
-      this.eachRecord(
-        shard,
-        data,
-        0,
-        () => true,
-        (record) => {
+      this.withShard(shard, false, (fd) =>
+        this.eachRecord(shard, this.bytes(fd, 0), 0, ALL, (record) => {
           const state = applyRecord(states.get(record.externalId), record);
           if (state) states.set(record.externalId, state);
           else states.delete(record.externalId);
-        },
+        }),
       );
       for (const [externalId, entry] of states) {
         if (inputs && !inputs.has(entry.input ?? '') && !inputs.has(entry.journal ?? '')) continue;
-        listed.push({ externalId, entry: await this.judged(entry) });
+        // A claim as it stands: being sent by a live owner, or the doubt a dead one left.
+        const alive = entry.status !== 'claimed' || (await this.ownerVerdict(entry)) === 'alive';
+        listed.push({ externalId, entry: alive ? entry : settledAsUnknown(entry) });
       }
     }
     return listed;
   }
 
-  /** A claim as it stands: being sent by a live owner, or the doubt a dead one left. */
-  private async judged(entry: LedgerEntry): Promise<LedgerEntry> {
-    if (entry.status !== 'claimed') return entry;
-    return (await this.ownerVerdict(entry)) === 'alive' ? entry : settledAsUnknown(entry);
-  }
-
   async openers(): Promise<LedgerOpener[]> {
-    const folder = this.heartbeatFolder();
-    const names = await readdir(folder).catch(() => [] as string[]);
+    const folder = join(this.folder, 'owners');
     const openers: LedgerOpener[] = [];
-    for (const name of names) {
-      const owner = await readOwner(join(folder, name));
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      const owner = await heartbeatAt(join(folder, name));
       if (!owner) continue;
-      const verdict = owner.id === this.owner.id ? { kind: 'alive' as const } : judgeProcess(owner);
-      openers.push({ owner, alive: verdict.kind === 'unverifiable' ? 'unknown' : verdict.kind });
+      const verdict = owner.id === this.owner.id ? 'alive' : judgeProcess(owner).kind;
+      openers.push({ owner, alive: verdict === 'unverifiable' ? 'unknown' : verdict });
     }
     return openers;
-  }
-
-  /** The services (and kinds) a local ledger root holds records of. */
-  static async services(root: string): Promise<LedgerService[]> {
-    if (!checkFolder(root)) return [];
-    const services: LedgerService[] = [];
-    for (const name of (await readdir(root)).sort()) {
-      const baseUrl = await readServiceFile(join(root, name));
-      if (baseUrl === undefined) continue;
-      services.push({ baseUrl, kind: 'orders' });
-      const contacts = join(root, name, kindFolder('contact-references'));
-      if (checkFolder(contacts)) services.push({ baseUrl, kind: 'contact-references' });
-    }
-    return services;
-  }
-
-  /** Removes a service's ledger (every kind) from a local ledger root; how many keys it held. */
-  static async forget(root: string, baseUrl: string): Promise<number> {
-    const folder = ledgerFolder(root, baseUrl);
-    let keys = 0;
-    for (const kind of ['orders', 'contact-references'] as const) {
-      if (!checkFolder(kind === 'orders' ? folder : join(folder, kindFolder(kind)))) continue;
-      const store = await LocalLedger.open(root, {
-        baseUrl,
-        kind,
-        source: { by: 'ledger forget' },
-        readOnly: true,
-      });
-      keys += (await store.list()).length;
-      await store.close();
-    }
-    await rm(folder, { recursive: true, force: true });
-    return keys;
   }
 
   async sync(): Promise<void> {
@@ -650,9 +497,9 @@ export class LocalLedger implements LedgerStore {
       await this.checkpointing;
       if (!this.failure && this.wal) {
         await this.sync();
-        // A few shards are synced and the log deleted; after many, syncing each would cost more
-        // than the command did: the log stays for the next command of this boot to delete (the
-        // shards then hold its lines), or to copy in after a crash of the machine.
+        // After many shards, syncing each would cost more than the command did: the log stays for
+        // the next command of this boot to delete (the shards hold its lines), or to copy in after
+        // a crash of the machine.
         if (this.unsynced.size <= CLOSE_SYNC_SHARDS) {
           await this.syncShards(this.unsynced);
           await unlink(this.wal.path);
@@ -662,27 +509,24 @@ export class LocalLedger implements LedgerStore {
       this.closed = true;
       this.fds.closeAll();
       await this.wal?.close();
-      await this.stopHeartbeat();
+      await this.heartbeat?.stop();
     }
   }
 
   /** Why a key may not be claimed now, or undefined when it may. */
   private async refusal(
-    current: LedgerEntry | undefined,
+    entry: LedgerEntry | undefined,
     request: ClaimRequest,
   ): Promise<ClaimRefusal | undefined> {
-    if (isFree(current)) return undefined;
-    const entry = current!;
+    if (entry === undefined || isFree(entry)) return undefined;
     if (entry.status === 'claimed') {
       if ((await this.ownerVerdict(entry)) === 'alive') return { reason: 'claimed', entry };
-      const doubt = settledAsUnknown(entry);
       if (request.takeOverDoubt || request.takeOverAny) return undefined;
-      return { reason: 'in-doubt', entry: doubt };
+      return { reason: 'in-doubt', entry: settledAsUnknown(entry) };
     }
     if (request.takeOverAny) return undefined;
     if (entry.status === 'created') return { reason: 'created', entry };
-    if (request.takeOverDoubt) return undefined;
-    return { reason: 'in-doubt', entry };
+    return request.takeOverDoubt ? undefined : { reason: 'in-doubt', entry };
   }
 
   /** Whether the owner of a claim without outcome is alive, as seen from here. */
@@ -693,115 +537,94 @@ export class LocalLedger implements LedgerStore {
     if (owner.id === this.owner.id) return Promise.resolve('alive');
     const verdict = judgeProcess(owner);
     if (verdict.kind !== 'unverifiable') return Promise.resolve(verdict.kind);
-    const known = this.verdicts.get(owner.id);
-    if (!known) return this.watch(owner.id);
-    if (performance.now() - known.at < ALIVE_VERDICT_MS) return known.verdict;
+    const seen = this.verdicts.get(owner.id);
+    if (seen && performance.now() - seen.at < ALIVE_VERDICT_MS) return seen.verdict;
     // A dead verdict stands; an alive one is watched again after a while.
-    return known.verdict.then((seen) => (seen === 'dead' ? 'dead' : this.watch(owner.id)));
-  }
-
-  private watch(ownerId: string): Promise<'alive' | 'dead'> {
-    const path = join(this.heartbeatFolder(), ownerId);
-    const verdict = observeHeartbeat(() => readFile(path, 'utf8').catch(() => undefined), {
-      signal: this.signal,
-    });
-    this.verdicts.set(ownerId, { verdict, at: performance.now() });
-    return verdict;
-  }
-
-  private heartbeatFolder(): string {
-    return join(this.folder, 'owners');
+    const watch = (): Promise<'alive' | 'dead'> => {
+      const path = join(this.folder, 'owners', owner.id);
+      const read = async () => (await readHeartbeat(path).catch(() => undefined))?.text;
+      const watched = observeHeartbeat(read, { signal: this.options.signal });
+      this.verdicts.set(owner.id, { verdict: watched, at: performance.now() });
+      return watched;
+    };
+    return seen ? seen.verdict.then((before) => (before === 'dead' ? 'dead' : watch())) : watch();
   }
 
   private async startHeartbeat(): Promise<void> {
-    const folder = this.heartbeatFolder();
+    const folder = join(this.folder, 'owners');
     await mkdir(folder, { recursive: true, mode: 0o700 });
     // Heartbeats of processes proven dead (killed before their close) would only cost a wait.
     for (const name of await readdir(folder)) {
-      const path = join(folder, name);
-      const owner = await readOwner(path);
-      if (owner && judgeProcess(owner).kind === 'dead') {
-        await rm(path, { force: true });
-      }
+      const owner = await heartbeatAt(join(folder, name));
+      if (owner && judgeProcess(owner).kind === 'dead') await rm(join(folder, name), { force: true });
     }
-    const path = join(folder, this.owner.id);
-    const state = { path, beat: 0, timer: undefined as unknown as NodeJS.Timeout };
-    writeFileSync(path, `${JSON.stringify(this.owner)}\n0\n`, { mode: 0o600 });
-    state.timer = setInterval(() => {
-      state.beat++;
-      writeFile(path, `${JSON.stringify(this.owner)}\n${state.beat}\n`, { mode: 0o600 }).catch(
-        () => undefined,
-      );
-    }, HEARTBEAT_MS);
-    state.timer.unref();
-    this.heartbeat = state;
-  }
-
-  private async stopHeartbeat(): Promise<void> {
-    if (!this.heartbeat) return;
-    clearInterval(this.heartbeat.timer);
-    await rm(this.heartbeat.path, { force: true }).catch(() => undefined);
-    this.heartbeat = undefined;
+    this.heartbeat = new Heartbeat(join(folder, this.owner.id), this.owner);
+    this.heartbeat.start();
   }
 
   private checkWritable(): void {
-    if (this.readOnly || this.closed) throw new Error('ledger: write to a read-only or closed ledger');
+    if (this.options.readOnly || this.closed)
+      throw new Error('ledger: write to a read-only or closed ledger');
     if (this.failure) throw this.failure;
   }
 
   private outcome(claim: Claim, fields: Partial<LedgerRecord> & { event: LedgerRecord['event'] }): void {
-    const record: LedgerRecord = {
-      externalId: claim.externalId,
-      at: isoNow(),
-      token: claim.token,
-      ...this.source,
-      ...fields,
-    };
+    const { externalId, token, bodyHash, line } = claim;
+    const record: LedgerRecord = { externalId, at: isoNow(), token, ...this.options.source, ...fields };
     // Its outcome says alone what the order became: a reader need not keep the claim for it.
-    if (claim.bodyHash !== undefined) record.bodyHash = claim.bodyHash;
-    if (claim.line !== undefined) record.line = claim.line;
+    if (bodyHash !== undefined) record.bodyHash = bodyHash;
+    if (line !== undefined) record.line = line;
     // Not synced: one lost in a crash of the machine leaves its claim, in doubt once its owner is
-    // gone; only claims must be on disk before their request leaves.
-    if (this.failure) return;
-    try {
-      this.appendToShard(shardOf(record.externalId), JSON.stringify(record));
-    } catch (error) {
-      this.fail(error);
+    // gone; only claims must be on disk before their request leaves. A failure is kept for sync().
+    if (!this.failure) {
+      try {
+        this.append(shardOf(externalId), JSON.stringify(record));
+      } catch {
+        // Kept as the failure: sync() reports it.
+      }
     }
   }
 
   /** Appends a record to its shard and the write-ahead log; resolves once it is on disk. */
   private write(record: LedgerRecord): Promise<void> {
-    if (this.failure) return rejected(this.failure);
-    const line = JSON.stringify(record);
+    const text = JSON.stringify(record);
     try {
-      this.appendToShard(shardOf(record.externalId), line);
+      if (this.failure) throw this.failure;
+      this.append(shardOf(record.externalId), text);
     } catch (error) {
-      return rejected(this.failure ?? this.fail(error));
+      const failed = Promise.reject(error as Error);
+      failed.catch(() => undefined);
+      return failed;
     }
-    return this.toWal(line);
+    return this.toWal(text);
   }
 
   private toWal(line: string): Promise<void> {
-    const onDisk = this.wal!.append(line).then(
+    const wal = this.wal!;
+    const onDisk = wal.append(line).then(
       () => undefined,
       (error: unknown) => Promise.reject(this.fail(error)),
     );
     onDisk.catch(() => undefined);
-    if (this.wal!.size > WAL_CHECKPOINT_BYTES && !this.checkpointing) this.checkpointing = this.checkpoint();
+    if (wal.size > WAL_CHECKPOINT_BYTES && !this.checkpointing) this.checkpointing = this.checkpoint();
     return onDisk;
   }
 
-  private appendToShard(shard: number, line: string): void {
+  /** One write() with O_APPEND: lines of several writers never interleave. */
+  private append(shard: number, line: string): void {
     const buffer = Buffer.from(`${line}\n`, 'utf8');
-    let written: number;
     try {
-      written = writeSync(this.shardFd(shard), buffer, 0, buffer.length, null);
+      const written = writeSync(
+        this.fds.get(shard) ?? this.openShard(shard, true)!,
+        buffer,
+        0,
+        buffer.length,
+        null,
+      );
+      if (written < buffer.length)
+        throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
     } catch (error) {
       throw this.fail(error);
-    }
-    if (written < buffer.length) {
-      throw this.fail(Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' }));
     }
     this.unsynced.add(shard);
   }
@@ -811,105 +634,113 @@ export class LocalLedger implements LedgerStore {
     return this.failure;
   }
 
-  /**
-   * Brings `states` up to date with what every process appended to the shard since this one read
-   * it; `key`: a key whose state is wanted, read from the start if the shard was read for others.
-   */
+  /** The state of a key as far as read, its record read back if it is kept as an offset. */
+  private stateOf(externalId: string): LedgerEntry | undefined {
+    const value = this.table.get(externalId);
+    const kind = value === undefined ? NOTHING : kindOf(value);
+    if (kind === OBJECT) return this.objects[numberOf(value!)];
+    if (kind === NOTHING) return undefined;
+    const shard = shardOf(externalId);
+    const record = this.withShard(shard, false, (fd) => readRecordAt(fd, numberOf(value!), shard));
+    if (!record) throw new Error(`ledger: shard ${shard} is gone`);
+    return settledEntry(record);
+  }
+
+  /** Records a key's state (undefined: none) as an object, or as the offset of the record deciding it. */
+  private setState(externalId: string, state: LedgerEntry | undefined, offset?: number): void {
+    const before = this.table.get(externalId);
+    const flags = before === undefined ? 0 : flagsOf(before);
+    let slot = before !== undefined && kindOf(before) === OBJECT ? numberOf(before) : undefined;
+    if (state !== undefined && offset === undefined) {
+      slot ??= this.freeSlots.pop() ?? this.objects.length;
+      this.objects[slot] = state;
+      this.table.set(externalId, known(OBJECT, flags, undefined, slot));
+      return;
+    }
+    if (slot !== undefined) this.freeSlot(slot);
+    if (state !== undefined) this.table.set(externalId, known(RECORD, flags, state.status, offset));
+    else if (before !== undefined) this.table.set(externalId, known(NOTHING, flags));
+  }
+
+  private freeSlot(slot: number): void {
+    this.objects[slot] = undefined;
+    this.freeSlots.push(slot);
+  }
+
+  /** Applies a record that starts at byte `offset` of its shard. */
+  private apply(record: LedgerRecord, offset: number): void {
+    const current = this.stateOf(record.externalId);
+    const state = applyRecord(current, record);
+    if (state === current) return;
+    this.setState(
+      record.externalId,
+      state,
+      state !== undefined && decidedBy(record, state) ? offset : undefined,
+    );
+  }
+
+  /** Applies what every process appended to the shard since it was read (for `key`, what a partial read passed over). */
   private refresh(shard: number, key?: string): void {
     const view = this.views.get(shard);
     if (!view) {
       this.readWhole(shard, false);
       return;
     }
-    if (key !== undefined && view.partial && !this.wasPrefetched(key) && !view.extra?.has(key)) {
-      // Its records before the view's offset were passed over: read them now, for it alone.
-      const whole = this.readShardFile(shard);
-      if (whole !== undefined) {
-        this.eachRecord(
-          shard,
-          whole.subarray(0, view.offset),
-          0,
-          (id) => id === key,
-          (record, at) => this.apply(record, at),
-        );
-      }
-      view.extra ??= new Set();
-      view.extra.add(key);
+    const flags = key === undefined ? READ : flagsOf(this.table.get(key) ?? 0);
+    if (view.partial && flags === 0) {
+      const until = view.offset;
+      this.withShard(shard, false, (fd) =>
+        this.eachRecord(shard, this.bytes(fd, 0, until), 0, (id) => id === key, this.applyAt(0)),
+      );
+      this.table.set(key!, (this.table.get(key!) ?? 0) + READ);
     }
-    // Only what was appended since: the shard's open file, or one opened to read it.
-    const open = this.fds.get(shard);
-    const fd = open ?? this.openForReading(shard);
-    if (fd === undefined) return;
-    let data: Buffer;
-    try {
-      const size = fstatSync(fd).size;
-      if (size === view.offset) return;
-      if (size < view.offset) {
-        // Cut or replaced since: read it again from the start.
-        this.views.delete(shard);
-        this.forgetShard(shard);
-        this.readWhole(shard, false);
-        return;
-      }
-      data = Buffer.allocUnsafe(size - view.offset);
-      data = data.subarray(0, readSync(fd, data, 0, data.length, view.offset));
-    } finally {
-      if (open === undefined) closeQuietly(fd);
-    }
-    const base = view.offset;
-    const consumed = this.eachRecord(
-      shard,
-      data,
-      view.lines,
-      () => true,
-      (record, at) => this.apply(record, base + at),
-    );
-    view.offset += consumed.bytes;
-    view.lines += consumed.lines;
+    this.readMore(shard, view, ALL);
   }
 
-  /**
-   * Reads a whole shard and starts its view: the records of every key, or with `prefetchedOnly`
-   * those of the prefetched keys (a shard that does not exist yet has nothing to pass over).
-   */
+  /** Reads a whole shard: the records of every key, or with `prefetchedOnly` those of the keys prefetched. */
   private readWhole(shard: number, prefetchedOnly: boolean): void {
-    // A store that writes keeps the shard open: its claim and outcome need it next.
-    const data = this.readOnly ? this.readShardFile(shard) : this.readOpenShard(shard);
-    const view: ShardView = { offset: 0, lines: 0 };
-    if (data !== undefined && data.length > 0) {
-      const wanted = prefetchedOnly ? (id: string) => this.wasPrefetched(id) : () => true;
-      const consumed = this.eachRecord(shard, data, 0, wanted, (record, at) => this.apply(record, at));
-      view.offset = consumed.bytes;
-      view.lines = consumed.lines;
-      if (prefetchedOnly) view.partial = true;
-    }
+    const view: ShardView = { offset: 0, lines: 0, partial: false };
     this.views.set(shard, view);
+    this.readMore(shard, view, prefetchedOnly ? (id) => flagsOf(this.table.get(id) ?? 0) !== 0 : ALL);
+    // A shard that does not exist yet has nothing to pass over.
+    view.partial = prefetchedOnly && view.offset > 0;
   }
 
-  /** Applies a record that starts at byte `offset` of its shard. */
-  private apply(record: LedgerRecord, offset: number): void {
-    const id = record.externalId;
-    const current = this.stateOf(id);
-    const state = applyRecord(current, record);
-    if (state === current) return;
-    this.setState(id, state, state !== undefined && decidedBy(record, state) ? offset : undefined);
-  }
-
-  /** Forgets the states of a shard's keys (it was cut or replaced: it is read again). */
-  private forgetShard(shard: number): void {
+  /** Applies the records appended since `view`; a shard cut or replaced since is read again from the start. */
+  private readMore(shard: number, view: ShardView, wanted: (id: string) => boolean): void {
+    const cut = this.withShard(shard, true, (fd) => {
+      const size = fstatSync(fd).size;
+      if (size <= view.offset) return size < view.offset;
+      const read = this.eachRecord(
+        shard,
+        this.bytes(fd, view.offset, size),
+        view.lines,
+        wanted,
+        this.applyAt(view.offset),
+      );
+      view.offset += read.bytes;
+      view.lines += read.lines;
+      return false;
+    });
+    if (!cut) return;
     for (let index = 0; index < this.table.count; index++) {
-      if ((this.table.hashAt(index) & SHARD_MASK) !== shard) continue;
       const value = this.table.valueAt(index);
-      if (value === undefined || kindOf(value) === KNOWN_NOTHING) continue;
-      if (kindOf(value) === KNOWN_OBJECT) this.freeObject(offsetOf(value));
-      this.table.setAt(index, known(KNOWN_NOTHING, isPrefetched(value)));
+      if (value === undefined || (this.table.hashAt(index) & SHARD_MASK) !== shard) continue;
+      if (kindOf(value) === OBJECT) this.freeSlot(numberOf(value));
+      this.table.setAt(index, known(NOTHING, flagsOf(value)));
     }
+    Object.assign(view, { offset: 0, lines: 0, partial: false });
+    this.readMore(shard, view, ALL);
+  }
+
+  private applyAt(base: number): (record: LedgerRecord, at: number) => void {
+    return (record, at) => this.apply(record, base + at);
   }
 
   /**
-   * Visits the complete records of `data` (bytes of the shard from `offset`, line `firstLine`)
-   * whose key `wanted` accepts; a line that is not a record is damage. Returns what it consumed
-   * (up to the last newline: a torn last line is left for later).
+   * Visits the records of `data` (from line `firstLine` of the shard) whose key `wanted` takes; a
+   * line that is not a record is damage. Returns what it consumed: up to the last newline (a
+   * torn last line is left for later).
    */
   private eachRecord(
     shard: number,
@@ -922,159 +753,93 @@ export class LocalLedger implements LedgerStore {
     let lines = 0;
     for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
       lines++;
-      if (end > start) {
-        const lineNumber = firstLine + lines;
-        const found = this.recordIn(data, start, end, wanted);
-        if (found === 'damaged') throw this.damaged(shard, lineNumber, data, start, end);
-        if (found !== undefined) visit(found.record, found.at);
+      const found = end > start ? recordIn(data, start, end, wanted) : undefined;
+      if (found === 'damaged') {
+        const text = data.subarray(start, Math.min(end, start + 40));
+        const what = text.every((byte) => byte === 0)
+          ? 'a line of NUL bytes'
+          : `not a ledger record: ${JSON.stringify(text.toString('utf8'))}${end - start > 40 ? '…' : ''}`;
+        throw new LedgerDamagedError(this.shardPath(shard), firstLine + lines, what);
       }
+      if (found) visit(found.record, found.at);
       start = end + 1;
     }
     return { bytes: start, lines };
   }
 
-  /**
-   * The record of the line `[start, end)` if `wanted` takes its key; undefined if not; 'damaged'
-   * if the line is not a record. A record written after a torn one (a disk that was full, a
-   * crash) is glued onto it: a line that starts as a record and holds a whole record after the
-   * torn part is that record.
-   */
-  private recordIn(
-    data: Buffer,
-    start: number,
-    end: number,
-    wanted: (id: string) => boolean,
-  ): { record: LedgerRecord; at: number } | undefined | 'damaged' {
-    if (!startsRecord(data, start, end) || data[end - 1] !== CLOSING_BRACE) return 'damaged';
-    const glued = data.lastIndexOf(RECORD_START, end - 1);
-    const candidates = glued > start ? [start, glued] : [start];
-    for (const at of candidates) {
-      const id = externalIdAt(data, at + RECORD_START.length);
-      if (id === undefined) continue;
-      try {
-        if (!wanted(id)) {
-          // Passed over without a parse: only its shape is checked, unless it is glued.
-          if (at === start && glued > start) JSON.parse(data.toString('utf8', start, end));
-          return undefined;
-        }
-        const record = JSON.parse(data.toString('utf8', at, end)) as LedgerRecord;
-        if (typeof record.event !== 'string' || typeof record.externalId !== 'string') continue;
-        if (typeof record.at !== 'string') record.at = '';
-        return { record, at };
-      } catch {
-        // A torn record before a whole one: try the whole one.
+  /** Bytes `[from, to)` of an open shard (to its end without `to`), in a buffer the next read reuses. */
+  private bytes(fd: number, from: number, to = Number.POSITIVE_INFINITY): Buffer {
+    let length = 0;
+    while (from + length < to) {
+      if (this.buffer.length - length < 65536) {
+        // Reused: reading 4096 shards into new buffers would leave hundreds of MB to collect.
+        const bigger = Buffer.allocUnsafe(Math.max(2 * this.buffer.length, length + 65536));
+        this.buffer.copy(bigger, 0, 0, length);
+        this.buffer = bigger;
       }
+      const room = Math.min(this.buffer.length - length, to - from - length);
+      const read = readSync(fd, this.buffer, length, room, from + length);
+      if (read === 0) break;
+      length += read;
     }
-    return 'damaged';
+    return this.buffer.subarray(0, length);
   }
 
-  private damaged(shard: number, line: number, data: Buffer, start: number, end: number): LedgerDamagedError {
-    const text = data.subarray(start, Math.min(end, start + 40));
-    const what = text.every((byte) => byte === 0)
-      ? 'a line of NUL bytes'
-      : `not a ledger record: ${JSON.stringify(text.toString('utf8'))}${end - start > 40 ? '…' : ''}`;
-    return new LedgerDamagedError(join(this.folder, shardFileName(shard)), line, what);
+  /**
+   * Runs `use` on the shard's file: the one kept open, else (with `keep`, for a writer) one opened
+   * and kept, else one opened to read it; undefined when there is no such shard.
+   */
+  private withShard<T>(shard: number, keep: boolean, use: (fd: number) => T): T | undefined {
+    const writer = keep && !this.options.readOnly && !this.closed;
+    const kept = this.fds.get(shard) ?? (writer ? this.openShard(shard, true) : undefined);
+    const fd = kept ?? this.openShard(shard, false);
+    if (fd === undefined) return undefined;
+    try {
+      return use(fd);
+    } finally {
+      if (kept === undefined) closeQuietly(fd);
+    }
   }
 
-  /** A shard's bytes, or undefined when it does not exist yet; what is not a file is exit 2. */
-  private readShardFile(shard: number): Buffer | undefined {
-    const path = join(this.folder, shardFileName(shard));
+  /** Opens a shard, kept open by a writer (created), or to read (undefined when it does not exist). */
+  private openShard(shard: number, write: boolean): number | undefined {
+    const path = this.shardPath(shard);
     let fd: number;
     try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+      fd = openSync(path, write ? WRITE_FLAGS : READ_FLAGS, 0o600);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      const code = errorCode(error);
+      // Fewer descriptors than kept shards here: keep fewer, and open it again.
+      if ((code === 'EMFILE' || code === 'ENFILE') && this.fds.shrink()) return this.openShard(shard, write);
+      if (write) throw this.fail(error);
+      if (code === 'ENOENT') return undefined;
       throw new CliError(
-        `Cannot read the order ledger ${path} (${errorCode(error)}), so nothing was sent.`,
+        `Cannot read the order ledger ${path} (${code}), so nothing was sent.`,
         ExitCode.Failure,
         ['Fix its permissions, then run the command again.'],
       );
-    }
-    try {
-      const info = fstatSync(fd);
-      if (!info.isFile()) {
-        throw new UsageError(
-          `The order ledger file ${path} is ${fileKind(info)}, not a regular file; nothing was sent.`,
-          ['Remove it: the ledger writes its own files.'],
-        );
-      }
-      return this.readAll(fd, info.size);
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /**
-   * The bytes of an open shard, in a buffer this ledger reuses: valid until the next read (the
-   * callers parse what they need at once). Reading 4096 shards into new buffers would leave
-   * hundreds of megabytes for the garbage collector to find.
-   */
-  private readAll(fd: number, size: number): Buffer {
-    let length = 0;
-    for (;;) {
-      if (this.readBuffer.length < Math.max(size, length) + 65536) {
-        const bigger = Buffer.allocUnsafe(Math.max(size, length) * 2 + 65536);
-        this.readBuffer.copy(bigger, 0, 0, length);
-        this.readBuffer = bigger;
-      }
-      const read = readSync(fd, this.readBuffer, length, this.readBuffer.length - length, length);
-      if (read === 0) return this.readBuffer.subarray(0, length);
-      length += read;
-    }
-  }
-
-  /** A shard's bytes through its kept file (created if it does not exist yet). */
-  private readOpenShard(shard: number): Buffer {
-    let fd: number;
-    try {
-      fd = this.shardFd(shard);
-    } catch (error) {
-      throw error instanceof CliError ? error : this.fail(error);
-    }
-    return this.readAll(fd, fstatSync(fd).size);
-  }
-
-  /** The shard's open file, opened for reading and appending if it is not open yet. */
-  private shardFd(shard: number): number {
-    const open = this.fds.get(shard);
-    if (open !== undefined) return open;
-    const path = join(this.folder, shardFileName(shard));
-    let fd: number;
-    try {
-      fd = openSync(path, SHARD_FLAGS | constants.O_NONBLOCK, 0o600);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EMFILE' && code !== 'ENFILE') throw error;
-      // Fewer descriptors than kept shards here: keep half as many, and open it again.
-      this.fds.shrink();
-      fd = openSync(path, SHARD_FLAGS | constants.O_NONBLOCK, 0o600);
     }
     const info = fstatSync(fd);
     if (!info.isFile()) {
       closeSync(fd);
       throw new UsageError(
         `The order ledger file ${path} is ${fileKind(info)}, not a regular file; nothing was sent.`,
+        ['Remove it: the ledger writes its own files.'],
       );
     }
-    // Outcomes not yet synced in a shard closed to make room stay in `unsynced`: synced by reopening.
-    this.fds.add(shard, fd);
+    if (write) this.fds.add(shard, fd);
     return fd;
+  }
+
+  private shardPath(shard: number): string {
+    return join(this.folder, shardFileName(shard));
   }
 
   private async syncShards(written: Set<number>): Promise<void> {
     const shards = [...written];
     written.clear();
     for (let i = 0; i < shards.length; i += 16) {
-      await Promise.all(
-        shards.slice(i, i + 16).map(async (shard) => {
-          const fd = openSync(join(this.folder, shardFileName(shard)), SHARD_FLAGS, 0o600);
-          try {
-            await fdatasyncFd(fd);
-          } finally {
-            closeQuietly(fd);
-          }
-        }),
-      );
+      await Promise.all(shards.slice(i, i + 16).map((shard) => appendSynced(this.shardPath(shard))));
     }
   }
 
@@ -1082,15 +847,10 @@ export class LocalLedger implements LedgerStore {
   private async checkpoint(): Promise<void> {
     try {
       const next = await this.openWal();
-      const old = this.wal!;
-      const shards = this.unsynced;
+      const [old, shards] = [this.wal!, this.unsynced];
       this.wal = next;
       this.unsynced = new Set();
-      try {
-        await old.flush();
-      } finally {
-        await old.close();
-      }
+      await old.flush().finally(() => old.close());
       await this.syncShards(shards);
       await unlink(old.path);
     } catch (error) {
@@ -1102,14 +862,8 @@ export class LocalLedger implements LedgerStore {
 
   /** This process's new write-ahead log; its first line names the owner. */
   private async openWal(): Promise<AppendLog> {
-    const folder = join(this.folder, 'wal');
-    await mkdir(folder, { recursive: true, mode: 0o700 });
-    const path = join(folder, `w-${this.owner.id}-${randomBytes(4).toString('hex')}.ndjson`);
-    // A round starts as soon as the one before ends: the claims queued meanwhile share its sync.
-    const log = await AppendLog.open(path, {
-      what: `the order ledger's log ${path}`,
-      synced: true,
-    });
+    const path = join(this.folder, 'wal', `w-${this.owner.id}-${randomBytes(4).toString('hex')}.ndjson`);
+    const log = await AppendLog.open(path, { what: `the order ledger's log ${path}`, synced: true });
     void log.append(JSON.stringify({ wal: 2, owner: this.owner })).catch(() => undefined);
     return log;
   }
@@ -1118,87 +872,90 @@ export class LocalLedger implements LedgerStore {
    * Write-ahead logs left behind: one of another boot of this host (the machine restarted) is
    * copied into the shards where lines are missing, then removed; one of this boot is not needed
    * (the shards have its lines) and is removed once its owner is proven dead; any other is left.
-   * Logs of ordercli before claims (`<pid>-<id>.ndjson`) are recovered when their PID is gone.
+   * Logs of ordercli before claims (`<pid>-<id>.ndjson`) are copied when their PID is gone.
    */
   private async recoverLogs(): Promise<void> {
     const folder = join(this.folder, 'wal');
-    let names: string[];
-    try {
-      names = await readdir(folder);
-    } catch {
-      return;
-    }
     const me = thisProcess();
-    for (const name of names) {
+    for (const name of await readdir(folder)) {
       const path = join(folder, name);
-      let owner: ClaimOwner | undefined;
-      let legacyPid: number | undefined;
       const legacy = /^(\d+)(?:-[0-9a-f]+)?\.ndjson$/.exec(name);
-      if (legacy) legacyPid = Number(legacy[1]);
-      else if (/^w-[0-9a-f]+-[0-9a-f]+\.ndjson$/.test(name)) owner = await walOwner(path);
-      else continue;
-      if (owner?.id === this.owner.id) continue;
-      let recover: boolean;
-      if (legacyPid !== undefined) {
-        if (judgeProcess({ ...me, pid: legacyPid, start: undefined }).kind !== 'dead') continue;
-        recover = true;
-      } else if (owner === undefined) {
-        continue;
-      } else if (owner.boot !== undefined && owner.boot !== me.boot && owner.host === me.host) {
-        recover = true;
-      } else {
-        if (judgeProcess(owner).kind !== 'dead') continue;
-        recover = false;
-      }
+      const owner = /^w-[0-9a-f]+-[0-9a-f]+\.ndjson$/.test(name) ? await walOwner(path) : undefined;
+      const copy =
+        legacy !== null || (owner?.boot !== undefined && owner.boot !== me.boot && owner.host === me.host);
+      const gone = legacy
+        ? judgeProcess({ ...me, pid: Number(legacy[1]), start: undefined }).kind === 'dead'
+        : owner !== undefined && owner.id !== this.owner.id && (copy || judgeProcess(owner).kind === 'dead');
+      if (!gone) continue;
       // Taken by renaming, so that two commands opening the ledger at once do not both copy it.
       const taken = `${path}.recovering-${this.owner.id}`;
-      try {
-        await rename(path, taken);
-      } catch {
+      if (
+        !(await rename(path, taken).then(
+          () => true,
+          () => false,
+        ))
+      )
         continue;
-      }
-      if (recover) await this.copyMissingLines(taken);
+      if (copy) await this.copyMissingLines(await readFile(taken));
       await unlink(taken);
     }
   }
 
-  private async copyMissingLines(path: string): Promise<void> {
-    const data = await readFile(path);
+  private async copyMissingLines(data: Buffer): Promise<void> {
     const byShard = new Map<number, Buffer[]>();
-    let start = 0;
-    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+    for (
+      let start = 0, end = data.indexOf(NEWLINE);
+      end !== -1;
+      start = end + 1, end = data.indexOf(NEWLINE, start)
+    ) {
       const line = data.subarray(start, end + 1);
-      start = end + 1;
-      if (!startsRecord(line, 0, line.length)) continue;
-      const id = externalIdAt(line, RECORD_START.length);
+      const id = startsRecord(line, 0, line.length) ? externalIdAt(line, RECORD_START.length) : undefined;
       if (id === undefined) continue;
-      const shard = shardOf(id);
-      const lines = byShard.get(shard);
-      if (lines) lines.push(line);
-      else byShard.set(shard, [line]);
+      const lines = byShard.get(shardOf(id)) ?? [];
+      byShard.set(shardOf(id), lines);
+      lines.push(line);
     }
     for (const [shard, lines] of byShard) {
-      const existing = this.readShardFile(shard) ?? Buffer.alloc(0);
-      const missing = lines.filter((line) => existing.indexOf(line) === -1);
-      if (missing.length === 0) continue;
-      const fd = openSync(join(this.folder, shardFileName(shard)), SHARD_FLAGS, 0o600);
-      try {
-        const buffer = Buffer.concat(missing);
-        if (writeSync(fd, buffer, 0, buffer.length, null) < buffer.length) {
-          throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
-        }
-        await fdatasyncFd(fd);
-      } finally {
-        closeQuietly(fd);
-      }
+      const missing =
+        this.withShard(shard, false, (fd) => {
+          const existing = this.bytes(fd, 0);
+          return lines.filter((line) => existing.indexOf(line) === -1);
+        }) ?? lines;
+      if (missing.length > 0) await appendSynced(this.shardPath(shard), Buffer.concat(missing));
     }
   }
 }
 
-/**
- * The state one settled record gives on its own (a created, failed or unknown outcome, or a
- * person's resolution): what `apply` keeps as the record's offset.
- */
+/** Appends `data` (or nothing) to a file and syncs it. */
+async function appendSynced(path: string, data?: Buffer): Promise<void> {
+  const handle = await open(path, 'a', 0o600);
+  try {
+    if (data) await handle.appendFile(data);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The owner a heartbeat file names (one line with its beat, or an earlier release's two lines). */
+async function heartbeatAt(path: string): Promise<ClaimOwner | undefined> {
+  const read = await readHeartbeat(path).catch(() => undefined);
+  const owner = read && heartbeatOwner(read.text);
+  if (owner) delete owner.beat;
+  return owner;
+}
+
+/** The owner the first line of a write-ahead log names. */
+async function walOwner(path: string): Promise<ClaimOwner | undefined> {
+  try {
+    const first = (await readFile(path, 'utf8')).split('\n', 1)[0]!;
+    return (JSON.parse(first) as { owner?: ClaimOwner }).owner;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The state one settled record gives on its own: what `apply` keeps as the record's offset. */
 function settledEntry(record: LedgerRecord): LedgerEntry | undefined {
   const { token, ...rest } = record;
   const entry = applyRecord(undefined, rest);
@@ -1206,186 +963,80 @@ function settledEntry(record: LedgerRecord): LedgerEntry | undefined {
   return entry;
 }
 
-const SETTLED_FIELDS = [
-  'status',
-  'event',
-  'at',
-  'token',
-  'by',
-  'input',
-  'journal',
-  'bodyHash',
-  'httpStatus',
-  'id',
-  'code',
-  'message',
-  'reason',
-  'evidence',
-  'resolved',
-] as const;
+const SETTLED_FIELDS =
+  'status event at token by input journal bodyHash httpStatus id code message reason evidence resolved'.split(
+    ' ',
+  );
 
 /** Whether `state` is what `record` gives on its own, so that its offset can stand for it. */
 function decidedBy(record: LedgerRecord, state: LedgerEntry): boolean {
-  if (state.status === 'claimed' || record.event === 'claim' || record.event === 'sending') return false;
-  if (record.event === 'not-sent') return false;
-  const alone = settledEntry(record);
-  return alone !== undefined && SETTLED_FIELDS.every((field) => alone[field] === state[field]);
-}
-
-/*
- * What `table` holds of a key, one number: bit 0, whether it was prefetched; bits 1-2, what is
- * known (nothing, a state in a slot of `objects`, or a state one record decides); for the last,
- * its status in bits 3-4; above them, the record's byte offset in its shard (exact up to 2^48
- * bytes) or the slot's number.
- */
-const KNOWN_NOTHING = 0;
-const KNOWN_OBJECT = 1;
-const KNOWN_RECORD = 2;
-const STATUS_CODES: readonly LedgerStatus[] = ['created', 'in-doubt', 'not-created', 'claimed'];
-
-function known(kind: number, prefetched: boolean, status?: LedgerStatus, offset = 0): number {
-  const code = status === undefined ? 0 : STATUS_CODES.indexOf(status);
-  return ((offset * 4 + code) * 4 + kind) * 2 + (prefetched ? 1 : 0);
-}
-
-function isPrefetched(value: number): boolean {
-  return value % 2 === 1;
-}
-
-/** The same knowledge, marked prefetched. */
-function asPrefetched(value: number): number {
-  return isPrefetched(value) ? value : value + 1;
-}
-
-function kindOf(value: number): number {
-  return Math.floor(value / 2) % 4;
-}
-
-function statusOf(value: number): LedgerStatus {
-  return STATUS_CODES[Math.floor(value / 8) % 4]!;
-}
-
-function offsetOf(value: number): number {
-  return Math.floor(value / 32);
-}
-
-function kindFolder(kind: LedgerKind): string {
-  return kind;
-}
-
-async function walOwner(path: string): Promise<ClaimOwner | undefined> {
-  try {
-    const data = await readFile(path);
-    const end = data.indexOf(NEWLINE);
-    const first = JSON.parse(data.toString('utf8', 0, end === -1 ? data.length : end)) as {
-      owner?: ClaimOwner;
-    };
-    return first.owner;
-  } catch {
-    return undefined;
-  }
+  if (state.status === 'claimed' || ['claim', 'sending', 'not-sent'].includes(record.event)) return false;
+  const alone = settledEntry(record) as Record<string, unknown> | undefined;
+  return (
+    alone !== undefined && SETTLED_FIELDS.every((field) => alone[field] === state[field as keyof LedgerEntry])
+  );
 }
 
 /**
- * The shard files kept open, at most `limit`: the least recently used is closed to make room.
- * Typed arrays rather than a Map reordered at each use, whose tables would churn.
+ * The record of the line `[start, end)` if `wanted` takes its key; undefined if not; 'damaged'
+ * if the line is not a record. A record written after a torn one (a full disk, a crash) is glued
+ * onto it: a line that starts as a record and ends with a whole one is that record.
  */
-class OpenShards {
-  private readonly fdOf = new Int32Array(LEDGER_SHARDS).fill(-1);
-  private readonly lastUse = new Float64Array(LEDGER_SHARDS);
-  private clock = 0;
-  private open = 0;
-
-  constructor(private limit: number) {}
-
-  /** Keeps half as many files open from now on (the process ran out of descriptors). */
-  shrink(): void {
-    this.limit = Math.max(16, Math.floor(this.open / 2));
-    while (this.open > this.limit) this.closeLeastUsed();
-  }
-
-  /** The shard's open file (marked used), or undefined. */
-  get(shard: number): number | undefined {
-    const fd = this.fdOf[shard]!;
-    if (fd < 0) return undefined;
-    this.lastUse[shard] = ++this.clock;
-    return fd;
-  }
-
-  add(shard: number, fd: number): void {
-    if (this.open >= this.limit) this.closeLeastUsed();
-    this.fdOf[shard] = fd;
-    this.lastUse[shard] = ++this.clock;
-    this.open++;
-  }
-
-  closeAll(): void {
-    for (let shard = 0; shard < LEDGER_SHARDS; shard++) if (this.fdOf[shard]! >= 0) this.close(shard);
-  }
-
-  private closeLeastUsed(): void {
-    let oldest = -1;
-    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
-      if (this.fdOf[shard]! >= 0 && (oldest < 0 || this.lastUse[shard]! < this.lastUse[oldest]!))
-        oldest = shard;
+function recordIn(
+  data: Buffer,
+  start: number,
+  end: number,
+  wanted: (id: string) => boolean,
+): { record: LedgerRecord; at: number } | undefined | 'damaged' {
+  if (!startsRecord(data, start, end) || data[end - 1] !== 0x7d) return 'damaged';
+  const glued = data.lastIndexOf(RECORD_START, end - 1);
+  for (const at of glued > start ? [start, glued] : [start]) {
+    const id = externalIdAt(data, at + RECORD_START.length);
+    if (id === undefined) continue;
+    // Passed over without a parse (only its shape is checked), unless it may be glued.
+    if (!wanted(id) && !(at === start && glued > start)) return undefined;
+    try {
+      const record = JSON.parse(data.toString('utf8', at, end)) as LedgerRecord;
+      if (!wanted(id)) return undefined;
+      if (typeof record.event !== 'string' || typeof record.externalId !== 'string') continue;
+      if (typeof record.at !== 'string') record.at = '';
+      return { record, at };
+    } catch {
+      // A torn record before a whole one: try the whole one.
     }
-    if (oldest >= 0) this.close(oldest);
   }
-
-  private close(shard: number): void {
-    closeQuietly(this.fdOf[shard]!);
-    this.fdOf[shard] = -1;
-    this.open--;
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed.
-  }
-}
-
-function rejected(error: Error): Promise<never> {
-  const promise = Promise.reject(error);
-  promise.catch(() => undefined);
-  return promise;
+  return 'damaged';
 }
 
 /** Whether the bytes `[start, end)` begin with `{"externalId":`. */
 function startsRecord(data: Buffer, start: number, end: number): boolean {
-  return (
-    end - start > RECORD_START.length &&
-    data.compare(RECORD_START, 0, RECORD_START.length, start, start + RECORD_START.length) === 0
-  );
+  const length = RECORD_START.length;
+  return end - start > length && data.compare(RECORD_START, 0, length, start, start + length) === 0;
 }
 
 /** The JSON string that starts at `start` (a key), or undefined when it is not whole. */
 function externalIdAt(data: Buffer, start: number): string | undefined {
   if (data[start] !== 0x22) return undefined;
   let escaped = false;
-  for (let i = start + 1; i < data.length; i++) {
-    const byte = data[i];
-    if (byte === 0x5c) {
+  for (let i = start + 1; i < data.length && data[i] !== NEWLINE; i++) {
+    if (data[i] === 0x5c) {
       escaped = true;
       i++;
-    } else if (byte === 0x22) {
+    } else if (data[i] === 0x22) {
       if (!escaped) return data.toString('utf8', start + 1, i);
       try {
         return JSON.parse(data.toString('utf8', start, i + 1)) as string;
       } catch {
         return undefined;
       }
-    } else if (byte === NEWLINE) return undefined;
+    }
   }
   return undefined;
 }
 
 /** The record that starts at `offset` of an open shard. */
 function readRecordAt(fd: number, offset: number, shard: number): LedgerRecord {
-  let length = 1024;
-  for (;;) {
+  for (let length = 1024; ; length *= 4) {
     const buffer = Buffer.allocUnsafe(length);
     const read = readSync(fd, buffer, 0, length, offset);
     const end = buffer.subarray(0, read).indexOf(NEWLINE);
@@ -1395,6 +1046,67 @@ function readRecordAt(fd: number, offset: number, shard: number): LedgerRecord {
       return record;
     }
     if (read < length) throw new Error(`ledger: no whole record at ${offset} of shard ${shard}`);
-    length *= 4;
+  }
+}
+
+/**
+ * The shard files kept open, at most `limit`: the least recently used is closed to make room.
+ * Typed arrays rather than a Map reordered at each use, whose tables would churn.
+ */
+class OpenShards {
+  private readonly fds = new Int32Array(LEDGER_SHARDS).fill(-1);
+  private readonly used = new Float64Array(LEDGER_SHARDS);
+  private clock = 0;
+  private open = 0;
+
+  constructor(private limit: number) {}
+
+  /** The shard's open file (marked used), or undefined. */
+  get(shard: number): number | undefined {
+    const fd = this.fds[shard]!;
+    if (fd < 0) return undefined;
+    this.used[shard] = ++this.clock;
+    return fd;
+  }
+
+  add(shard: number, fd: number): void {
+    if (this.open >= this.limit) this.closeLeastUsed();
+    this.fds[shard] = fd;
+    this.used[shard] = ++this.clock;
+    this.open++;
+  }
+
+  /** Keeps half as many files open from now on (the process ran out of descriptors); false if none closed. */
+  shrink(): boolean {
+    const before = this.open;
+    this.limit = Math.max(16, Math.floor(this.open / 2));
+    while (this.open > this.limit) this.closeLeastUsed();
+    return this.open < before;
+  }
+
+  closeAll(): void {
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) if (this.fds[shard]! >= 0) this.close(shard);
+  }
+
+  private closeLeastUsed(): void {
+    let oldest = -1;
+    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
+      if (this.fds[shard]! >= 0 && (oldest < 0 || this.used[shard]! < this.used[oldest]!)) oldest = shard;
+    }
+    if (oldest >= 0) this.close(oldest);
+  }
+
+  private close(shard: number): void {
+    closeQuietly(this.fds[shard]!);
+    this.fds[shard] = -1;
+    this.open--;
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
   }
 }

@@ -20,6 +20,7 @@
  *   `resolved-created` / `resolved-not-created`.
  */
 import { hash } from 'node:crypto';
+import type { Owner } from '../core/liveness.js';
 
 export type RecordEvent =
   | 'claim'
@@ -48,20 +49,8 @@ export interface RecordSource {
   journal?: string;
 }
 
-/** The process that holds a claim, and how another process tells whether it is still alive. */
-export interface ClaimOwner {
-  /** Host name, for people. */
-  host: string;
-  /** `/proc/sys/kernel/random/boot_id`: one per running kernel (containers on a host share it). */
-  boot?: string;
-  /** `readlink /proc/self/ns/pid`: PIDs compare only inside one PID namespace. */
-  pidns?: string;
-  pid: number;
-  /** Start time of the process (clock ticks since boot), to tell a reused PID. */
-  start?: string;
-  /** Random, one per process: names its heartbeat. */
-  id: string;
-}
+/** The process that holds a claim: the one owner type of core/liveness.ts (its `id` names its heartbeat). */
+export type ClaimOwner = Owner;
 
 /** One record, as stored (a line of an earlier release's journal adds `baseUrl`). */
 export interface LedgerRecord extends Partial<RecordSource> {

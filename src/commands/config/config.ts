@@ -10,6 +10,7 @@ import {
   SECRET_KEYS,
 } from '../../config/profiles.js';
 import { UsageError } from '../../core/errors.js';
+import { urlPasswords } from '../../core/redact.js';
 import { checkBaseUrl, withoutPassword } from '../../core/url.js';
 import { writeJson } from '../../io/json-output.js';
 import { writeList } from '../../io/list-output.js';
@@ -123,6 +124,11 @@ async function valueToSet(key: ProfileKey, given: string | undefined, ctx: Conte
     if (secret && given.trim() !== '') {
       ctx.io.err(
         `warning: a ${key} given on the command line stays in your shell history and shows in the process list; next time use ordercli config set ${key} - (reads stdin) or leave the value out to be asked for it.\n`,
+      );
+    }
+    if (key === 'ledger' && urlPasswords(given).length > 0) {
+      ctx.io.err(
+        'warning: a password given on the command line stays in your shell history and shows in the process list; next time use ordercli config set ledger - (reads stdin), or leave it out of the URL and set PGPASSWORD or a ~/.pgpass file (PostgreSQL reads both).\n',
       );
     }
     return given;
