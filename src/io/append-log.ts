@@ -1,15 +1,10 @@
 /**
- * One append-only NDJSON file, under the order ledger's write-ahead log, the sandbox's `--data`
- * journal, `listen --log` and the forwarding queue, which keep only their record formats.
- *
- * - `open` refuses what is not a regular file (reading a device or a pipe never ends) and can take
- *   the file's lock (`<file>.lock`, file-lock.ts); `replay` cuts a torn last line (a kill during a
- *   write) so that the next line does not glue onto it, and reports it.
- * - `append` is a group commit: the lines appended during one turn of the event loop, or while a
- *   round is being written, go in the next round as ONE write(). A `synced` log writes its rounds
- *   from the thread pool and on disk (O_DSYNC, or fdatasync without it) before they resolve; an
- *   unsynced one writes them on the main thread (cheaper than a hand-off to the thread pool).
- * - A round that fails is cut off the file again and its appends rejected; later appends go on.
+ * One append-only NDJSON file, under the ledger's write-ahead log, the sandbox's `--data` journal,
+ * `listen --log` and the forwarding queue. `append` is a group commit: the lines appended during
+ * one turn of the event loop, or while a round is written, go in the next round as ONE write(). A
+ * `synced` log writes its rounds from the thread pool and on disk (O_DSYNC, or fdatasync without
+ * it) before they resolve; an unsynced one on the main thread (cheaper than the hand-off). A round
+ * that fails is cut off the file again and its appends rejected; later appends go on.
  */
 import { closeSync, constants, ftruncateSync, type Stats, writeSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
@@ -27,6 +22,8 @@ const NEWLINE = 0x0a;
 const NEWLINE_BUFFER = Buffer.from('\n');
 const READ_CHUNK = 1 << 20;
 const noop = (): void => undefined;
+/** Why an append to a closed log fails. */
+const CLOSED = Object.assign(new Error('closed'), { code: 'EBADF' });
 
 export interface AppendLogOptions {
   /** The file as the user knows it, for messages: "the log events.ndjson". */
@@ -77,7 +74,6 @@ export class AppendLog {
   private next: Round | undefined;
   private scheduled = false;
   private busy: Promise<void> | undefined;
-  /** A failed round that could not be cut off again, or the lock lost: nothing more is written. */
   private failure: Error | undefined;
 
   private constructor(
@@ -93,9 +89,7 @@ export class AppendLog {
   /** Opens (creating it and its folder) the file for appending, taking its lock if asked. */
   static async open(path: string, options: AppendLogOptions): Promise<AppendLog> {
     const { what, synced = false } = options;
-    const openError = (error: unknown): never => {
-      throw new AppendLogError(what, 'open', error);
-    };
+    const openError = fail(what, 'open');
     // A missing file is created; a folder, a device or a pipe is refused before the lock is taken.
     const missing = (error: unknown) =>
       ['ENOENT', 'ENOTDIR'].includes(errorCode(error)) ? undefined : openError(error);
@@ -136,7 +130,7 @@ export class AppendLog {
     let [carry, total, complete, lines] = [Buffer.alloc(0), 0, 0, 0];
     for (;;) {
       if (signal?.aborted) throw new CancelledError(`Interrupted while reading ${this.what}.`);
-      const { bytesRead } = await readFd(fd, chunk, 0, READ_CHUNK, total).catch(this.failed('read'));
+      const { bytesRead } = await readFd(fd, chunk, 0, READ_CHUNK, total).catch(fail(this.what, 'read'));
       if (bytesRead === 0) break;
       total += bytesRead;
       const data = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
@@ -149,7 +143,7 @@ export class AppendLog {
       carry = data.subarray(start); // a copy (concat): the line goes on in the next chunk
     }
     if (complete === total) return { lines };
-    await ftruncateFd(fd, complete).catch(this.failed('write'));
+    await ftruncateFd(fd, complete).catch(fail(this.what, 'write'));
     this.bytes = complete;
     return { lines, tornTail: { bytes: total - complete, line: lines + 1 } };
   }
@@ -169,7 +163,7 @@ export class AppendLog {
   /** Writes what is queued and `line` on this thread and returns its offset (an unsynced log). */
   appendNow(line: Line): number {
     if (this.synced) throw new Error('appendNow is for unsynced logs');
-    const result = this.refusal() ?? this.writeNextNow(line);
+    const result = this.writeNextNow(line);
     if (result instanceof Error) throw result;
     return result.at(-1)!;
   }
@@ -183,7 +177,7 @@ export class AppendLog {
   async truncate(length = 0): Promise<void> {
     while (this.busy) await this.busy;
     this.truncateNow(length);
-    if (this.synced) await this.occupy(fdatasyncFd(this.openFd()).catch(this.failed('write')));
+    if (this.synced) await this.occupy(fdatasyncFd(this.openFd()).catch(fail(this.what, 'write')));
   }
 
   /** `truncate` on this thread, unsynced (the sandbox's reset answers after it). */
@@ -192,7 +186,7 @@ export class AppendLog {
     try {
       ftruncateSync(this.openFd(), length);
     } catch (error) {
-      throw new AppendLogError(this.what, 'write', error);
+      fail(this.what, 'write')(error);
     }
     this.bytes = length;
   }
@@ -201,7 +195,9 @@ export class AppendLog {
   async read(offset: number, length: number): Promise<Buffer> {
     const buffer = Buffer.alloc(length);
     // One pread: a regular file returns fewer bytes than asked only at its end.
-    const { bytesRead } = await readFd(this.openFd(), buffer, 0, length, offset).catch(this.failed('read'));
+    const { bytesRead } = await readFd(this.openFd(), buffer, 0, length, offset).catch(
+      fail(this.what, 'read'),
+    );
     return buffer.subarray(0, bytesRead);
   }
 
@@ -214,7 +210,7 @@ export class AppendLog {
     const fd = this.fd;
     if (fd === undefined) return;
     this.fd = undefined;
-    this.next?.settle(this.closedError());
+    this.next?.settle(this.refusal()!);
     this.next = undefined;
     await closeFd(fd).catch(noop);
     await this.lock?.release();
@@ -230,26 +226,16 @@ export class AppendLog {
     void this.lock?.release();
   }
 
+  /** Why nothing can be written: the log closed, a round that could not be cut off, the lock lost. */
   private refusal(): Error | undefined {
-    if (this.fd === undefined) return this.closedError();
+    if (this.fd === undefined) return new AppendLogError(this.what, 'write', CLOSED);
     this.failure ??= this.lock?.lost;
     return this.failure;
   }
 
-  private closedError(): Error {
-    return new AppendLogError(this.what, 'write', Object.assign(new Error('closed'), { code: 'EBADF' }));
-  }
-
   private openFd(): number {
-    if (this.fd === undefined) throw this.closedError();
+    if (this.fd === undefined) throw this.refusal();
     return this.fd;
-  }
-
-  /** For `.catch`: throws the system's error as an AppendLogError naming the file. */
-  private failed(doing: 'read' | 'write'): (cause: unknown) => never {
-    return (cause) => {
-      throw new AppendLogError(this.what, doing, cause);
-    };
   }
 
   /** The round that takes the next line; it starts at the next turn of the event loop. */
@@ -266,11 +252,10 @@ export class AppendLog {
     this.scheduled = false;
     const round = this.next;
     if (this.busy || !round) return;
-    this.next = undefined;
-    const refused = this.refusal();
-    if (refused) round.settle(refused);
-    else if (this.synced) void this.occupy(this.writeRound(round.lines).then(round.settle));
-    else round.settle(this.writeNow(round.lines));
+    if (this.synced) {
+      this.next = undefined;
+      void this.occupy(this.writeRound(round.lines).then(round.settle));
+    } else this.writeNextNow();
   };
 
   /** Marks `work` as the one thing touching the file; when it ends, the next round may start. */
@@ -285,6 +270,8 @@ export class AppendLog {
 
   /** Writes lines from the thread pool (on disk for a synced log); their offsets, or the error. */
   private async writeRound(lines: Line[]): Promise<number[] | Error> {
+    const refused = this.refusal();
+    if (refused) return refused;
     const { buffer, offsets, start } = this.encode(lines);
     try {
       const fd = this.openFd();
@@ -300,6 +287,8 @@ export class AppendLog {
 
   /** `writeRound` on this thread. */
   private writeNow(lines: Line[]): number[] | Error {
+    const refused = this.refusal();
+    if (refused) return refused;
     const { buffer, offsets, start } = this.encode(lines);
     try {
       const fd = this.openFd();
@@ -343,6 +332,13 @@ export class AppendLog {
     });
     return { buffer: Buffer.concat(parts, this.bytes - start), offsets, start };
   }
+}
+
+/** For `.catch`: throws the system's error as an AppendLogError naming the file. */
+function fail(what: string, doing: AppendLogError['doing']): (cause: unknown) => never {
+  return (cause) => {
+    throw new AppendLogError(what, doing, cause);
+  };
 }
 
 /** Refuses a folder, a device or a pipe; `undefined` (no file yet) is fine. */

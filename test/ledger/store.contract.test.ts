@@ -12,7 +12,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KeyTable } from '../../src/core/key-table.js';
-import { HEARTBEAT_MS, STALE_MS, thisProcess } from '../../src/core/liveness.js';
+import { STALE_MS, thisProcess } from '../../src/core/liveness.js';
 import { ClaimedNowError } from '../../src/ledger/errors.js';
 import type { LedgerEntry, LedgerRecord, RecordSource } from '../../src/ledger/record.js';
 import type { Claim, ClaimRequest, ClaimResult, LedgerKind, LedgerStore } from '../../src/ledger/store.js';
@@ -24,6 +24,7 @@ import {
   spawnClaimer,
 } from '../support/ledger-backends.js';
 import { requireUnshare } from '../support/requirements.js';
+import { waitFor } from '../support/wait.js';
 
 const UNSHARE = requireUnshare(
   'the ledger contract’s owners in another PID namespace (test/ledger/store.contract.test.ts)',
@@ -110,11 +111,7 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
     }
 
     /** Keys claimed by another process of this host that was then killed -9 (no outcome, no close). */
-    async function claimedByKilledProcess(
-      service: string,
-      keys: string[],
-      line?: number,
-    ): Promise<Claimer> {
+    async function claimedByKilledProcess(service: string, keys: string[], line?: number): Promise<Claimer> {
       const child = await spawnClaimer(ledger.ledger, service, { source: IMPORT });
       const { won } = await child.claim(keys, { outcome: 'none', ...(line ? { line } : {}) });
       expect(won.sort()).toEqual([...keys].sort());
@@ -140,9 +137,10 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
           }),
         ),
       );
-      expect(askedAtFirstGrant?.every((count) => count > 0), 'every store asked before the first grant').toBe(
-        true,
-      );
+      expect(
+        askedAtFirstGrant?.every((count) => count > 0),
+        'every store asked before the first grant',
+      ).toBe(true);
       const winners = new Map<string, LedgerStore[]>();
       for (const { store, externalId, result } of results.flat()) {
         if (result.claimed) winners.set(externalId, [...(winners.get(externalId) ?? []), store]);
@@ -214,9 +212,9 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
         expect(won.sort()).toEqual([...keys].sort());
         for (const outcome of outcomes) {
           // A loser sees the winner alive (being sent) or its key already created, never in doubt.
-          expect(Object.keys(outcome.refused).filter((reason) => reason !== 'claimed' && reason !== 'created')).toEqual(
-            [],
-          );
+          expect(
+            Object.keys(outcome.refused).filter((reason) => reason !== 'claimed' && reason !== 'created'),
+          ).toEqual([]);
           expect(outcome.won.length + Object.values(outcome.refused).reduce((sum, n) => sum + n, 0)).toBe(
             keys.length,
           );
@@ -229,7 +227,9 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
         await fresh.prefetch(keys);
         expect(fresh.prefetchedCounts()).toEqual({ created: keys.length, inDoubt: 0 });
       }
-      expect(raced, 'the processes raced (each won some keys, or all started before the first won)').toBe(true);
+      expect(raced, 'the processes raced (each won some keys, or all started before the first won)').toBe(
+        true,
+      );
     }, 30_000);
 
     it('outcomes: created, failed, unknown and notSent are recorded on the claim by its token; sync() makes them visible to a fresh store', async () => {
@@ -256,7 +256,6 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
         bodyHash: 'hc',
         line: 2,
         token: created.token,
-        sentAt: expect.any(String),
         ...IMPORT,
       });
       expect(await fresh.lookup('F')).toMatchObject({
@@ -321,6 +320,26 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       expect(await first.lookup('S')).toMatchObject({ status: 'created', id: 10, token: taken.token });
     });
 
+    // Fails on the local store (src bug, see the report): a reader in another process gets the
+    // settled state from its outcome record alone, which does not carry when the claim was made.
+    it('an outcome keeps when its claim was made (sentAt), as every store reads it', async () => {
+      const service = newService();
+      const store = await open(service);
+      for (const externalId of ['C', 'F', 'U']) {
+        const claim = claimOf(await store.claim({ externalId, bodyHash: 'h' }));
+        if (externalId === 'C') store.created(claim, { httpStatus: 201 });
+        if (externalId === 'F') store.failed(claim, { message: 'no' });
+        if (externalId === 'U') store.unknown(claim, 'reset');
+      }
+      await store.close();
+      const fresh = await open(service);
+      for (const externalId of ['C', 'F', 'U']) {
+        const entry = await fresh.lookup(externalId);
+        expect(entry?.sentAt, externalId).toEqual(expect.any(String));
+        expect(Date.parse(entry!.sentAt!)).toBeLessThanOrEqual(Date.parse(entry!.at));
+      }
+    });
+
     it('finds a key that JSON escapes', async () => {
       const service = newService();
       const key = 'X "quoted" é\\ \u2028';
@@ -368,7 +387,9 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       const takeovers: Partial<ClaimRequest>[] = [{}, { takeOverDoubt: true }, { takeOverAny: true }];
       for (const takeover of takeovers) {
         for (const store of [owner, other]) {
-          expect(refusalOf(await store.claim({ externalId: 'LIVE', bodyHash: 'h', ...takeover }))).toMatchObject({
+          expect(
+            refusalOf(await store.claim({ externalId: 'LIVE', bodyHash: 'h', ...takeover })),
+          ).toMatchObject({
             reason: 'claimed',
             entry: { status: 'claimed', token: live.token, owner: { id: owner.owner.id }, line: 5 },
           });
@@ -378,7 +399,9 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       const child = await spawnClaimer(ledger.ledger, service);
       await child.claim(['CHILD'], { outcome: 'none' });
       for (const takeover of takeovers) {
-        expect(refusalOf(await other.claim({ externalId: 'CHILD', bodyHash: 'h', ...takeover }))).toMatchObject({
+        expect(
+          refusalOf(await other.claim({ externalId: 'CHILD', bodyHash: 'h', ...takeover })),
+        ).toMatchObject({
           reason: 'claimed',
           entry: { status: 'claimed', owner: { id: child.owner.id, pid: child.pid } },
         });
@@ -397,7 +420,11 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       // --retry-unknown: takes over the doubt; not sent after all, the doubt stands.
       const retry = claimOf(await b.claim({ externalId: 'U', bodyHash: 'h', takeOverDoubt: true }));
       expect(retry.previous).toMatchObject({ status: 'in-doubt', reason: 'reset' });
-      expect(await a.lookup('U')).toMatchObject({ status: 'claimed', token: retry.token, by: 'orders create' });
+      expect(await a.lookup('U')).toMatchObject({
+        status: 'claimed',
+        token: retry.token,
+        by: 'orders create',
+      });
       b.notSent(retry, 'interrupted');
       await b.sync();
       expect(await a.lookup('U')).toMatchObject({ status: 'in-doubt', reason: 'reset' });
@@ -441,7 +468,11 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       expect(refusalOf(race.find(({ result }) => !result.claimed)!.result).reason).toBe('claimed');
       const winner = race.find(({ result }) => result.claimed)!;
       const takeover = claimOf(winner.result);
-      expect(takeover.previous).toMatchObject({ status: 'in-doubt', event: 'unknown', owner: { id: child.owner.id } });
+      expect(takeover.previous).toMatchObject({
+        status: 'in-doubt',
+        event: 'unknown',
+        owner: { id: child.owner.id },
+      });
       winner.store.notSent(takeover, 'interrupted');
       await winner.store.sync();
       expect(await a.lookup('GONE-1')).toMatchObject({
@@ -466,10 +497,11 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
         // In this order: the beating owner's claim is older than the stopped owner's last beat.
         await beating.claim(['BEATING'], { outcome: 'none' });
         await closing.claim(['CLOSED'], { outcome: 'none' });
+        // Its last beat is no earlier than this claim (a store beats when it claims, or watches).
+        const lastClaimAsked = performance.now();
         await stopping.claim(['STOPPED'], { outcome: 'none' });
         await closing.close();
         stopping.signal('SIGSTOP');
-        const stoppedAt = performance.now();
 
         const observer = await open(service, { source: { by: 'orders create' } });
         // Closed (its heartbeat ended): in doubt at once.
@@ -483,7 +515,8 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
         // Stopped: in doubt once its heartbeat has not changed for the stale time.
         const verdict = await waitForDoubt(observer, 'STOPPED', STALE_MS + 10_000);
         expect(verdict.entry.owner).toMatchObject({ id: stopping.owner.id });
-        expect(performance.now() - stoppedAt).toBeGreaterThanOrEqual(STALE_MS - HEARTBEAT_MS - 250);
+        // Not before the stale time (a margin for the server's clock against this one's).
+        expect(performance.now() - lastClaimAsked).toBeGreaterThanOrEqual(STALE_MS - 250);
 
         // Beating: still claimed, its claim now older than the stale time, whatever the takeover.
         for (const takeover of [{}, { takeOverDoubt: true }, { takeOverAny: true }]) {
@@ -496,26 +529,31 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
         expect(listed.get('STOPPED')).toMatchObject({ status: 'in-doubt', owner: { id: stopping.owner.id } });
         expect(listed.get('CLOSED')).toMatchObject({ status: 'in-doubt', owner: { id: closing.owner.id } });
         // The doubt it left is taken over with takeOverDoubt.
-        const taken = claimOf(await observer.claim({ externalId: 'STOPPED', bodyHash: 'h', takeOverDoubt: true }));
+        const taken = claimOf(
+          await observer.claim({ externalId: 'STOPPED', bodyHash: 'h', takeOverDoubt: true }),
+        );
         expect(taken.previous).toMatchObject({ status: 'in-doubt', owner: { id: stopping.owner.id } });
       },
       STALE_MS + 20_000,
     );
 
     /** Asks for a claim of `externalId` until it is refused as in doubt (its owner judged dead). */
-    async function waitForDoubt(
+    function waitForDoubt(
       store: LedgerStore,
       externalId: string,
       timeoutMs: number,
     ): Promise<{ reason: string; entry: LedgerEntry }> {
-      const deadline = performance.now() + timeoutMs;
-      for (;;) {
-        const refusal = refusalOf(await store.claim({ externalId, bodyHash: 'h' }));
-        if (refusal.reason === 'in-doubt') return refusal;
-        expect(refusal.reason).toBe('claimed');
-        if (performance.now() > deadline) throw new Error(`${externalId} was never judged in doubt`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      return waitFor(
+        async () => {
+          const refusal = refusalOf(await store.claim({ externalId, bodyHash: 'h' }));
+          // Until then: being sent by a live owner.
+          if (refusal.reason !== 'in-doubt') expect(refusal.reason).toBe('claimed');
+          return refusal.reason === 'in-doubt' && refusal;
+        },
+        timeoutMs,
+        `${externalId} refused as in doubt`,
+        100,
+      );
     }
 
     it('damage: nothing is sent for a key whose stored state cannot be read; other keys are not concerned', async () => {
@@ -536,6 +574,25 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       }
       expect(refusalOf(await store.claim({ externalId: 'FINE', bodyHash: 'h' })).reason).toBe('created');
       claimOf(await store.claim({ externalId: 'NEW', bodyHash: 'h' }));
+    });
+
+    it('damage: a key whose stored state cannot be read is reported as damage (exit 2) by lookup, claim and list, never read as a state', async () => {
+      const service = newService();
+      const writer = await open(service);
+      writer.created(claimOf(await writer.claim({ externalId: 'DAMAGED', bodyHash: 'h' })), {
+        httpStatus: 201,
+      });
+      await writer.close();
+      await ledger.damage(writer, 'DAMAGED');
+      const store = await open(service);
+      const damage = { exitCode: 2, message: expect.stringMatching(/damaged/) };
+      await expect(store.lookup('DAMAGED')).rejects.toMatchObject(damage);
+      await expect(store.list()).rejects.toMatchObject(damage);
+      for (const takeover of [{}, { takeOverDoubt: true }, { takeOverAny: true }]) {
+        await expect(
+          store.claim({ externalId: 'DAMAGED', bodyHash: 'h', ...takeover }),
+        ).rejects.toMatchObject(damage);
+      }
     });
 
     it('resolve: a person’s word settles a key in doubt (created; or not created, free again), and is refused while a live owner holds the claim', async () => {
@@ -573,7 +630,9 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
         status: 'not-created',
         resolved: 'not-created',
       });
-      expect(refusalOf(await fresh.claim({ externalId: 'B', bodyHash: 'h', takeOverDoubt: true }))).toMatchObject({
+      expect(
+        refusalOf(await fresh.claim({ externalId: 'B', bodyHash: 'h', takeOverDoubt: true })),
+      ).toMatchObject({
         reason: 'created',
         entry: { resolved: 'created', id: 42 },
       });
@@ -615,6 +674,7 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       theirs.created(await claimed(theirs, 'T-1'), { httpStatus: 201 });
       // Sent by one input, in doubt, then taken over and created by the other: its history now.
       mine.unknown(await claimed(mine, 'BOTH'), 'reset');
+      await mine.sync();
       theirs.created(
         claimOf(await theirs.claim({ externalId: 'BOTH', bodyHash: 'h', takeOverDoubt: true })),
         { httpStatus: 201 },
@@ -660,7 +720,7 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       expect((await mine.openers()).map((opener) => opener.owner.id)).not.toContain(theirs.owner.id);
     });
 
-    it('adopt: states of keys the ledger has no record of are recorded (each key’s records in order); keys it knows are untouched', async () => {
+    it('adopt: states of keys the ledger has no record of are recorded; keys it knows are untouched', async () => {
       const service = newService();
       const store = await open(service);
       store.failed(claimOf(await store.claim({ externalId: 'KNOWN', bodyHash: 'h' })), { message: 'no' });
@@ -668,17 +728,11 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       const before = await store.lookup('KNOWN');
       const at = '2026-11-20T10:00:00.000Z';
       const old = { by: 'orders import', journal: '/data/in.csv.journal.ndjson' } as const;
-      const owner = { host: 'old-runner', pid: 1, id: 'old-owner' };
       const records: LedgerRecord[] = [
         { externalId: 'KNOWN', event: 'created', at, ...old, id: 1 },
         { externalId: 'NEW-CREATED', event: 'created', at, ...old, id: 2, bodyHash: 'h' },
         { externalId: 'NEW-DOUBT', event: 'unknown', at, ...old, reason: 'reset' },
         { externalId: 'NEW-RESOLVED', event: 'resolved', at, ...old, resolution: 'created' },
-        // A key's records as another ledger holds them (`ledger copy`): its claim, then the outcome.
-        { externalId: 'COPIED', event: 'claim', at, token: 't1', owner, by: 'orders import', journal: '/j' },
-        { externalId: 'COPIED', event: 'created', at, token: 't1', httpStatus: 201, id: 3, journal: '/j' },
-        { externalId: 'NOT-SENT', event: 'claim', at, token: 't2', owner, by: 'orders import' },
-        { externalId: 'NOT-SENT', event: 'not-sent', at, token: 't2', reason: 'interrupted' },
       ];
       await store.adopt(records);
       const reader = await open(service);
@@ -686,14 +740,41 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       expect(await reader.lookup('NEW-CREATED')).toMatchObject({ status: 'created', id: 2, ...old });
       expect(await reader.lookup('NEW-DOUBT')).toMatchObject({ status: 'in-doubt', reason: 'reset' });
       expect(await reader.lookup('NEW-RESOLVED')).toMatchObject({ status: 'created', resolved: 'created' });
-      expect(await reader.lookup('COPIED')).toMatchObject({ status: 'created', id: 3, journal: '/j' });
-      expect(await reader.lookup('NOT-SENT')).toBeUndefined();
-      expect(refusalOf(await reader.claim({ externalId: 'NEW-DOUBT', bodyHash: 'h' })).reason).toBe('in-doubt');
-      expect(refusalOf(await reader.claim({ externalId: 'COPIED', bodyHash: 'h' })).reason).toBe('created');
-      expect((await reader.list({ inputs: ['/j'] })).map((listed) => listed.externalId)).toEqual(['COPIED']);
+      expect(refusalOf(await reader.claim({ externalId: 'NEW-DOUBT', bodyHash: 'h' })).reason).toBe(
+        'in-doubt',
+      );
+      expect(refusalOf(await reader.claim({ externalId: 'NEW-CREATED', bodyHash: 'h' })).reason).toBe(
+        'created',
+      );
+      expect(
+        (await reader.list({ inputs: [old.journal] })).map((listed) => listed.externalId).sort(),
+      ).toEqual(['NEW-CREATED', 'NEW-DOUBT', 'NEW-RESOLVED']);
       // Adopting again changes nothing.
       await store.adopt([{ externalId: 'NEW-CREATED', event: 'created', at: 'later', ...old, id: 99 }]);
       expect(await (await open(service)).lookup('NEW-CREATED')).toMatchObject({ status: 'created', id: 2 });
+    });
+
+    // Fails on the local store (src bug, see the report): it writes only the first record of a key
+    // it has no record of, then knows the key and passes over the rest of its records.
+    it('adopt: a key’s several records (`ledger copy`: its claim, then its outcome) are applied in order', async () => {
+      const service = newService();
+      const store = await open(service);
+      const at = '2026-11-20T10:00:00.000Z';
+      const owner = { host: 'old-runner', pid: 1, id: 'old-owner' };
+      await store.adopt([
+        { externalId: 'COPIED', event: 'claim', at, token: 't1', owner, by: 'orders import', journal: '/j' },
+        { externalId: 'COPIED', event: 'created', at, token: 't1', httpStatus: 201, id: 3, journal: '/j' },
+        { externalId: 'NOT-SENT', event: 'claim', at, token: 't2', owner, by: 'orders import' },
+        { externalId: 'NOT-SENT', event: 'not-sent', at, token: 't2', reason: 'interrupted' },
+        { externalId: 'DOUBT', event: 'claim', at, token: 't3', owner, by: 'orders import' },
+        { externalId: 'DOUBT', event: 'unknown', at, token: 't3', reason: 'reset' },
+      ]);
+      const reader = await open(service);
+      expect(await reader.lookup('COPIED')).toMatchObject({ status: 'created', id: 3, journal: '/j' });
+      expect(await reader.lookup('NOT-SENT')).toBeUndefined();
+      expect(await reader.lookup('DOUBT')).toMatchObject({ status: 'in-doubt', reason: 'reset' });
+      expect(refusalOf(await reader.claim({ externalId: 'COPIED', bodyHash: 'h' })).reason).toBe('created');
+      expect((await reader.list({ inputs: ['/j'] })).map((listed) => listed.externalId)).toEqual(['COPIED']);
     });
 
     it('prefetch: reads ahead what every writer knows of the keys (knows, prefetchedCounts); a claim still sees what was written since', async () => {
@@ -723,13 +804,20 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       // Prefetched again: counted once.
       await reader.prefetch(['C1', 'D']);
       expect(reader.prefetchedCounts()).toEqual({ created: 2, inDoubt: 2 });
-      expect(await reader.lookup('C1')).toMatchObject({ status: 'created', id: 1, code: 'SO-1', by: 'orders create' });
+      expect(await reader.lookup('C1')).toMatchObject({
+        status: 'created',
+        id: 1,
+        code: 'SO-1',
+        by: 'orders create',
+      });
       expect(await reader.lookup('D')).toMatchObject({ status: 'in-doubt', reason: 'reset' });
       expect(await reader.lookup('FREE')).toBeUndefined();
       expect(await reader.lookup('C3')).toMatchObject({ status: 'created', id: 3 });
 
       // Written since the prefetch: a claim sees it.
-      writer.created(claimOf(await writer.claim({ externalId: 'LATER', bodyHash: 'h' })), { httpStatus: 201 });
+      writer.created(claimOf(await writer.claim({ externalId: 'LATER', bodyHash: 'h' })), {
+        httpStatus: 201,
+      });
       await writer.sync();
       await writer.resolved('C2', 'not-created', { evidence: 'not in the back office' });
       expect(refusalOf(await reader.claim({ externalId: 'LATER', bodyHash: 'h' })).reason).toBe('created');
@@ -774,7 +862,10 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       // What it claims, the other name sees.
       const claim = claimOf(await byName.claim({ externalId: 'SAME-2', bodyHash: 'h' }));
       expect(await byAddress.lookup('SAME-2')).toMatchObject({ status: 'claimed', token: claim.token });
-      expect((await byAddress.list()).map((listed) => listed.externalId).sort()).toEqual(['SAME-1', 'SAME-2']);
+      expect((await byAddress.list()).map((listed) => listed.externalId).sort()).toEqual([
+        'SAME-1',
+        'SAME-2',
+      ]);
       // Another port is another service.
       const elsewhere = await open(`http://localhost:${new URL(newService()).port}`);
       expect(elsewhere.sameServiceAs).toBeUndefined();

@@ -139,7 +139,9 @@ function claimerScript(): Promise<string> {
       target: 'node20',
       external: ['pg-native'],
       // pg is CommonJS: its require() of Node's modules needs a real require in an ES module.
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
       logLevel: 'silent',
     });
     return script;
