@@ -1,44 +1,21 @@
 /**
- * The order ledger in PostgreSQL (`--ledger postgres://…`): one database shared by a fleet of
- * machines, with the record model of record.ts and the semantics of the local store.
+ * The order ledger in PostgreSQL (`--ledger postgres://…`): one database shared by a fleet, with the
+ * record model of record.ts. Its tables (`POSTGRES_LEDGER_DDL`, created on first use) are in one schema
+ * (`?schema=`, else ORDERCLI_LEDGER_SCHEMA, else `public`) named in every statement:
+ * - `ordercli_ledger`: each (service, kind, key)'s current state (LedgerEntry) and `state_key`;
+ * - `ordercli_ledger_records`: the history earlier releases wrote: kept, emptied by `forget`, not written;
+ * - `ordercli_ledger_owners`: one row an open store, whose `beat_at` it sets to the server's `now()`
+ *   every HEARTBEAT_MS. A claim's owner that judgeProcess cannot check is alive while its row is
+ *   younger than STALE_MS by the server's clock.
  *
- * Tables (`POSTGRES_LEDGER_DDL`, created on first use):
- * - `ordercli_ledger`: the current state of each key, one row a (service, kind, external_id):
- *   the LedgerEntry as jsonb, with its status, token, owner and `state_key` (= stateKey(entry))
- *   beside it. No row: the key was never sent (or its only claim was not sent).
- * - `ordercli_ledger_records`: append-only history, one row a record that took effect, in the
- *   order it took effect (`seq`). Replaying a key's records with applyRecord gives its row.
- * - `ordercli_ledger_owners`: one row an open store (a claim owner), with its heartbeat.
- *
- * Claims: a fresh key is an `INSERT … ON CONFLICT DO NOTHING`; a key with a row is an UPDATE
- * conditioned on the `state_key` this process last read (compare-and-swap), so that of any number
- * of processes exactly one holds a claim, decided by the database (never by what this process has
- * in memory: that is only the first guess of the state). A claim resolves once committed and on
- * disk (`synchronous_commit` on for its transaction). Claims asked for in one turn of the event
- * loop, or while a round is in flight, go in one statement (the keys as an array, what each needs
- * as one jsonb object), with their history rows and this store's heartbeat: one round trip a
- * round, whatever the concurrency. Outcomes are UPDATEs (or a DELETE, for `not-sent` of a claim
- * over nothing) conditioned on the claim's token, batched the same way; `sync()` waits for them.
- * A claim of a key whose outcome is still being written waits for it (records stay in order).
- *
- * Liveness of a claim's owner: `judgeProcess` first (same kernel and PID namespace: exact);
- * otherwise its row in `ordercli_ledger_owners`, whose `beat_at` the owner sets to the server's
- * `now()` every HEARTBEAT_MS (and with every claim round) and deletes at close: alive iff the row
- * exists and `now() - beat_at < STALE_MS`, evaluated by the server. Only the server's clock is
- * ever compared with itself; the `at` of records (the writer's clock) is for people.
- *
- * The tables are in one schema (`?schema=` in the URL, else ORDERCLI_LEDGER_SCHEMA, else `public`)
- * named in every statement, whatever the role's `search_path`. A base URL without rows that names
- * a service the table holds (service-identity.ts) uses its rows (`sameServiceAs`).
- *
- * Faults: TCP keepalive and a statement timeout (ORDERCLI_LEDGER_STATEMENT_TIMEOUT, 30 s) end a
- * stalled connection; a statement whose connection was lost runs once more on a new pool.
- * Outcomes still not written, and the `not-sent` of claims whose commit is unknown, wait in
- * `<config folder>/ledger-pending/<hash>.ndjson`, which the next writing store applies first (on
- * their claims' tokens, as always). On Ctrl-C (`options.signal`) claims give up at once, and what
- * is in flight after PENDING_GRACE_MS goes to that file, its connections destroyed.
- *
- * `pg` is loaded only here, and this module only when a PostgreSQL ledger is used.
+ * Claims and outcomes asked for in one turn of the event loop, or while a round is in flight, go in
+ * one statement (WRITE_SQL) of compare-and-swaps, one a key: `INSERT … ON CONFLICT DO NOTHING` where
+ * no row is expected, else an UPDATE (or DELETE) conditioned on the `state_key` replaced, so the
+ * database decides which of any number of processes holds a claim. A round with claims is on disk
+ * when it resolves; outcomes are not waited for (`sync()` does). A claim first expects no row; one
+ * that lost is decided again on the row met. A lost connection is replaced; writes still not made
+ * wait in `<config folder>/ledger-pending/<hash>.ndjson` for the next store; on Ctrl-C claims give
+ * up at once and connections still busy after PENDING_GRACE_MS are destroyed.
  */
 import { hash, randomBytes } from 'node:crypto';
 import { appendFile, mkdir, open as openFile, readFile, rename, unlink } from 'node:fs/promises';
@@ -49,35 +26,16 @@ import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { parseDuration } from '../config/duration.js';
 import { CancelledError, CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
-import { HEARTBEAT_MS, judgeProcess, STALE_MS, thisProcess } from '../core/liveness.js';
+import { KeyTable } from '../core/key-table.js';
+import { HEARTBEAT_MS, judgeProcess, newOwner, STALE_MS } from '../core/liveness.js';
 import { redactUrlPassword, urlPasswords } from '../core/redact.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerWriteError } from './errors.js';
-import {
-  applyRecord,
-  type ClaimOwner,
-  type LedgerEntry,
-  type LedgerRecord,
-  type RecordSource,
-  type Resolution,
-  settledAsUnknown,
-  stateKey,
-} from './record.js';
+import type { ClaimOwner, LedgerEntry, LedgerRecord, Resolution } from './record.js';
+import { applyRecord, settledAsUnknown, stateKey } from './record.js';
 import { findSameService } from './service-identity.js';
-import type {
-  Claim,
-  ClaimRefusal,
-  ClaimRequest,
-  ClaimResult,
-  LedgerFilter,
-  LedgerKind,
-  LedgerOpener,
-  LedgerService,
-  LedgerStore,
-  ListedEntry,
-  OpenLedgerOptions,
-} from './store.js';
+import type * as store from './store.js';
 
 /** The tables of the PostgreSQL ledger, as created on first use (quoted by the docs). */
 export const POSTGRES_LEDGER_DDL = `CREATE TABLE IF NOT EXISTS ordercli_ledger (
@@ -94,11 +52,9 @@ export const POSTGRES_LEDGER_DDL = `CREATE TABLE IF NOT EXISTS ordercli_ledger (
   -- its keys, finds them by the index whatever the planner knows of services and kinds.
   PRIMARY KEY (external_id, service, kind)
 );
-CREATE INDEX IF NOT EXISTS ordercli_ledger_journal
-  ON ordercli_ledger ((entry->>'journal'));
 CREATE INDEX IF NOT EXISTS ordercli_ledger_service
   ON ordercli_ledger (service, kind);
-CREATE TABLE IF NOT EXISTS ordercli_ledger_records (
+CREATE TABLE IF NOT EXISTS ordercli_ledger_records (  -- written by earlier releases only
   seq         bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   service     text        NOT NULL,
   kind        text        NOT NULL,
@@ -108,8 +64,6 @@ CREATE TABLE IF NOT EXISTS ordercli_ledger_records (
   written_at  timestamptz NOT NULL DEFAULT now(),
   record      jsonb       NOT NULL   -- the record (LedgerRecord)
 );
-CREATE INDEX IF NOT EXISTS ordercli_ledger_records_key
-  ON ordercli_ledger_records (service, kind, external_id, seq);
 CREATE TABLE IF NOT EXISTS ordercli_ledger_owners (
   id          text        PRIMARY KEY,  -- ClaimOwner.id of an open store
   identity    jsonb       NOT NULL,     -- the whole ClaimOwner
@@ -117,219 +71,72 @@ CREATE TABLE IF NOT EXISTS ordercli_ledger_owners (
 );`;
 
 const TABLES = ['ordercli_ledger', 'ordercli_ledger_records', 'ordercli_ledger_owners'];
-const INDEXES = ['ordercli_ledger_journal', 'ordercli_ledger_records_key', 'ordercli_ledger_service'];
-/** The tables' names in a statement, qualified by the ledger's schema as it runs. */
-const TABLE_NAMES = /\bordercli_ledger(?:_records|_owners)?\b/g;
-
-/** Serializes the creation of the tables between processes (any constant shared by all). */
-const DDL_LOCK_KEY = 0x6f72_6465_72;
-/** Keys a `prefetch` reads a query. */
-const PREFETCH_CHUNK = 10_000;
-/** Keys a claim or outcome round writes at most (a burst beyond it takes several rounds). */
+/** Keys a `prefetch` reads, or `adopt` writes, a statement; a round writes at most MAX_ROUND. */
+const CHUNK = 10_000;
 const MAX_ROUND = 2_000;
 /** Rounds a claim may take before giving up (each is a state change by another process). */
 const MAX_CLAIM_ROUNDS = 50;
-/** Owner rows not beaten for this long are removed by the next store that opens (they are dead anyway). */
-const FORGET_OWNERS_AFTER = '1 day';
-/** Connections: claims, outcomes, the heartbeat and a lookup can each have one. */
-const POOL_SIZE = 4;
-const CONNECT_TIMEOUT_MS = 15_000;
-/** A statement not answered in this long is cancelled (ORDERCLI_LEDGER_STATEMENT_TIMEOUT). */
-const STATEMENT_TIMEOUT_MS = 30_000;
-/** The first TCP keepalive probe of a silent connection. */
-const KEEPALIVE_DELAY_MS = 10_000;
 /** After Ctrl-C, what is in flight has this long before its connections are destroyed. */
 const PENDING_GRACE_MS = 500;
+/** What `prefetch` found of a key (its value in a KeyTable): no row, or a row (the database tells). */
+const FREE = -1;
+const KNOWN = -2;
+const STATUSES = new Set(['created', 'claimed', 'in-doubt', 'not-created']);
+const isState = (entry: unknown) => STATUSES.has((entry as { status?: string } | null)?.status ?? '');
+
+/** The owner of row `l`'s claim beats: its row was beaten less than STALE_MS ago (server's clock). */
+const BEATING = `EXISTS (SELECT 1 FROM ordercli_ledger_owners o
+  WHERE o.id = l.owner->>'id' AND now() - o.beat_at < interval '${STALE_MS} milliseconds')`;
+/** This store's heartbeat; owners not beaten for a day are dead anyway, and go. */
+const BEAT_SQL = `WITH gone AS (DELETE FROM ordercli_ledger_owners WHERE beat_at < now() - interval '1 day')
+INSERT INTO ordercli_ledger_owners (id, identity, beat_at) VALUES ($1, $2::jsonb, now())
+ON CONFLICT (id) DO UPDATE SET beat_at = now()`;
 
 /**
- * A live owner's heartbeat: its row exists and was beaten less than STALE_MS (parameter `$n`)
- * ago, by the server's clock.
+ * Compare-and-swaps (`Swap`, with `sk` = stateKey(entry)), one a key: $1 service, $2 kind, $6 the
+ * swaps. With $5 (a round of claims) it beats the heartbeat of owner $3 ($4), commits on disk (on a
+ * server that does not, `synchronous_commit` is set on for the transaction) and returns, beside the
+ * keys that changed (`won`), every key's row as of the statement's snapshot with whether its owner
+ * beats (one committed after the snapshot is not there: the next round sees it).
  */
-const ownerBeating = (n: number) => `EXISTS (SELECT 1 FROM ordercli_ledger_owners o
-  WHERE o.id = l.owner->>'id' AND now() - o.beat_at < $${n}::integer * interval '1 millisecond')`;
-
-/**
- * A claim must be on disk when it resolves: on a server that commits without waiting for its log
- * (`synchronous_commit` off or local), the claim's transaction waits for it (`set_config(…, true)`
- * lasts the transaction); a stricter setting (remote_write, remote_apply) is kept. Outcomes need
- * not: one lost leaves its claim, which is in doubt once its owner is gone.
- */
-const DURABLE_COMMIT = `(CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')
-    THEN set_config('synchronous_commit', 'on', true) ELSE 'kept' END)`;
-
-/*
- * The statements of a round take their keys as an array (found by the primary key, whose first
- * column is the key) and what each key needs as one jsonb object keyed by the key, looked up per
- * row (`$n::jsonb -> l.external_id`): no join whose plan would depend on what the planner knows
- * of the tables (a ledger's first minutes have no statistics), so a round costs the same for 8
- * keys of an empty table as of one with millions.
- */
-
-/**
- * One claim round. $1 service, $2 kind, $3 owner id, $4 owner, $5 STALE_MS, $6 the keys, $7 for
- * each key: `expect` (the state_key it replaces; null: the key must have no row), `entry` (the
- * claimed state), `state_key` (its own), `record` (the claim record), `check_owner` (the replaced
- * claim's owner must still be found dead by its heartbeat). Returns the keys claimed (`won`), and
- * every key's row as of the statement's snapshot with whether its owner's heartbeat beats: a key
- * that lost to a row committed after the snapshot has none, and the next round sees it.
- */
-const CLAIM_SQL = `WITH beat AS (
+const WRITE_SQL = `WITH c AS (
+  SELECT * FROM jsonb_to_recordset($6::jsonb) AS c(key text, expect text, entry jsonb, sk text, check_owner boolean)
+), beat AS (
   INSERT INTO ordercli_ledger_owners (id, identity, beat_at) SELECT $3, $4::jsonb, now()
-  WHERE ${DURABLE_COMMIT} IS NOT NULL
+  WHERE CASE WHEN $5::boolean THEN (CASE WHEN current_setting('synchronous_commit') IN ('off', 'local')
+    THEN set_config('synchronous_commit', 'on', true) ELSE 'kept' END) IS NOT NULL END
   ON CONFLICT (id) DO UPDATE SET beat_at = now()
 ), inserted AS (
   INSERT INTO ordercli_ledger (external_id, service, kind, status, token, owner, state_key, entry)
-  SELECT c.key, $1, $2, 'claimed', c.value->'entry'->>'token', c.value->'entry'->'owner',
-    c.value->>'state_key', c.value->'entry'
-  FROM jsonb_each($7::jsonb) AS c WHERE c.value->>'expect' IS NULL ORDER BY c.key
-  ON CONFLICT (external_id, service, kind) DO NOTHING
-  RETURNING external_id
+  SELECT key, $1, $2, entry->>'status', entry->>'token', entry->'owner', sk, entry FROM c
+  WHERE expect IS NULL ORDER BY key ON CONFLICT (external_id, service, kind) DO NOTHING RETURNING external_id
 ), updated AS (
-  UPDATE ordercli_ledger l
-  SET status = 'claimed', token = $7::jsonb->l.external_id->'entry'->>'token',
-    owner = $7::jsonb->l.external_id->'entry'->'owner', state_key = $7::jsonb->l.external_id->>'state_key',
-    entry = $7::jsonb->l.external_id->'entry', updated_at = now()
-  WHERE l.external_id = ANY ($6::text[]) AND l.service = $1 AND l.kind = $2
-    AND l.state_key = $7::jsonb->l.external_id->>'expect'
-    AND NOT (($7::jsonb->l.external_id->'check_owner')::boolean AND ${ownerBeating(5)})
+  UPDATE ordercli_ledger l SET status = c.entry->>'status', token = c.entry->>'token',
+    owner = c.entry->'owner', state_key = c.sk, entry = c.entry, updated_at = now()
+  FROM c WHERE c.entry IS NOT NULL AND l.external_id = c.key AND l.service = $1 AND l.kind = $2
+    AND l.state_key = c.expect AND NOT (c.check_owner AND ${BEATING})
   RETURNING l.external_id
-), won AS (
-  SELECT external_id FROM inserted UNION ALL SELECT external_id FROM updated
-), history AS (
-  INSERT INTO ordercli_ledger_records (service, kind, external_id, journal, at, record)
-  SELECT $1, $2, w.external_id, r.record->>'journal', r.record->>'at', r.record
-  FROM won w, LATERAL (SELECT $7::jsonb->w.external_id->'record' AS record) r
+), removed AS (
+  DELETE FROM ordercli_ledger l USING c WHERE c.entry IS NULL AND l.external_id = c.key
+    AND l.service = $1 AND l.kind = $2 AND l.state_key = c.expect RETURNING l.external_id
 )
-SELECT external_id, true AS won, NULL::text AS state_key, NULL::jsonb AS entry, false AS beating FROM won
-UNION ALL
-SELECT l.external_id, false, l.state_key, l.entry, ${ownerBeating(5)}
-FROM ordercli_ledger l WHERE l.external_id = ANY ($6::text[]) AND l.service = $1 AND l.kind = $2`;
+SELECT external_id, true AS won, NULL::text AS state_key, NULL::jsonb AS entry, false AS beating FROM inserted
+UNION ALL SELECT external_id, true, NULL, NULL, false FROM updated
+UNION ALL SELECT external_id, true, NULL, NULL, false FROM removed
+UNION ALL SELECT l.external_id, false, l.state_key, l.entry, ${BEATING}
+FROM c JOIN ordercli_ledger l ON l.external_id = c.key AND l.service = $1 AND l.kind = $2 WHERE $5`;
 
-/**
- * One outcome round. $1 service, $2 kind, $3 the keys, $4 for each key: `token` (its claim's),
- * `entry` (the state after it; null: delete the row, a `not-sent` of a claim over nothing),
- * `state_key` (the entry's) and `record`. Only a row still claimed with that token changes.
- * Returns the keys that changed.
- */
-const OUTCOME_SQL = `WITH removed AS (
-  DELETE FROM ordercli_ledger l
-  WHERE l.external_id = ANY ($3::text[]) AND l.service = $1 AND l.kind = $2 AND l.status = 'claimed'
-    AND l.token = $4::jsonb->l.external_id->>'token'
-    AND jsonb_typeof($4::jsonb->l.external_id->'entry') = 'null'
-  RETURNING l.external_id
-), updated AS (
-  UPDATE ordercli_ledger l
-  SET status = $4::jsonb->l.external_id->'entry'->>'status', token = $4::jsonb->l.external_id->'entry'->>'token',
-    owner = $4::jsonb->l.external_id->'entry'->'owner', state_key = $4::jsonb->l.external_id->>'state_key',
-    entry = $4::jsonb->l.external_id->'entry', updated_at = now()
-  WHERE l.external_id = ANY ($3::text[]) AND l.service = $1 AND l.kind = $2 AND l.status = 'claimed'
-    AND l.token = $4::jsonb->l.external_id->>'token'
-    AND jsonb_typeof($4::jsonb->l.external_id->'entry') = 'object'
-  RETURNING l.external_id
-), changed AS (
-  SELECT external_id FROM removed UNION ALL SELECT external_id FROM updated
-)
-INSERT INTO ordercli_ledger_records (service, kind, external_id, journal, at, record)
-SELECT $1, $2, c.external_id, r.record->>'journal', r.record->>'at', r.record
-FROM changed c, LATERAL (SELECT $4::jsonb->c.external_id->'record' AS record) r
-RETURNING external_id`;
-
-/**
- * One key's state replaced by compare-and-swap (`orders resolve`). $1 service, $2 kind, $3 key,
- * $4 the state_key it replaces (null: the key must have no row), $5 the entry, $6 its state_key,
- * $7 the record. Returns a row when it took effect.
- */
-const REPLACE_SQL = `WITH inserted AS (
-  INSERT INTO ordercli_ledger (external_id, service, kind, status, token, owner, state_key, entry)
-  SELECT $3, $1, $2, $5::jsonb->>'status', $5::jsonb->>'token', $5::jsonb->'owner', $6, $5::jsonb
-  WHERE $4::text IS NULL
-  ON CONFLICT (external_id, service, kind) DO NOTHING
-  RETURNING external_id
-), updated AS (
-  UPDATE ordercli_ledger l
-  SET status = $5::jsonb->>'status', token = $5::jsonb->>'token', owner = $5::jsonb->'owner',
-    state_key = $6, entry = $5::jsonb, updated_at = now()
-  WHERE $4::text IS NOT NULL AND l.external_id = $3 AND l.service = $1 AND l.kind = $2 AND l.state_key = $4
-  RETURNING l.external_id
-), won AS (
-  SELECT external_id FROM inserted UNION ALL SELECT external_id FROM updated
-)
-INSERT INTO ordercli_ledger_records (service, kind, external_id, journal, at, record)
-SELECT $1, $2, external_id, $7::jsonb->>'journal', $7::jsonb->>'at', $7::jsonb FROM won
-RETURNING external_id`;
-
-/**
- * Adoption of a journal's records: $3 for each key, `entry` (the state its records give),
- * `state_key` and `records` (in order). A state is inserted only where the key has no row, and
- * then its records go to the history.
- */
-const ADOPT_SQL = `WITH inserted AS (
-  INSERT INTO ordercli_ledger (external_id, service, kind, status, token, owner, state_key, entry)
-  SELECT a.key, $1, $2, a.value->'entry'->>'status', a.value->'entry'->>'token', a.value->'entry'->'owner',
-    a.value->>'state_key', a.value->'entry'
-  FROM jsonb_each($3::jsonb) AS a ORDER BY a.key
-  ON CONFLICT (external_id, service, kind) DO NOTHING
-  RETURNING external_id
-)
-INSERT INTO ordercli_ledger_records (service, kind, external_id, journal, at, record)
-SELECT $1, $2, i.external_id, r.record->>'journal', coalesce(r.record->>'at', ''), r.record
-FROM inserted i, LATERAL jsonb_array_elements($3::jsonb->i.external_id->'records') WITH ORDINALITY AS r(record, n)
-ORDER BY i.external_id, r.n`;
-
-const BEAT_SQL = `INSERT INTO ordercli_ledger_owners (id, identity, beat_at) VALUES ($1, $2::jsonb, now())
-ON CONFLICT (id) DO UPDATE SET beat_at = now()`;
-
-/** A key's row as read: its state and the state_key a compare-and-swap must name. */
-interface Row {
-  entry: LedgerEntry;
-  stateKey: string;
-}
-
-/** What a claim knows of its key before a round: a row, or null for none. */
-interface Known {
-  row: Row | null;
-  /** Read from the database in the last round (a refusal needs that), not from the prefetch. */
-  fromDatabase: boolean;
-  /** The row's owner beats (the server's verdict), when read from the database. */
-  beating?: boolean;
-}
-
-interface PendingClaim {
-  request: ClaimRequest;
-  known: Known | undefined;
-  rounds: number;
-  resolve(result: ClaimResult): void;
-  reject(error: Error): void;
-}
-
-/** What a claim writes in a round. */
-interface Proposal {
-  /** The state_key it replaces; null when the key must have no row. */
+/** One compare-and-swap: the key's row goes from `expect` (null: none) to `entry` (null: none). */
+interface Swap {
+  key: string;
   expect: string | null;
-  entry: LedgerEntry;
-  record: LedgerRecord;
-  /** The replaced claim's owner must still be found dead by its heartbeat (the server checks). */
-  checkOwner: boolean;
+  entry: LedgerEntry | null;
+  /** The replaced claim's owner must not beat (the server checks). */
+  check?: boolean;
 }
 
-interface PendingOutcome {
-  externalId: string;
-  token: string;
-  /** The state after the outcome; undefined: the key has no state (delete its row). */
-  entry: LedgerEntry | undefined;
-  record: LedgerRecord;
-}
-
-/** A line of the pending file: an outcome, with the service and kind of its ledger. */
-interface KeptOutcome extends PendingOutcome {
-  service: string;
-  kind: LedgerKind;
-}
-
-type Liveness = 'alive' | 'dead' | 'stale' | 'unknown';
-
-/** A row of a claim round: won, or the state met instead (with whether its owner beats). */
-interface ClaimRow {
+/** A row of WRITE_SQL: a key that changed, or the row met (with whether its owner beats). */
+interface WriteRow {
   external_id: string;
   won: boolean;
   state_key: string | null;
@@ -337,88 +144,45 @@ interface ClaimRow {
   beating: boolean;
 }
 
-/** The errors of the server or the network that mean "not reached" rather than "refused". */
-const UNREACHABLE_CODES = new Set(
-  'ECONNREFUSED ECONNRESET ENOTFOUND EAI_AGAIN ETIMEDOUT EHOSTUNREACH ENETUNREACH EPIPE ENOENT'.split(' '),
-);
-/** SQLSTATEs of a refused login: bad password, no such role, pg_hba.conf rejects. */
-const LOGIN_REFUSED = new Set(['28P01', '28000']);
-/** SQLSTATEs worth one more try of a round (nothing of it was committed). */
-const RETRYABLE = new Set(['40P01', '40001']);
-
-/** A PostgreSQL URL as it may be shown: its password (in the user info or the query) as `***`. */
-export const redactLedgerUrl = redactUrlPassword;
-
-const ignore = (): void => undefined;
-
-/** The SQLSTATE or errno code of an error, if any. */
-function codeOf(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && code !== '' ? code : undefined;
-}
-
-/**
- * Lost rather than refused: the connection broke, timed out or was ended by the server (pg's own
- * errors have no code). A statement that failed so may be run again on a new connection.
- */
-function isLost(error: unknown): boolean {
-  const code = codeOf(error);
-  return code === undefined || /^(08|57P0)/.test(code) || code === '57014' || UNREACHABLE_CODES.has(code);
-}
-
-/** What each key of a round needs, as the one jsonb object its statement reads (`$n::jsonb -> key`). */
-function byKey<T>(items: readonly T[], key: (item: T) => string, value: (item: T) => object): string {
-  return JSON.stringify(Object.fromEntries(items.map((item) => [key(item), value(item)])));
-}
-
-/** The values of OUTCOME_SQL for a round of outcomes (one a key) of a service and kind. */
-function outcomeValues(service: string, kind: LedgerKind, round: readonly PendingOutcome[]): unknown[] {
-  const keys = round.map((pending) => pending.externalId);
-  const needs = byKey(
-    round,
-    (pending) => pending.externalId,
-    ({ token, entry, record }) => ({
-      token,
-      entry: entry ?? null,
-      state_key: entry && stateKey(entry),
-      record,
-    }),
-  );
-  return [service, kind, keys, needs];
-}
-
-/** The next round of a queue: the first item of each key (at most MAX_ROUND, none `held`), and the rest. */
-function nextRound<T>(queue: readonly T[], keyOf: (item: T) => string, held: (key: string) => boolean) {
-  const round: T[] = [];
-  const rest: T[] = [];
-  const keys = new Set<string>();
-  for (const item of queue) {
-    const key = keyOf(item);
-    if (round.length >= MAX_ROUND || keys.has(key) || held(key)) rest.push(item);
-    else {
-      keys.add(key);
-      round.push(item);
-    }
-  }
-  return { round, rest };
+interface PendingClaim {
+  key: string;
+  request: store.ClaimRequest;
+  /** The row its last round met (null: none); undefined before its first round (it expects none). */
+  met?: WriteRow | null;
+  rounds: number;
+  resolve(result: store.ClaimResult): void;
+  reject(error: Error): void;
 }
 
 /** What a PostgreSQL ledger reads beside its URL. */
 export interface PostgresSettings {
   /** ORDERCLI_LEDGER_SCHEMA and ORDERCLI_LEDGER_STATEMENT_TIMEOUT. */
   env?: NodeJS.ProcessEnv;
-  /** Where outcomes that could not be written wait for the next store: `<config folder>/ledger-pending`. */
+  /** Where writes that could not be made wait for the next store: `<config folder>/ledger-pending`. */
   pendingFolder?: string;
+}
+
+/** A PostgreSQL URL as it may be shown: its password (in the user info or the query) as `***`. */
+export const redactLedgerUrl = redactUrlPassword;
+
+const ignore = (): void => undefined;
+const UNREACHABLE =
+  /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ENOENT)$/;
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/** Lost, not refused (pg's own errors have no code): it may run again on a new connection. */
+function isLost(error: unknown): boolean {
+  const code = codeOf(error);
+  return code === '' || /^(08|57P0|57014)/.test(code) || UNREACHABLE.test(code);
 }
 
 /** The URL given to pg (without `schema`) and the schema, or a UsageError that shows no password. */
 function parseLedgerUrl(url: string, env: NodeJS.ProcessEnv): { connection: string; schema: string } {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
   if (!parsed || !/^postgres(ql)?:$/i.test(parsed.protocol)) {
     const error = new UsageError(
       `The ledger ${redactUrlPassword(url)} is not a PostgreSQL URL: use the form postgres://user:password@host:5432/database.`,
@@ -433,27 +197,23 @@ function parseLedgerUrl(url: string, env: NodeJS.ProcessEnv): { connection: stri
   return { connection: parsed.href, schema };
 }
 
-export class PostgresLedger implements LedgerStore {
+export class PostgresLedger implements store.LedgerStore {
   readonly location: string;
   readonly baseUrl: string;
-  readonly owner: ClaimOwner;
+  readonly owner: ClaimOwner = newOwner();
   /** The base URL whose rows this one uses: another name of the same service (service-identity.ts). */
   sameServiceAs: string | undefined;
   /** The `service` of the rows used: `sameServiceAs`, or the base URL. */
   private service: string;
-  private readonly kind: LedgerKind;
-  private readonly source: RecordSource;
-  private readonly readOnly: boolean;
+  private readonly signal: AbortSignal | undefined;
+  /** The URL's passwords, longest first (shorter than 3: too short to mask, and to be real ones). */
   private readonly secrets: string[];
   private readonly connection: string;
-  /** The schema as named in statements (quoted), and as given. */
+  /** The schema, quoted as statements name it. */
   private readonly schema: string;
-  private readonly schemaName: string;
   private readonly timeoutMs: number;
   private readonly pendingFile: string | undefined;
-  private readonly signal: AbortSignal | undefined;
   private pool: Pool | undefined;
-  private poolClass: typeof Pool | undefined;
   /** Every connection's socket, to destroy the stalled ones (Ctrl-C, close). */
   private readonly sockets = new Set<Socket>();
   /** Set once what was in flight at Ctrl-C had its time: the connections are destroyed. */
@@ -462,175 +222,142 @@ export class PostgresLedger implements LedgerStore {
   /** False for a read-only store on a database without the tables: it knows no key. */
   private tablesExist = true;
   private heartbeat: NodeJS.Timeout | undefined;
-  private beatInFlight = false;
+  /** The beat in flight: close() waits for it, so that it cannot bring back the row close deletes. */
+  private beating: Promise<unknown> | undefined;
   private closed = false;
   private failure: CliError | undefined;
-
-  /**
-   * What `prefetch` read, kept up to date with this store's own writes: a key's row, or null for
-   * none. It answers lookups and is a claim's first guess; the database decides every claim.
-   */
-  private readonly cache = new Map<string, Row | null>();
+  /** What `prefetch` found of each key (FREE or KNOWN; another value: being read). */
+  private prefetched = new KeyTable();
   private counts = { created: 0, inDoubt: 0 };
   /** The claimed entry of each claim held, by token (what an outcome is applied to). */
   private readonly held = new Map<string, LedgerEntry>();
-
-  private claimQueue: PendingClaim[] = [];
-  private roundInFlight: PendingClaim[] = [];
-  private claimsRunning = false;
-  private claimsScheduled = false;
-  private outcomeQueue: PendingOutcome[] = [];
-  private outcomesRunning = false;
-  private outcomesScheduled = false;
-  /** Outcomes queued or in flight by key: a new claim of the key waits for them (record order). */
-  private readonly outcomeKeys = new Map<string, number>();
-  private syncWaiters: (() => void)[] = [];
-  /** `close()` waiting for claims and outcomes to end. */
+  /** Claims and outcomes to write, the round in flight, and who waits for the end of writing. */
+  private queue: (PendingClaim | Swap)[] = [];
+  private round: (PendingClaim | Swap)[] = [];
+  private writing = false;
   private idleWaiters: (() => void)[] = [];
 
-  private constructor(url: string, options: OpenLedgerOptions, settings: PostgresSettings) {
+  private constructor(
+    url: string,
+    private readonly options: store.OpenLedgerOptions,
+    settings: PostgresSettings,
+  ) {
     const env = settings.env ?? {};
     const { connection, schema } = parseLedgerUrl(url, env);
     const timeout = env.ORDERCLI_LEDGER_STATEMENT_TIMEOUT;
-    this.timeoutMs = timeout
-      ? parseDuration(timeout, { name: 'ORDERCLI_LEDGER_STATEMENT_TIMEOUT', minMs: 100, maxMs: 3_600_000 })
-      : STATEMENT_TIMEOUT_MS;
+    const name = 'ORDERCLI_LEDGER_STATEMENT_TIMEOUT';
+    this.timeoutMs = timeout ? parseDuration(timeout, { name, minMs: 100, maxMs: 3_600_000 }) : 30_000;
     this.connection = connection;
-    this.schemaName = schema;
     this.schema = `"${schema.replace(/"/g, '""')}"`;
     this.location = redactUrlPassword(url);
-    // Shorter ones are too short to mask without garbling the rest, and to be real passwords.
     this.secrets = urlPasswords(url)
       .filter((secret) => secret.length >= 3)
       .sort((a, b) => b.length - a.length);
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
     this.service = this.baseUrl;
-    this.kind = options.kind;
-    this.source = options.source;
-    this.readOnly = Boolean(options.readOnly);
     this.signal = options.signal;
-    this.owner = { ...thisProcess(), id: randomBytes(8).toString('hex') };
     const ledgerId = hash('sha256', `${redactUrlPassword(connection)}\n${schema}`, 'hex').slice(0, 24);
-    this.pendingFile =
-      settings.pendingFolder === undefined ? undefined : join(settings.pendingFolder, `${ledgerId}.ndjson`);
+    const folder = settings.pendingFolder;
+    this.pendingFile = folder === undefined ? undefined : join(folder, `${ledgerId}.ndjson`);
   }
 
   /**
-   * Connects, creates the tables if they are missing (unless read-only), applies the outcomes
-   * kept by an earlier store, starts this store's heartbeat and finds which service's rows to
-   * use. A server that cannot be reached, or refuses the login, is a CliError (exit 1) naming the
-   * URL without its password; Ctrl-C meanwhile ends it within PENDING_GRACE_MS (exit 130).
+   * Connects, creates the tables if they are missing (unless read-only), makes the writes an earlier
+   * store could not, starts the heartbeat and finds which service's rows to use. A server that cannot
+   * be reached, or refuses the login, is exit 1 naming the URL without its password; Ctrl-C meanwhile
+   * ends it within PENDING_GRACE_MS (exit 130).
    */
-  static async open(
-    url: string,
-    options: OpenLedgerOptions,
-    settings: PostgresSettings = {},
-  ): Promise<PostgresLedger> {
+  static async open(url: string, options: store.OpenLedgerOptions, settings: PostgresSettings = {}) {
     const ledger = new PostgresLedger(url, options, settings);
-    await ledger.connect();
     try {
+      if (ledger.signal?.aborted) throw ledger.abortReason();
+      ledger.signal?.addEventListener('abort', ledger.onAbort, { once: true });
+      ledger.pool = ledger.newPool((await import('pg')).Pool);
       await ledger.prepareTables();
-      if (!ledger.readOnly) {
+      if (!options.readOnly) {
         await ledger.foldPending();
-        await ledger.query({
-          text: `DELETE FROM ordercli_ledger_owners WHERE beat_at < now() - interval '${FORGET_OWNERS_AFTER}'`,
-        });
         await ledger.query({ text: BEAT_SQL, values: [ledger.owner.id, JSON.stringify(ledger.owner)] });
-        ledger.heartbeat = setInterval(() => ledger.beat(), HEARTBEAT_MS);
-        ledger.heartbeat.unref();
+        ledger.heartbeat = setInterval(() => ledger.beat(), HEARTBEAT_MS).unref();
       }
       await ledger.findService();
     } catch (error) {
       ledger.gaveUp = true;
-      await ledger.close().catch(() => undefined);
-      throw ledger.openError(error);
+      await ledger.close().catch(ignore);
+      throw ledger.errorOf(error, true);
     }
     return ledger;
   }
 
   /** The base URLs and kinds the ledger holds ([] when it has no tables). */
-  static services(url: string, settings: PostgresSettings = {}): Promise<LedgerService[]> {
-    return PostgresLedger.session(url, settings, [], async (ledger) => {
-      const rows = await ledger.query<{ service: string; kind: LedgerKind }>({
-        text: 'SELECT DISTINCT service, kind FROM ordercli_ledger ORDER BY service, kind',
-      });
-      return rows.map((row) => ({ baseUrl: row.service, kind: row.kind }));
-    });
+  static services(url: string, settings: PostgresSettings = {}): Promise<store.LedgerService[]> {
+    const text = 'SELECT DISTINCT service AS "baseUrl", kind FROM ordercli_ledger ORDER BY 1, 2';
+    return PostgresLedger.session(url, settings, [], (ledger) => ledger.query<store.LedgerService>({ text }));
   }
 
   /** Deletes every row of a service (every kind, and its history); resolves with the keys removed. */
   static forget(url: string, baseUrl: string, settings: PostgresSettings = {}): Promise<number> {
     return PostgresLedger.session(url, settings, 0, async (ledger) => {
-      const rows = await ledger.query<{ n: number }>({
+      const [row] = await ledger.query<{ n: number }>({
         text: `WITH history AS (DELETE FROM ordercli_ledger_records WHERE service = $1),
           gone AS (DELETE FROM ordercli_ledger WHERE service = $1 RETURNING 1)
           SELECT count(*)::integer AS n FROM gone`,
         values: [normalizeBaseUrl(baseUrl)],
       });
-      return rows[0]?.n ?? 0;
+      return row?.n ?? 0;
     });
   }
 
-  /** Runs `work` on a store of no service (no heartbeat, nothing created); `none` without tables. */
+  /** Runs `work` on a read-only store of no service (`none` without tables). */
   private static async session<T>(
     url: string,
     settings: PostgresSettings,
     none: T,
     work: (ledger: PostgresLedger) => Promise<T>,
-  ): Promise<T> {
-    const options: OpenLedgerOptions = { baseUrl: '', kind: 'orders', source: { by: 'orders resolve' } };
-    const ledger = new PostgresLedger(url, { ...options, readOnly: true }, settings);
+  ) {
+    const options = {
+      baseUrl: '',
+      kind: 'orders',
+      source: { by: 'orders resolve' },
+      readOnly: true,
+    } as const;
+    const ledger = await PostgresLedger.open(url, options, settings);
     try {
-      await ledger.connect();
-      await ledger.prepareTables();
       return ledger.tablesExist ? await work(ledger) : none;
     } catch (error) {
-      ledger.gaveUp = true;
-      throw ledger.openError(error);
+      throw ledger.errorOf(error, true);
     } finally {
-      await ledger.close().catch(() => undefined);
+      await ledger.close().catch(ignore);
     }
   }
 
-  /** Loads pg and makes the pool. */
-  private async connect(): Promise<void> {
-    if (this.signal?.aborted) throw this.abortReason();
-    this.signal?.addEventListener('abort', this.onAbort, { once: true });
-    this.poolClass = (await import('pg')).Pool;
-    this.pool = this.newPool();
-  }
-
   /** Connections with keepalive and the statement timeouts, whose sockets are known (`sockets`). */
-  private newPool(): Pool {
-    const pool = new this.poolClass!({
+  private newPool(PoolClass: typeof Pool): Pool {
+    const pool = new PoolClass({
       connectionString: this.connection,
       application_name: 'ordercli',
-      max: POOL_SIZE,
-      connectionTimeoutMillis: Math.min(CONNECT_TIMEOUT_MS, this.timeoutMs * 2),
+      // Claims and outcomes, the heartbeat and a read can each have one.
+      max: 4,
+      connectionTimeoutMillis: Math.min(15_000, this.timeoutMs * 2),
       keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      keepAliveInitialDelayMillis: 10_000,
       // The server cancels a statement first; this side gives up on a server that says nothing.
       statement_timeout: this.timeoutMs,
       query_timeout: this.timeoutMs + Math.min(2_000, this.timeoutMs),
-      // Idle connections do not keep the process alive; close() ends them all anyway.
       allowExitOnIdle: true,
       stream: () => {
         const socket = new Socket();
         this.sockets.add(socket);
-        socket.once('close', () => this.sockets.delete(socket));
-        return socket;
+        return socket.once('close', () => this.sockets.delete(socket));
       },
     });
-    // A connection lost while idle (a server restart) is replaced by the next query; without a
-    // listener the pool's 'error' event would end the process.
-    pool.on('error', ignore);
-    return pool;
+    // A connection lost while idle is replaced by the next query; unheard, 'error' would end the process.
+    return pool.on('error', ignore);
   }
 
   /** Ctrl-C: claims give up now; what is in flight has PENDING_GRACE_MS (see the module's notes). */
   private readonly onAbort = (): void => {
-    const reason = this.abortReason();
-    for (const pending of [...this.claimQueue.splice(0), ...this.roundInFlight]) pending.reject(reason);
+    for (const item of [...this.queue, ...this.round]) if ('request' in item) item.reject(this.abortReason());
+    this.queue = this.queue.filter((item) => !('request' in item));
     this.giveUpTimer ??= setTimeout(() => this.giveUp(), PENDING_GRACE_MS);
   };
 
@@ -646,31 +373,31 @@ export class PostgresLedger implements LedgerStore {
 
   /** Creates what is missing of the schema and tables, one process at a time (read-only: only looks). */
   private async prepareTables(): Promise<void> {
-    const present = async (names: string[]) =>
-      (
-        await this.query<{ n: number }>({
-          text: 'SELECT count(to_regclass($1 || name))::integer AS n FROM unnest($2::text[]) AS name',
-          values: [`${this.schema}.`, names],
-        })
-      )[0]?.n === names.length;
-    const names = [...TABLES, ...INDEXES];
-    if (await present(names)) return;
+    const present = async (names: string[]) => {
+      const text = 'SELECT count(to_regclass($1 || name))::integer AS n FROM unnest($2::text[]) AS name';
+      const [row] = await this.query<{ n: number }>({ text, values: [`${this.schema}.`, names] });
+      return row?.n === names.length;
+    };
+    const all = [...TABLES, 'ordercli_ledger_service'];
+    if (await present(all)) return;
     this.tablesExist = await present(TABLES);
-    if (this.readOnly) return;
+    if (this.options.readOnly) return;
     const client = await this.pool!.connect();
     client.on('error', ignore);
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [DDL_LOCK_KEY]);
+      // One process at a time (any constant shared by all).
+      await client.query('SELECT pg_advisory_xact_lock($1)', [0x6f72_6465_72]);
       // Another process may have created them meanwhile (possibly another role, whose tables these are).
-      if (!(await present(names))) {
-        const schema = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [this.schemaName]);
-        if (schema.rowCount === 0) await client.query(`CREATE SCHEMA ${this.schema}`);
+      if (!(await present(all))) {
+        // Not `IF NOT EXISTS`: that needs the right to create schemas even when the schema exists.
+        const { rows } = await client.query('SELECT to_regnamespace($1) AS oid', [this.schema]);
+        if (rows[0]?.oid === null) await client.query(`CREATE SCHEMA ${this.schema}`);
         await client.query(this.qualified(POSTGRES_LEDGER_DDL));
       }
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch(ignore);
       // An index this role may not create (another role's tables) only makes some reads slower.
       if (!this.tablesExist) throw error;
     } finally {
@@ -681,36 +408,27 @@ export class PostgresLedger implements LedgerStore {
 
   /** A statement with its tables in the ledger's schema. */
   private qualified(text: string): string {
-    return text.replace(TABLE_NAMES, (name) => `${this.schema}.${name}`);
+    return text.replace(/\bordercli_ledger(?:_records|_owners)?\b/g, (name) => `${this.schema}.${name}`);
   }
 
   /**
-   * Applies the outcomes an earlier store of this ledger could not write (the pending file), each
-   * conditioned on its claim's token like any outcome, then deletes the file. Taken by renaming,
-   * so that a store writing to it meanwhile starts a new one.
+   * Makes the writes an earlier store of this ledger could not (the pending file), each a
+   * compare-and-swap as always, then deletes the file, taken by renaming (a store writing to it
+   * meanwhile starts a new one).
    */
   private async foldPending(): Promise<void> {
     const file = this.pendingFile;
-    if (file === undefined) return;
     const taken = `${file}.${this.owner.id}`;
-    try {
-      await rename(file, taken);
-    } catch {
-      return;
-    }
+    if (file === undefined || !(await rename(file, taken).then(() => true, ignore))) return;
     const text = await readFile(taken, 'utf8');
     try {
       // A torn last line (a crash while it was written) is passed over.
       for (const line of text.split('\n').filter((line) => line.endsWith('}'))) {
-        const kept = JSON.parse(line) as KeptOutcome;
-        await this.query({
-          name: 'ordercli_ledger_outcome',
-          text: OUTCOME_SQL,
-          values: outcomeValues(kept.service, kept.kind, [kept]),
-        });
+        const kept = JSON.parse(line) as Swap & { service: string; kind: store.LedgerKind };
+        if (typeof kept.key === 'string') await this.swap([kept], false, kept.service, kept.kind);
       }
     } catch (error) {
-      // Back for the next store: an outcome applied twice changes nothing the second time.
+      // Back for the next store: a swap made twice changes nothing the second time.
       await appendFile(file, text, { mode: 0o600 });
       await unlink(taken);
       throw error;
@@ -718,17 +436,14 @@ export class PostgresLedger implements LedgerStore {
     await unlink(taken);
   }
 
-  /** Outcomes (or `not-sent`s) that could not be written, kept for the next store (synced). */
-  private async keepPending(outcomes: readonly PendingOutcome[]): Promise<void> {
-    const file = this.pendingFile;
-    if (file === undefined) throw new Error('no folder to keep the outcomes in');
-    const lines = outcomes.map(
-      (outcome) => `${JSON.stringify({ service: this.service, kind: this.kind, ...outcome })}\n`,
-    );
-    await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-    const handle = await openFile(file, 'a', 0o600);
+  /** Writes that could not be made, kept for the next store (synced). */
+  private async keepPending(swaps: readonly Swap[]): Promise<void> {
+    if (this.pendingFile === undefined) throw new Error('no folder to keep the outcomes in');
+    const [service, kind] = [this.service, this.options.kind];
+    await mkdir(dirname(this.pendingFile), { recursive: true, mode: 0o700 });
+    const handle = await openFile(this.pendingFile, 'a', 0o600);
     try {
-      await handle.writeFile(lines.join(''));
+      await handle.writeFile(swaps.map((swap) => `${JSON.stringify({ service, kind, ...swap })}\n`).join(''));
       await handle.datasync();
     } finally {
       await handle.close();
@@ -737,7 +452,7 @@ export class PostgresLedger implements LedgerStore {
 
   /** Uses the rows of another name of this service when this base URL has none (service-identity.ts). */
   private async findService(): Promise<void> {
-    if (!this.tablesExist) return;
+    if (!this.tablesExist || this.baseUrl === '') return;
     const others = await this.query<{ service: string }>({
       text: `SELECT DISTINCT service FROM ordercli_ledger
         WHERE NOT EXISTS (SELECT 1 FROM ordercli_ledger WHERE service = $1)`,
@@ -750,74 +465,76 @@ export class PostgresLedger implements LedgerStore {
     this.service = this.sameServiceAs ?? this.baseUrl;
   }
 
-  /** The error of a failed open: one sentence naming the URL without its password (or Ctrl-C's). */
-  private openError(error: unknown): CliError {
+  /**
+   * The store's error for a failure, showing no password: Ctrl-C's when interrupted; at open, one
+   * sentence saying whether the server was reached; after, a LedgerWriteError (nothing more is sent).
+   */
+  private errorOf(error: unknown, opening = false): CliError {
     if (this.signal?.aborted) return this.abortReason();
     if (error instanceof CliError) return error;
     const code = codeOf(error);
-    const message = this.scrub((error as Error | undefined)?.message ?? String(error));
-    const hint = `Check that the server is up and that the URL's host, port, database, user and password are right (${this.location}).`;
-    let sentence: string;
-    if ((code !== undefined && LOGIN_REFUSED.has(code)) || /password|SASL|authentication/i.test(message)) {
-      sentence = `The PostgreSQL ledger ${this.location} refused the login (${message}), so nothing was sent.`;
-    } else if (
-      (code !== undefined && UNREACHABLE_CODES.has(code)) ||
-      /timeout|terminated|connect/i.test(message)
-    ) {
-      sentence = `Cannot reach the PostgreSQL ledger ${this.location} (${code ?? message}), so nothing was sent.`;
-    } else {
-      sentence = `Cannot open the PostgreSQL ledger ${this.location} (${code !== undefined ? `${code} ` : ''}${message}), so nothing was sent.`;
+    // pg's messages do not hold the password; this makes sure.
+    const text = (error as Error | undefined)?.message ?? String(error);
+    const message = this.secrets.reduce((out, secret) => out.split(secret).join('***'), text);
+    if (!opening) {
+      // An errno code says it all (ECONNRESET); a SQLSTATE alone does not: the message goes with it.
+      const sqlState = /^[0-9A-Z]{5}$/.test(code);
+      const cause: NodeJS.ErrnoException = new Error(sqlState ? `${code} ${message}` : message);
+      if (code && !sqlState) cause.code = code;
+      return new LedgerWriteError(this.location, cause);
     }
-    return new CliError(sentence, ExitCode.Failure, [hint]);
+    let sentence = `Cannot open the PostgreSQL ledger ${this.location} (${code ? `${code} ` : ''}${message})`;
+    // A refused login: bad password, no such role, pg_hba.conf rejects.
+    if (/^28(P01|000)$/.test(code) || /password|SASL|authentication/i.test(message)) {
+      sentence = `The PostgreSQL ledger ${this.location} refused the login (${message})`;
+    } else if (UNREACHABLE.test(code) || /timeout|terminated|connect/i.test(message)) {
+      sentence = `Cannot reach the PostgreSQL ledger ${this.location} (${code || message})`;
+    }
+    return new CliError(`${sentence}, so nothing was sent.`, ExitCode.Failure, [
+      `Check that the server is up and that the URL's host, port, database, user and password are right (${this.location}).`,
+    ]);
   }
 
-  /** Text with the URL's password masked (pg's messages do not hold it; this makes sure). */
-  private scrub(text: string): string {
-    let out = text;
-    for (const secret of this.secrets) out = out.split(secret).join('***');
-    return out;
+  private fail(error: unknown): CliError {
+    this.failure ??= this.errorOf(error);
+    return this.failure;
   }
 
-  /** A LedgerWriteError for a failure after open, whose cause shows no password (or Ctrl-C's error). */
-  private writeError(error: unknown): CliError {
-    if (this.signal?.aborted) return this.abortReason();
-    if (error instanceof CliError) return error;
-    const code = codeOf(error);
-    const message = this.scrub((error as Error | undefined)?.message ?? String(error));
-    // An errno code says it all (ECONNRESET); a SQLSTATE alone does not: the message goes with it.
-    const cause = new Error(code && /^[0-9A-Z]{5}$/.test(code) ? `${code} ${message}` : message);
-    if (code && !/^[0-9A-Z]{5}$/.test(code)) (cause as NodeJS.ErrnoException).code = code;
-    return new LedgerWriteError(this.location, cause);
+  /** A row that holds no state is damage (exit 2): never read as a state, nothing sent. */
+  private damaged(key: string): UsageError {
+    return new UsageError(
+      `The order ledger ${this.location} is damaged: the row of ${JSON.stringify(key)} (${this.service}) holds no state, so it cannot tell whether that order was sent; nothing was sent.`,
+      [
+        'Restore that row from a backup, or delete it once you have checked at the service whether the order exists.',
+      ],
+    );
   }
 
   /**
-   * Runs a statement in the ledger's schema: once more when the server broke a deadlock or a
-   * serialization conflict, or on a new connection when this one was lost (every statement is a
-   * compare-and-swap or a read: running it again is safe).
+   * Runs a statement in the ledger's schema: again (4 times at most) when the server broke a
+   * deadlock or a serialization conflict, or once on a new connection when this one was lost (every
+   * statement is a compare-and-swap or a read: running it again is safe). A `read` fails with the
+   * store's error (errorOf).
    */
-  private async query<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
+  private async query<T extends QueryResultRow>(config: QueryConfig, read = false): Promise<T[]> {
     const statement = { ...config, text: this.qualified(config.text) };
     for (let attempt = 1; ; attempt++) {
       if (this.gaveUp) throw this.abortReason();
       try {
         return await this.runOnce<T>(statement);
       } catch (error) {
-        const code = codeOf(error);
-        const again =
-          code !== undefined && RETRYABLE.has(code) ? attempt < 5 : attempt === 1 && isLost(error);
-        if (!again) throw this.gaveUp ? this.abortReason() : error;
+        const again = /^40(P01|001)$/.test(codeOf(error)) ? attempt < 5 : attempt === 1 && isLost(error);
+        if (!again) throw this.gaveUp ? this.abortReason() : read ? this.errorOf(error) : error;
       }
     }
   }
 
-  /** One statement on a connection of the pool; one that broke or stalled is destroyed, not reused. */
-  /** A statement whose failure is the store's error (a LedgerWriteError without password, or Ctrl-C's). */
+  /** A statement whose failure is the store's error (errorOf). */
   private read<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
-    return this.query<T>(config).catch((error: unknown) => {
-      throw this.writeError(error);
-    });
+    return this.query<T>(config, true);
   }
 
+  /** One statement on a connection of the pool; one that broke or stalled is destroyed, not reused. */
   private async runOnce<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
     const pool = this.pool!;
     let client: PoolClient | undefined;
@@ -832,8 +549,8 @@ export class PostgresLedger implements LedgerStore {
       const lost = isLost(error);
       // The pool's other connections may be stalled too (a dead path): the next statements use new ones.
       if (lost && pool === this.pool && !this.closed) {
-        this.pool = this.newPool();
-        void pool.end().catch(() => undefined);
+        this.pool = this.newPool(pool.constructor as typeof Pool);
+        void pool.end().catch(ignore);
       }
       if (lost) client?.connection.stream.destroy();
       client?.removeListener('error', ignore).release(lost ? (error as Error) : undefined);
@@ -841,556 +558,336 @@ export class PostgresLedger implements LedgerStore {
     }
   }
 
+  /** One WRITE_SQL statement (see there). */
+  private swap(swaps: readonly Swap[], claims: boolean, service = this.service, kind = this.options.kind) {
+    const items = swaps.map(({ key, expect, entry, check }) => {
+      return { key, expect, entry, sk: entry && stateKey(entry), check_owner: check === true };
+    });
+    return this.query<WriteRow>({
+      name: 'ordercli_ledger_write',
+      text: WRITE_SQL,
+      values: [service, kind, this.owner.id, JSON.stringify(this.owner), claims, JSON.stringify(items)],
+    });
+  }
+
+  /** One beat at a time; a failed one says nothing by itself (the next statement that matters fails too). */
   private beat(): void {
-    if (this.beatInFlight || this.closed || !this.pool) return;
-    this.beatInFlight = true;
-    // A failed beat says nothing by itself: the next statement that matters fails too, and says so.
-    this.query({ text: BEAT_SQL, values: [this.owner.id, JSON.stringify(this.owner)] })
-      .catch(() => undefined)
+    if (this.closed || this.beating) return;
+    const values = [this.owner.id, JSON.stringify(this.owner)];
+    this.beating = this.query({ text: BEAT_SQL, values })
+      .catch(ignore)
       .finally(() => {
-        this.beatInFlight = false;
+        this.beating = undefined;
       });
   }
 
   private checkWritable(): void {
-    if (this.readOnly || this.closed) throw new Error('ledger: write to a read-only or closed ledger');
+    if (this.options.readOnly || this.closed)
+      throw new Error('ledger: write to a read-only or closed ledger');
     if (this.signal?.aborted) throw this.abortReason();
     if (this.failure) throw this.failure;
   }
 
-  private record(
-    externalId: string,
-    event: LedgerRecord['event'],
-    fields: Partial<LedgerRecord>,
-  ): LedgerRecord {
-    return { externalId, event, at: isoNow(), ...this.source, ...fields };
+  /** A record of this store (a field left undefined is absent: applyRecord copies only those set). */
+  private record(externalId: string, event: LedgerRecord['event'], fields: Partial<LedgerRecord>) {
+    return { externalId, event, at: isoNow(), ...this.options.source, ...fields } as LedgerRecord;
   }
 
-  // Reads
+  /** A claim's owner: its process when that can be checked from here, else its heartbeat (`beating`). */
+  private liveness(owner: ClaimOwner | undefined, beating: boolean): 'alive' | 'dead' | 'stale' {
+    // A `sending` of ordercli before claims names no owner: in doubt.
+    if (!owner) return 'dead';
+    if (owner.id === this.owner.id) return 'alive';
+    const verdict = judgeProcess(owner).kind;
+    if (verdict !== 'unverifiable') return verdict;
+    return beating ? 'alive' : 'stale';
+  }
 
   async lookup(externalId: string): Promise<LedgerEntry | undefined> {
-    const cached = this.cache.get(externalId);
-    if (cached !== undefined) return cached?.entry;
-    if (!this.tablesExist) return undefined;
-    const rows = await this.read<{ entry: LedgerEntry }>({
+    if (!this.tablesExist || this.prefetched.get(externalId) === FREE) return undefined;
+    const [row] = await this.read<{ entry: LedgerEntry }>({
       name: 'ordercli_ledger_lookup',
       text: 'SELECT entry FROM ordercli_ledger WHERE service = $1 AND kind = $2 AND external_id = $3',
-      values: [this.service, this.kind, externalId],
+      values: [this.service, this.options.kind, externalId],
     });
-    return rows[0]?.entry;
+    if (row && !isState(row.entry)) throw this.damaged(externalId);
+    return row?.entry;
   }
 
-  async prefetch(keys: Iterable<string>): Promise<void> {
-    const wanted = [...new Set(keys)].filter((key) => !this.cache.has(key));
-    for (let start = 0; start < wanted.length; start += PREFETCH_CHUNK) {
-      const chunk = wanted.slice(start, start + PREFETCH_CHUNK);
-      const rows: { external_id: string; state_key: string; entry: LedgerEntry }[] = !this.tablesExist
+  /**
+   * Reads whether each key has a row, and counts their states. A KeyTable is taken over when nothing
+   * was prefetched yet (its values replaced): a million keys are not copied. A key without a row
+   * answers lookups from here (until this store writes it); the database tells of the others.
+   */
+  async prefetch(keys: Iterable<string> | KeyTable): Promise<void> {
+    const unread: number[] = [];
+    const table = keys instanceof KeyTable && this.prefetched.count === 0 ? keys : this.prefetched;
+    if (table === keys) {
+      for (let index = 0; index < table.count; index++)
+        if (table.valueAt(index) !== undefined) unread.push(index);
+    } else for (const key of keys) if (!table.has(key)) unread.push(table.set(key, 0));
+    this.prefetched = table;
+    for (let start = 0; start < unread.length; start += CHUNK) {
+      const chunk = unread.slice(start, start + CHUNK);
+      const rows = !this.tablesExist
         ? []
-        : await this.read({
+        : await this.read<{ external_id: string; status: string }>({
             name: 'ordercli_ledger_prefetch',
-            text: `SELECT external_id, state_key, entry FROM ordercli_ledger
+            text: `SELECT external_id, status FROM ordercli_ledger
               WHERE service = $1 AND kind = $2 AND external_id = ANY($3::text[])`,
-            values: [this.service, this.kind, chunk],
+            values: [this.service, this.options.kind, chunk.map((index) => table.keyAt(index))],
           });
-      for (const key of chunk) if (!this.cache.has(key)) this.cache.set(key, null);
-      for (const row of rows) {
-        this.cache.set(row.external_id, { entry: row.entry, stateKey: row.state_key });
-        if (row.entry.status === 'created') this.counts.created++;
-        else if (row.entry.status !== 'not-created') this.counts.inDoubt++;
+      for (const index of chunk) table.setAt(index, FREE);
+      for (const { external_id, status } of rows) {
+        table.set(external_id, KNOWN);
+        if (status === 'created') this.counts.created++;
+        else if (status !== 'not-created') this.counts.inDoubt++;
       }
     }
   }
 
   knows(externalId: string): boolean {
-    return Boolean(this.cache.get(externalId));
+    return this.prefetched.get(externalId) === KNOWN;
   }
 
   prefetchedCounts(): { created: number; inDoubt: number } {
     return { ...this.counts };
   }
 
-  async list(filter: LedgerFilter = {}): Promise<ListedEntry[]> {
+  /** A key this store wrote has a row now: lookups ask the database. */
+  private remember(key: string): void {
+    const index = this.prefetched.indexOf(key);
+    if (index >= 0 && this.prefetched.valueAt(index) === FREE) this.prefetched.setAt(index, KNOWN);
+  }
+
+  async list(filter: store.LedgerFilter = {}): Promise<store.ListedEntry[]> {
     if (!this.tablesExist) return [];
     const rows = await this.read<{ external_id: string; entry: LedgerEntry; beating: boolean }>({
-      text: `SELECT l.external_id, l.entry, ${ownerBeating(4)} AS beating FROM ordercli_ledger l
+      text: `SELECT l.external_id, l.entry, ${BEATING} AS beating FROM ordercli_ledger l
         WHERE l.service = $1 AND l.kind = $2
           AND ($3::text[] IS NULL OR l.entry->>'input' = ANY ($3) OR l.entry->>'journal' = ANY ($3))
         ORDER BY l.external_id`,
-      values: [this.service, this.kind, filter.inputs ?? null, STALE_MS],
+      values: [this.service, this.options.kind, filter.inputs ?? null],
     });
-    // A claim whose owner is gone is the doubt it leaves.
-    return rows.map(({ external_id, entry, beating }) => ({
-      externalId: external_id,
-      entry:
-        entry.status === 'claimed' && this.liveness(entry, beating) !== 'alive'
-          ? settledAsUnknown(entry)
-          : entry,
-    }));
+    return rows.map(({ external_id, entry, beating }) => {
+      if (!isState(entry)) throw this.damaged(external_id);
+      // A claim whose owner is gone is the doubt it leaves.
+      const gone = entry.status === 'claimed' && this.liveness(entry.owner, beating) !== 'alive';
+      return { externalId: external_id, entry: gone ? settledAsUnknown(entry) : entry };
+    });
   }
 
-  async openers(): Promise<LedgerOpener[]> {
+  async openers(): Promise<store.LedgerOpener[]> {
     if (!this.tablesExist) return [];
     const rows = await this.read<{ identity: ClaimOwner; beating: boolean }>({
-      text: `SELECT identity, now() - beat_at < $1::integer * interval '1 millisecond' AS beating
+      text: `SELECT identity, now() - beat_at < interval '${STALE_MS} milliseconds' AS beating
         FROM ordercli_ledger_owners ORDER BY beat_at DESC, id`,
-      values: [STALE_MS],
     });
     return rows.map(({ identity, beating }) => {
-      const verdict = identity.id === this.owner.id ? 'alive' : judgeProcess(identity).kind;
-      return {
-        owner: identity,
-        alive: verdict === 'unverifiable' ? (beating ? 'alive' : 'dead') : verdict,
-      };
+      const alive = this.liveness(identity, beating);
+      return { owner: identity, alive: alive === 'stale' ? 'dead' : alive };
     });
   }
 
-  // Claims
-
-  async claim(request: ClaimRequest): Promise<ClaimResult> {
+  async claim(request: store.ClaimRequest): Promise<store.ClaimResult> {
     this.checkWritable();
-    return new Promise<ClaimResult>((resolve, reject) => {
-      this.claimQueue.push({ request, known: undefined, rounds: 0, resolve, reject });
-      this.scheduleClaims();
+    return new Promise((resolve, reject) => {
+      this.write({ key: request.externalId, request, rounds: 0, resolve, reject });
     });
   }
 
-  private scheduleClaims(): void {
-    if (this.claimsRunning || this.claimsScheduled) return;
-    this.claimsScheduled = true;
-    // The claims of this turn of the event loop go together.
-    setImmediate(() => {
-      this.claimsScheduled = false;
-      void this.runClaims();
-    });
+  private write(item: PendingClaim | Swap): void {
+    this.queue.push(item);
+    if (this.writing) return;
+    this.writing = true;
+    // What is asked for in this turn of the event loop goes together.
+    setImmediate(() => void this.drain());
   }
 
-  private async runClaims(): Promise<void> {
-    if (this.claimsRunning) return;
-    this.claimsRunning = true;
+  /** Writes rounds while anything is queued, one item a key a round (records keep their order). */
+  private async drain(): Promise<void> {
     try {
-      while (this.claimQueue.length > 0) {
-        const stop = this.failure ?? (this.signal?.aborted ? this.abortReason() : undefined);
-        if (stop) {
-          for (const pending of this.claimQueue.splice(0)) pending.reject(stop);
-          break;
+      while (this.queue.length > 0) {
+        const keys = new Set<string>();
+        const rest: (PendingClaim | Swap)[] = [];
+        for (const item of this.queue) {
+          const now = keys.size < MAX_ROUND && !keys.has(item.key);
+          if (now) keys.add(item.key);
+          (now ? this.round : rest).push(item);
         }
-        // One claim a key a round, none of a key whose outcome is not written yet: in order.
-        const { round, rest } = nextRound(
-          this.claimQueue,
-          (pending) => pending.request.externalId,
-          (key) => this.outcomeKeys.has(key),
-        );
-        // All wait for outcomes: the end of that outcome round starts claims again.
-        if (round.length === 0) break;
-        this.claimQueue = rest;
-        this.roundInFlight = round;
-        const again = await this.claimRound(round).finally(() => {
-          this.roundInFlight = [];
-        });
+        this.queue = rest;
         // Claims that lost a race go first in the next round, decided on what they met.
-        if (again.length > 0) this.claimQueue = [...again, ...this.claimQueue];
+        this.queue.unshift(...(await this.writeRound(this.round)));
+        this.round = [];
       }
     } finally {
-      this.claimsRunning = false;
-      this.wakeIdleWaiters();
+      this.writing = false;
+      for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
-  /** Writes one round of claims; resolves the decided ones, returns those to try again. */
-  private async claimRound(round: PendingClaim[]): Promise<PendingClaim[]> {
-    const proposals: { pending: PendingClaim; proposal: Proposal }[] = [];
-    for (const pending of round) {
-      const decision = this.decide(pending);
-      if ('reason' in decision) pending.resolve({ claimed: false, refusal: decision });
-      else proposals.push({ pending, proposal: decision });
-    }
-    if (proposals.length === 0) return [];
-    let rows: ClaimRow[];
-    try {
-      rows = await this.sendClaims(proposals);
-    } catch (error) {
-      // Claims that may have been committed were not sent: their `not-sent` waits for the next store.
-      if (isLost(error) || this.gaveUp) {
-        const notSent = proposals.map(({ proposal }) => this.notSentOf(proposal));
-        await this.keepPending(notSent).catch(() => undefined);
+  /** Writes one round: outcomes as they are, claims as they decide; returns the claims to try again. */
+  private async writeRound(round: (PendingClaim | Swap)[]): Promise<PendingClaim[]> {
+    const stop = this.failure ?? (this.signal?.aborted ? this.abortReason() : undefined);
+    const claims = new Map<Swap, PendingClaim>();
+    const swaps: Swap[] = [];
+    for (const item of round) {
+      const decision = 'request' in item ? (stop ?? this.decide(item)) : item;
+      if (!('request' in item)) swaps.push(item);
+      else if (decision instanceof Error) item.reject(decision);
+      else if ('reason' in decision) item.resolve({ claimed: false, refusal: decision });
+      else {
+        swaps.push(decision);
+        claims.set(decision, item);
       }
-      const failure = this.signal?.aborted ? this.abortReason() : this.fail(error);
-      for (const { pending } of proposals) pending.reject(failure);
+    }
+    if (swaps.length === 0) return [];
+    try {
+      return this.settle(claims, await this.swap(swaps, claims.size > 0));
+    } catch (error) {
+      // Not made on a new connection either (or given up on Ctrl-C): kept for the next store, with
+      // the claims as their `not-sent` (they may have been committed, and were not sent).
+      const kept = swaps.map((swap) => {
+        const claimed = claims.has(swap) ? swap.entry! : undefined;
+        return claimed ? { key: swap.key, expect: stateKey(claimed), entry: claimed.previous ?? null } : swap;
+      });
+      if (!((isLost(error) || this.gaveUp) && (await this.keepPending(kept).then(() => true, ignore))))
+        this.fail(error);
+      for (const pending of claims.values())
+        pending.reject(this.signal?.aborted ? this.abortReason() : this.fail(error));
       return [];
     }
-    const won = new Set<string>();
-    const met = new Map<string, ClaimRow>();
-    for (const row of rows) {
-      if (row.won) won.add(row.external_id);
-      else met.set(row.external_id, row);
-    }
+  }
+
+  /** Grants the claims that won; returns those that lost, with the row they met (a few rounds at most). */
+  private settle(claims: Map<Swap, PendingClaim>, rows: WriteRow[]): PendingClaim[] {
+    const won = new Set(rows.filter((row) => row.won).map((row) => row.external_id));
+    const met = new Map(rows.filter((row) => !row.won).map((row) => [row.external_id, row]));
     const again: PendingClaim[] = [];
-    for (const { pending, proposal } of proposals) {
-      const key = pending.request.externalId;
+    for (const [{ key, entry }, pending] of claims) {
+      const row = met.get(key);
       // Its own token met: committed by an attempt whose answer was lost (see query()).
-      if (won.has(key) || met.get(key)?.entry?.token === proposal.entry.token)
-        this.granted(pending, proposal);
-      else if (this.retryAfter(pending, met.get(key))) again.push(pending);
+      if (won.has(key) || row?.entry?.token === entry!.token) {
+        const claim = { externalId: key, token: entry!.token!, previous: entry!.previous };
+        this.held.set(claim.token, entry!);
+        this.remember(key);
+        // Interrupted meanwhile: its caller has given up, so it is not sent.
+        if (this.signal?.aborted) this.notSent(claim, 'interrupted before it was sent');
+        else pending.resolve({ claimed: true, claim });
+      } else if (++pending.rounds >= MAX_CLAIM_ROUNDS) {
+        const error = new Error(`the state of ${key} kept changing under ${MAX_CLAIM_ROUNDS} claims`);
+        pending.reject(this.errorOf(error));
+      } else {
+        pending.met = row ?? null;
+        again.push(pending);
+      }
     }
     return again;
   }
 
-  /** One statement for the claims of a round: the rows won, and the states met where lost. */
-  private sendClaims(proposals: { pending: PendingClaim; proposal: Proposal }[]): Promise<ClaimRow[]> {
-    return this.query<ClaimRow>({
-      name: 'ordercli_ledger_claim',
-      text: CLAIM_SQL,
-      values: [
-        this.service,
-        this.kind,
-        this.owner.id,
-        JSON.stringify(this.owner),
-        STALE_MS,
-        proposals.map(({ pending }) => pending.request.externalId),
-        byKey(
-          proposals,
-          ({ pending }) => pending.request.externalId,
-          ({ proposal: { expect, entry, record, checkOwner } }) => ({
-            expect,
-            entry,
-            state_key: stateKey(entry),
-            record,
-            check_owner: checkOwner,
-          }),
-        ),
-      ],
+  /** What a claim writes, given the row its last round met (none before its first), or its refusal. */
+  private decide({ key, request, met }: PendingClaim): Swap | store.ClaimRefusal | CliError {
+    const entry = met?.entry ?? undefined;
+    if (entry !== undefined && !isState(entry)) return this.damaged(key);
+    const { bodyHash, line } = request;
+    const token = randomBytes(9).toString('base64url');
+    const record = this.record(key, 'claim', { token, owner: this.owner, bodyHash, line });
+    const expect = met?.state_key ?? null;
+    const take = (check = false): Swap => ({
+      key,
+      expect,
+      entry: applyRecord(entry, record, { granted: true })!,
+      check,
     });
+    const any = request.takeOverAny === true;
+    const doubt = any || request.takeOverDoubt === true;
+    if (entry === undefined || entry.status === 'not-created') return take();
+    if (entry.status === 'created') return any ? take() : { reason: 'created', entry };
+    if (entry.status === 'in-doubt') return doubt ? take() : { reason: 'in-doubt', entry };
+    // Claimed (or a `sending` of ordercli before claims).
+    const life = this.liveness(entry.owner, met!.beating);
+    if (life === 'alive') return { reason: 'claimed', entry };
+    return doubt ? take(life === 'stale') : { reason: 'in-doubt', entry: settledAsUnknown(entry) };
   }
 
-  private granted(pending: PendingClaim, proposal: Proposal): void {
-    const key = pending.request.externalId;
-    const token = proposal.entry.token!;
-    this.held.set(token, proposal.entry);
-    this.remember(key, { entry: proposal.entry, stateKey: stateKey(proposal.entry) });
-    const claim: Claim = { externalId: key, token, previous: proposal.entry.previous };
-    // Interrupted meanwhile: its caller has given up, so it is not sent.
-    if (this.signal?.aborted) this.notSent(claim, 'interrupted before it was sent');
-    else pending.resolve({ claimed: true, claim });
+  created(claim: store.Claim, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
+    this.outcome(claim, 'created', outcome);
   }
 
-  /** The `not-sent` of a claim proposed (what a claim whose commit is unknown leaves). */
-  private notSentOf(proposal: Proposal): PendingOutcome {
-    const { externalId, token } = proposal.record;
-    const record = this.record(externalId, 'not-sent', { token, reason: 'the claim was not confirmed' });
-    return { externalId, token: token!, entry: applyRecord(proposal.entry, record), record };
+  failed(claim: store.Claim, outcome: { httpStatus?: number; message: string }): void {
+    this.outcome(claim, 'failed', outcome);
   }
 
-  /** A claim that lost its compare-and-swap: decided again on what it met, a few times at most. */
-  private retryAfter(pending: PendingClaim, row: ClaimRow | undefined): boolean {
-    const key = pending.request.externalId;
-    pending.rounds++;
-    if (pending.rounds >= MAX_CLAIM_ROUNDS) {
-      pending.reject(
-        this.writeError(new Error(`the state of ${key} kept changing under ${MAX_CLAIM_ROUNDS} claims`)),
-      );
-      return false;
-    }
-    const current: Row | null =
-      row?.entry && row.state_key !== null ? { entry: row.entry, stateKey: row.state_key } : null;
-    pending.known = { row: current, fromDatabase: true, beating: row?.beating ?? false };
-    this.remember(key, current);
-    return true;
-  }
-
-  /**
-   * What a claim writes, given what it knows of its key, or its refusal. A refusal is only ever
-   * given on a state read from the database in the claim's last round; on the prefetch's state
-   * the claim asks the database first (a write that cannot take effect over a row, which returns
-   * the row).
-   */
-  private decide(pending: PendingClaim): Proposal | ClaimRefusal {
-    const { request } = pending;
-    let known = pending.known;
-    if (known === undefined) {
-      const cached = this.cache.get(request.externalId);
-      known = { row: cached ?? null, fromDatabase: false };
-    }
-    const record = this.record(request.externalId, 'claim', {
-      token: randomBytes(9).toString('base64url'),
-      owner: this.owner,
-      bodyHash: request.bodyHash,
-    });
-    if (request.line !== undefined) record.line = request.line;
-    const fresh = (): Proposal => ({
-      expect: null,
-      entry: applyRecord(undefined, record)!,
-      record,
-      checkOwner: false,
-    });
-    const row = known.row;
-    if (row === null) return fresh();
-    const over = (checkOwner: boolean, withOver: boolean): Proposal => {
-      const claimRecord: LedgerRecord = withOver ? { ...record, over: row.stateKey } : record;
-      const entry = applyRecord(row.entry, claimRecord);
-      // Cannot happen (the record's model and the row agree); asks the database again otherwise.
-      if (entry === undefined || entry.token !== record.token) return fresh();
-      return { expect: row.stateKey, entry, record: claimRecord, checkOwner };
-    };
-    // Only the database's word refuses; on the prefetch's, the database is asked (see above).
-    const refuse = (refusal: ClaimRefusal): Proposal | ClaimRefusal =>
-      known.fromDatabase ? refusal : fresh();
-    const entry = row.entry;
-    switch (entry.status) {
-      case 'not-created':
-        return over(false, false);
-      case 'created':
-        return request.takeOverAny ? over(false, true) : refuse({ reason: 'created', entry });
-      case 'in-doubt':
-        return request.takeOverAny || request.takeOverDoubt
-          ? over(false, true)
-          : refuse({ reason: 'in-doubt', entry });
-      default: {
-        // Claimed (or a `sending` of ordercli before claims).
-        const life = this.liveness(entry, known.fromDatabase ? known.beating : undefined);
-        if (life === 'alive') return refuse({ reason: 'claimed', entry });
-        if (request.takeOverAny || request.takeOverDoubt) return over(life !== 'dead', true);
-        if (life === 'unknown') return fresh();
-        return refuse({ reason: 'in-doubt', entry: settledAsUnknown(entry) });
-      }
-    }
-  }
-
-  /**
-   * Whether a claim's owner is alive: by its process when that can be checked from here, else by
-   * its heartbeat as the server judged it (`beating`; undefined when not asked yet).
-   */
-  private liveness(entry: LedgerEntry, beating: boolean | undefined): Liveness {
-    const owner = entry.owner;
-    // A `sending` of ordercli before claims names no owner: in doubt.
-    if (!owner) return 'dead';
-    if (owner.id === this.owner.id) return 'alive';
-    const verdict = judgeProcess(owner);
-    if (verdict.kind === 'alive') return 'alive';
-    if (verdict.kind === 'dead') return 'dead';
-    if (beating === undefined) return 'unknown';
-    return beating ? 'alive' : 'stale';
-  }
-
-  /** Keeps the prefetch's picture of a key up to date (only keys it holds). */
-  private remember(key: string, row: Row | null): void {
-    if (this.cache.has(key)) this.cache.set(key, row);
-  }
-
-  // Outcomes
-
-  created(claim: Claim, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
-    const fields: Partial<LedgerRecord> = { httpStatus: outcome.httpStatus };
-    if (outcome.id !== undefined) fields.id = outcome.id;
-    if (outcome.code !== undefined) fields.code = outcome.code;
-    this.outcome(claim, 'created', fields);
-  }
-
-  failed(claim: Claim, outcome: { httpStatus?: number; message: string }): void {
-    const fields: Partial<LedgerRecord> = { message: outcome.message };
-    if (outcome.httpStatus !== undefined) fields.httpStatus = outcome.httpStatus;
-    this.outcome(claim, 'failed', fields);
-  }
-
-  unknown(claim: Claim, reason: string): void {
+  unknown(claim: store.Claim, reason: string): void {
     this.outcome(claim, 'unknown', { reason });
   }
 
-  notSent(claim: Claim, reason: string): void {
+  notSent(claim: store.Claim, reason: string): void {
     this.outcome(claim, 'not-sent', { reason });
   }
 
-  private outcome(
-    claim: Claim,
-    event: 'created' | 'failed' | 'unknown' | 'not-sent',
-    fields: Partial<LedgerRecord>,
-  ): void {
-    if (this.readOnly || this.closed) {
-      this.fail(new Error('an outcome after the ledger was closed'));
-      return;
-    }
+  private outcome(claim: store.Claim, event: LedgerRecord['event'], fields: Partial<LedgerRecord>): void {
+    if (this.options.readOnly || this.closed)
+      return void this.fail(new Error('an outcome after the ledger was closed'));
     const claimed = this.held.get(claim.token);
     // Not a claim this store holds (or already answered): the record would change nothing.
-    if (claimed === undefined || claimed.status !== 'claimed') return;
+    if (claimed === undefined) return;
     this.held.delete(claim.token);
     const record = this.record(claim.externalId, event, { token: claim.token, ...fields });
-    const entry = applyRecord(claimed, record);
-    this.outcomeQueue.push({ externalId: claim.externalId, token: claim.token, entry, record });
-    this.outcomeKeys.set(claim.externalId, (this.outcomeKeys.get(claim.externalId) ?? 0) + 1);
-    this.scheduleOutcomes();
-  }
-
-  private scheduleOutcomes(): void {
-    if (this.outcomesRunning || this.outcomesScheduled) return;
-    this.outcomesScheduled = true;
-    setImmediate(() => {
-      this.outcomesScheduled = false;
-      void this.runOutcomes();
+    this.write({
+      key: claim.externalId,
+      expect: stateKey(claimed),
+      entry: applyRecord(claimed, record) ?? null,
     });
   }
 
-  private async runOutcomes(): Promise<void> {
-    if (this.outcomesRunning) return;
-    this.outcomesRunning = true;
-    try {
-      while (this.outcomeQueue.length > 0) {
-        const { round, rest } = nextRound(
-          this.outcomeQueue,
-          (pending) => pending.externalId,
-          () => false,
-        );
-        this.outcomeQueue = rest;
-        await this.outcomeRound(round);
-        for (const { externalId } of round) {
-          const left = (this.outcomeKeys.get(externalId) ?? 1) - 1;
-          if (left <= 0) this.outcomeKeys.delete(externalId);
-          else this.outcomeKeys.set(externalId, left);
-        }
-        // Claims of these keys may go now.
-        if (this.claimQueue.length > 0) this.scheduleClaims();
-      }
-    } finally {
-      this.outcomesRunning = false;
-      const waiters = this.syncWaiters;
-      this.syncWaiters = [];
-      for (const wake of waiters) wake();
-      this.wakeIdleWaiters();
-    }
-  }
-
-  private async outcomeRound(round: PendingOutcome[]): Promise<void> {
-    let changed: { external_id: string }[];
-    try {
-      changed = await this.query({
-        name: 'ordercli_ledger_outcome',
-        text: OUTCOME_SQL,
-        values: outcomeValues(this.service, this.kind, round),
-      });
-    } catch (error) {
-      for (const pending of round) this.cache.delete(pending.externalId);
-      // Not written on a new connection either (or given up on Ctrl-C): kept for the next store.
-      if (isLost(error) || this.gaveUp) await this.keepPending(round).catch(() => this.fail(error));
-      else this.fail(error);
-      return;
-    }
-    const done = new Set(changed.map((row) => row.external_id));
-    for (const pending of round) {
-      const key = pending.externalId;
-      if (!done.has(key)) this.cache.delete(key);
-      else
-        this.remember(
-          key,
-          pending.entry === undefined ? null : { entry: pending.entry, stateKey: stateKey(pending.entry) },
-        );
-    }
-  }
-
-  private fail(error: unknown): CliError {
-    this.failure ??= this.writeError(error);
-    return this.failure;
-  }
-
-  // Resolutions and adoption
-
-  async resolved(
-    externalId: string,
-    resolution: Resolution,
-    details: { id?: string | number; code?: string; evidence?: string },
-  ): Promise<void> {
+  /** A person's word: a compare-and-swap over the current state, refused while a live owner claims it. */
+  async resolved(key: string, resolution: Resolution, details: Parameters<store.LedgerStore['resolved']>[2]) {
     this.checkWritable();
-    const record = this.record(externalId, 'resolved', { resolution });
-    if (details.id !== undefined) record.id = details.id;
-    if (details.code !== undefined) record.code = details.code;
-    if (details.evidence !== undefined) record.evidence = details.evidence;
+    const record = this.record(key, 'resolved', { resolution, ...details });
+    let met: WriteRow | undefined;
     try {
       for (let attempt = 0; attempt < MAX_CLAIM_ROUNDS; attempt++) {
-        const rows = await this.query<{ state_key: string; entry: LedgerEntry; beating: boolean }>({
-          text: `SELECT l.state_key, l.entry, ${ownerBeating(4)} AS beating
-            FROM ordercli_ledger l WHERE service = $1 AND kind = $2 AND external_id = $3`,
-          values: [this.service, this.kind, externalId, STALE_MS],
-        });
-        const current = rows[0];
-        // A person's word never overrides an order that another ordercli is sending right now.
-        if (
-          current?.entry.status === 'claimed' &&
-          this.liveness(current.entry, current.beating) === 'alive'
-        ) {
-          throw new ClaimedNowError(externalId, current.entry);
-        }
-        const entry = applyRecord(current?.entry, record);
+        const current = met?.entry ?? undefined;
+        if (current !== undefined && !isState(current)) throw this.damaged(key);
+        if (current?.status === 'claimed' && this.liveness(current.owner, met!.beating) === 'alive')
+          throw new ClaimedNowError(key, current);
+        const entry = applyRecord(current, record);
         if (entry === undefined) return;
-        const written = await this.query({
-          text: REPLACE_SQL,
-          values: [
-            this.service,
-            this.kind,
-            externalId,
-            current?.state_key ?? null,
-            JSON.stringify(entry),
-            stateKey(entry),
-            JSON.stringify(record),
-          ],
-        });
-        if (written.length > 0) {
-          this.remember(externalId, { entry, stateKey: stateKey(entry) });
-          return;
-        }
+        const rows = await this.swap([{ key, expect: met?.state_key ?? null, entry }], true);
+        if (rows.some((row) => row.won)) return this.remember(key);
+        met = rows[0];
       }
-      throw new Error(`the state of ${externalId} kept changing`);
+      throw new Error(`the state of ${key} kept changing`);
     } catch (error) {
-      if (error instanceof ClaimedNowError) throw error;
-      throw this.writeError(error);
+      throw error instanceof UsageError ? error : this.errorOf(error);
     }
   }
 
   /**
-   * Records the states a journal's records give keys that have no row (a ledger newer than the
-   * journal): each key's records are applied in order (applyRecord), and the state inserted only
-   * where the table has no row of the key, with its records in the history.
+   * Records the states records give keys that have no row (a journal of an earlier release, `ledger
+   * copy`): each key's records applied in order, its state inserted only where it has no row.
    */
   async adopt(records: readonly LedgerRecord[]): Promise<void> {
     this.checkWritable();
-    const perKey = new Map<string, { entry: LedgerEntry | undefined; records: LedgerRecord[] }>();
-    for (const record of records) {
-      let key = perKey.get(record.externalId);
-      if (!key) {
-        key = { entry: undefined, records: [] };
-        perKey.set(record.externalId, key);
-      }
-      key.entry = applyRecord(key.entry, record);
-      key.records.push(record);
-    }
-    const states = [...perKey].filter(
-      (pair): pair is [string, { entry: LedgerEntry; records: LedgerRecord[] }] =>
-        pair[1].entry !== undefined,
-    );
+    const states = new Map<string, LedgerEntry | undefined>();
+    for (const record of records)
+      states.set(record.externalId, applyRecord(states.get(record.externalId), record));
+    const swaps = [...states].flatMap(([key, entry]) => (entry ? [{ key, expect: null, entry }] : []));
     try {
-      for (let start = 0; start < states.length; start += PREFETCH_CHUNK) {
-        const chunk = states.slice(start, start + PREFETCH_CHUNK);
-        const adopted = byKey(
-          chunk,
-          ([key]) => key,
-          ([, { entry, records: own }]) => ({ entry, state_key: stateKey(entry), records: own }),
-        );
-        await this.query({ text: ADOPT_SQL, values: [this.service, this.kind, adopted] });
-        // What is in the table now is not known here (another writer's row, or these): asked again.
-        for (const [key] of chunk) this.cache.delete(key);
+      for (let start = 0; start < swaps.length; start += CHUNK) {
+        const chunk = swaps.slice(start, start + CHUNK);
+        await this.swap(chunk, true);
+        for (const { key } of chunk) this.remember(key);
       }
     } catch (error) {
-      throw this.writeError(error);
+      throw this.errorOf(error);
     }
   }
 
-  // Durability and the end
-
-  sync(): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const settle = () => {
-        if (this.failure) reject(this.failure);
-        else resolve();
-      };
-      if (this.outcomeQueue.length === 0 && !this.outcomesRunning && !this.outcomesScheduled) settle();
-      else this.syncWaiters.push(settle);
-    });
+  async sync(): Promise<void> {
+    while (this.writing) await new Promise<void>((wake) => this.idleWaiters.push(wake));
+    if (this.failure) throw this.failure;
   }
 
   /**
@@ -1401,42 +898,18 @@ export class PostgresLedger implements LedgerStore {
   async close(): Promise<void> {
     if (this.closed) return;
     const earlier = this.failure;
-    while (!this.idle()) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.sync().catch(ignore);
     this.closed = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    if (this.pool) {
-      if (!this.readOnly) {
-        await this.query({
-          text: 'DELETE FROM ordercli_ledger_owners WHERE id = $1',
-          values: [this.owner.id],
-        }).catch(() => undefined);
-      }
-      // A connection whose server does not answer would never end: destroyed after a moment.
-      const ended = this.pool.end().catch(() => undefined);
-      await Promise.race([ended, delay(this.gaveUp ? 0 : PENDING_GRACE_MS, undefined, { ref: false })]);
-      this.giveUp();
-    }
+    clearInterval(this.heartbeat);
+    await this.beating;
+    const forget = { text: 'DELETE FROM ordercli_ledger_owners WHERE id = $1', values: [this.owner.id] };
+    if (this.pool && !this.options.readOnly) await this.query(forget).catch(ignore);
+    // A connection whose server does not answer would never end: destroyed after a moment.
+    const ended = this.pool?.end().catch(ignore);
+    await Promise.race([ended, delay(this.gaveUp ? 0 : PENDING_GRACE_MS, undefined, { ref: false })]);
+    this.giveUp();
     clearTimeout(this.giveUpTimer);
     this.signal?.removeEventListener('abort', this.onAbort);
     if (this.failure && this.failure !== earlier) throw this.failure;
-  }
-
-  /** No claim or outcome is queued or in flight. */
-  private idle(): boolean {
-    return (
-      this.claimQueue.length === 0 &&
-      !this.claimsRunning &&
-      !this.claimsScheduled &&
-      this.outcomeQueue.length === 0 &&
-      !this.outcomesRunning &&
-      !this.outcomesScheduled
-    );
-  }
-
-  private wakeIdleWaiters(): void {
-    if (!this.idle()) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const wake of waiters) wake();
   }
 }
