@@ -1,87 +1,38 @@
 /**
- * The local order ledger (docs/cli-contract.md, "The local ledger"): shard files in a folder of
- * this machine (the config folder's `ledger/`, or `--ledger <dir>`), shared by every process.
+ * The local order ledger (docs/cli-contract.md, "The local ledger"): `<root>/<service>/<shard>.ndjson`,
+ * 4096 shards by the FNV-1a hash of the key, shared by every process of the machine. A base URL
+ * with no folder of its own that names the service of another folder (service-identity.ts) uses it.
  *
- * `<root>/<service>/<shard>.ndjson`: a folder per service (`service.json` names its base URL;
- * contact references in its `contact-references/` subfolder), 4096 shards by the FNV-1a hash of
- * the key. A base URL with no folder of its own that names a service of another folder
- * (service-identity.ts) uses that folder.
- *
- * Each line is a record (record.ts) starting with `externalId`, appended with O_APPEND in one
- * write(), so every process sees one order: the file's. A process appends its claim and reads the
- * shard up to its line: the claim holds if it took effect there (compare-and-swap). No lock, no
- * clock. A line that is not a record anywhere but at the end is damage (exit 2).
- *
- * Durability: claims (and resolutions, adopted records) also go to this process's write-ahead log
- * `wal/w-<owner>-<id>.ndjson`, whose synced rounds they share. Outcomes are neither logged nor
- * synced. The shards are in the page cache at once; only a crash of the machine loses lines, and
- * the next command after it (another boot of this host) copies them back from the log. A log of
- * this boot goes at close (after few shards) or once its owner is proven dead.
- *
- * Owners of claims are judged by core/liveness.ts: PID and start time in this PID namespace, else
- * their heartbeat `owners/<id>` changing on our own clock.
+ * Each line is a record (record.ts) starting with `externalId`, appended in one O_APPEND write():
+ * every process sees the file's order. A claim holds if, read back up to its own line, it took
+ * effect there (a compare-and-swap: `over`). No lock, no clock. Claims (and resolutions, adopted
+ * records) also go to this process's write-ahead log `wal/w-<owner>-<id>.ndjson`, one synced write
+ * a round; outcomes are neither logged nor synced. Only a crash of the machine loses shard lines:
+ * the next command after it (another boot of this host) copies them back from the log.
+ * Owners of claims are judged by core/liveness.ts (their heartbeat is `owners/<id>`).
  */
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { hashBytes, KeyTable } from '../core/key-table.js';
-import {
-  Heartbeat,
-  heartbeatOwner,
-  judgeProcess,
-  newOwner,
-  observeHeartbeat,
-  readHeartbeat,
-  thisProcess,
-} from '../core/liveness.js';
+import * as liveness from '../core/liveness.js';
 import { normalizeBaseUrl } from '../core/url.js';
 import { AppendLog } from '../io/append-log.js';
 import { fileKind } from '../io/file-kind.js';
 import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerDamagedError, LedgerWriteError } from './errors.js';
-import {
-  applyRecord,
-  type ClaimOwner,
-  isFree,
-  type LedgerEntry,
-  type LedgerRecord,
-  type LedgerStatus,
-  type Resolution,
-  settledAsUnknown,
-  stateKey,
-} from './record.js';
+import type { ClaimOwner, LedgerEntry, LedgerRecord, LedgerStatus, Resolution } from './record.js';
+import { applyRecord, isFree, settledAsUnknown, stateKey } from './record.js';
 import { findSameService } from './service-identity.js';
-import type {
-  Claim,
-  ClaimRefusal,
-  ClaimRequest,
-  ClaimResult,
-  LedgerFilter,
-  LedgerOpener,
-  LedgerService,
-  LedgerStore,
-  ListedEntry,
-  OpenLedgerOptions,
-} from './store.js';
+import type * as store from './store.js';
 
 export const LEDGER_SHARDS = 4096;
 const SHARD_MASK = LEDGER_SHARDS - 1;
-/** A writer reads and appends through one file (never waiting on a pipe). */
-const WRITE_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NONBLOCK;
-const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+const { O_RDWR, O_RDONLY, O_CREAT, O_APPEND, O_NONBLOCK } = fs.constants;
 /** Shard files kept open from prefetch to claim to outcome (fewer when descriptors run out). */
 const OPEN_SHARDS = 2048;
 /** At most this many shards written are synced at close, so that the log can go. */
@@ -121,68 +72,51 @@ function fnv1a(text: string): number {
 
 /** Whether a ledger folder exists; what is not a folder (a file, a pipe, a device) is exit 2. */
 function checkFolder(path: string): boolean {
+  let info: fs.Stats;
   try {
-    const info = statSync(path);
-    if (info.isDirectory()) return true;
-    throw new UsageError(
-      `The order ledger ${path} is ${fileKind(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
-      ['Name a folder with --ledger <dir>: the ledger keeps its own files there.'],
-    );
+    info = fs.statSync(path);
   } catch (error) {
-    if (error instanceof CliError) throw error;
     if (errorCode(error) === 'ENOENT') return false;
     throw new UsageError(`Cannot open the order ledger ${path} (${errorCode(error)}); nothing was sent.`);
   }
+  if (info.isDirectory()) return true;
+  throw new UsageError(
+    `The order ledger ${path} is ${fileKind(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
+    ['Name a folder with --ledger <dir>: the ledger keeps its own files there.'],
+  );
 }
 
 /** The service folders of a ledger root, in the order of their names, by the base URL each names. */
 async function serviceFolders(root: string): Promise<Map<string, string>> {
   const folders = new Map<string, string>();
   for (const name of (await readdir(root)).sort()) {
-    const folder = join(root, name);
-    const baseUrl = await readFile(join(folder, 'service.json'), 'utf8')
-      .then((text) => (JSON.parse(text) as { baseUrl?: unknown }).baseUrl)
-      .catch(() => undefined);
-    if (typeof baseUrl === 'string' && !folders.has(baseUrl)) folders.set(baseUrl, folder);
+    const text = await readFile(join(root, name, 'service.json'), 'utf8').catch(() => '');
+    const baseUrl = (parseJson(text) as { baseUrl?: unknown } | undefined)?.baseUrl;
+    if (typeof baseUrl === 'string' && !folders.has(baseUrl)) folders.set(baseUrl, join(root, name));
   }
   return folders;
 }
 
-/** The ledger of another name of the same service, when `baseUrl` has no folder of its own. */
-async function sameServiceLedger(
-  root: string,
-  baseUrl: string,
-): Promise<{ folder: string; baseUrl: string } | undefined> {
-  if (!checkFolder(root) || existsSync(ledgerFolder(root, baseUrl))) return undefined;
-  const folders = await serviceFolders(root).catch(() => new Map<string, string>());
-  const other = folders.has(baseUrl) ? baseUrl : await findSameService(baseUrl, [...folders.keys()]);
-  return other === undefined ? undefined : { folder: folders.get(other)!, baseUrl: other };
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
-/** How far this process has read a shard. */
-interface ShardView {
-  /** The end of the last complete line read, and how many lines that is (for messages). */
-  offset: number;
-  lines: number;
-  /**
-   * Read for the prefetched keys only: records before the first `offset` of other keys were passed
-   * over (read for a key when it is asked, which is then marked READ). Later ones apply to all.
-   */
-  partial: boolean;
-}
+/** What this process read of a shard: up to `offset` (`lines` lines); `partial`: see `refresh`. */
+type ShardView = { offset: number; lines: number; partial: boolean };
 
 /*
- * What `table` holds of a key, one number: in the low 2 bits PREFETCHED and READ (its records
- * passed over by a partial read were read since); then what is known (nothing, a state in a slot
- * of `objects`, or a state that one record decides alone); for the last, its status; above
- * them, the record's byte offset in its shard (read back when asked) or the slot's number. An
- * import of a million known orders holds a million numbers in typed arrays, not objects.
+ * What `table` holds of a key, one number: PREFETCHED and READ (the records a partial read passed
+ * over were read since) in the low 2 bits; then what is known (nothing, a state in a slot of
+ * `objects`, or a state one record decides alone) and its status; above them the slot's number
+ * or that record's byte offset in its shard (read back when asked). An import of a million known
+ * orders holds a million numbers in the typed arrays of a KeyTable, not a million objects.
  */
-const PREFETCHED = 1;
-const READ = 2;
-const NOTHING = 0;
-const OBJECT = 1;
-const RECORD = 2;
+const [PREFETCHED, READ] = [1, 2];
+const [NOTHING, OBJECT, RECORD] = [0, 1, 2];
 const STATUSES: readonly LedgerStatus[] = ['created', 'in-doubt', 'not-created', 'claimed'];
 const known = (kind: number, flags: number, status?: LedgerStatus, offset = 0): number =>
   ((offset * 4 + (status ? STATUSES.indexOf(status) : 0)) * 4 + kind) * 4 + flags;
@@ -191,55 +125,53 @@ const kindOf = (value: number): number => Math.floor(value / 4) % 4;
 const statusOf = (value: number): LedgerStatus => STATUSES[Math.floor(value / 16) % 4]!;
 const numberOf = (value: number): number => Math.floor(value / 64);
 
-export class LocalLedger implements LedgerStore {
-  readonly location: string;
+export class LocalLedger implements store.LedgerStore {
   sameServiceAs: string | undefined;
-  readonly owner: ClaimOwner = newOwner();
+  readonly owner: ClaimOwner = liveness.newOwner();
   private table = new KeyTable();
   /** The states no single record decides (claims, outcomes keeping their claim's details). */
   private readonly objects: (LedgerEntry | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   private readonly views = new Map<number, ShardView>();
-  private readonly fds = new OpenShards(OPEN_SHARDS);
+  /** The open shard files (shard → descriptor), the least recently used first. */
+  private readonly fds = new Map<number, number>();
+  private fdLimit = OPEN_SHARDS;
   private buffer = Buffer.alloc(0);
   private wal: AppendLog | undefined;
   private unsynced = new Set<number>();
   private checkpointing: Promise<void> | undefined;
   private failure: Error | undefined;
   private closed = false;
-  private heartbeat: Heartbeat | undefined;
+  private heartbeat: liveness.Heartbeat | undefined;
   private readonly verdicts = new Map<string, { verdict: Promise<'alive' | 'dead'>; at: number }>();
   private readonly counts = { created: 0, inDoubt: 0 };
   private claims = 0;
+  /** When each claim was made, for its outcome record (read alone, it says when the order was sent). */
+  private readonly sentAt = new WeakMap<store.Claim, string>();
 
   private constructor(
-    private readonly folder: string,
+    readonly location: string,
     readonly baseUrl: string,
-    private readonly options: OpenLedgerOptions,
-  ) {
-    this.location = folder;
-  }
+    private readonly options: store.OpenLedgerOptions,
+  ) {}
 
   /** Opens (creating it unless read-only) the ledger of the service at `baseUrl` under `root`. */
-  static async open(root: string, options: OpenLedgerOptions): Promise<LocalLedger> {
+  static async open(root: string, options: store.OpenLedgerOptions): Promise<LocalLedger> {
     const baseUrl = normalizeBaseUrl(options.baseUrl);
-    const alias = await sameServiceLedger(root, baseUrl);
-    const service = alias?.folder ?? ledgerFolder(root, baseUrl);
+    // Another name of the same service, when this one has no folder of its own.
+    const aliased = checkFolder(root) && !fs.existsSync(ledgerFolder(root, baseUrl));
+    const folders = aliased ? await serviceFolders(root).catch(() => new Map<string, string>()) : new Map();
+    const alias = folders.has(baseUrl) ? baseUrl : await findSameService(baseUrl, [...folders.keys()]);
+    const service = alias === undefined ? ledgerFolder(root, baseUrl) : folders.get(alias)!;
     const folder = options.kind === 'orders' ? service : join(service, options.kind);
     const ledger = new LocalLedger(folder, baseUrl, options);
-    ledger.sameServiceAs = alias?.baseUrl;
+    ledger.sameServiceAs = alias;
     checkFolder(folder);
     if (options.readOnly) return ledger;
     try {
       await mkdir(join(folder, 'wal'), { recursive: true, mode: 0o700 });
-      if (!alias) {
-        await writeFile(join(service, 'service.json'), `${JSON.stringify({ baseUrl })}\n`, {
-          mode: 0o600,
-          flag: 'wx',
-        }).catch((error: unknown) => {
-          if (errorCode(error) !== 'EEXIST') throw error;
-        });
-      }
+      const [file, text] = [join(service, 'service.json'), `${JSON.stringify({ baseUrl })}\n`];
+      if (alias === undefined) await writeFile(file, text, { mode: 0o600, flag: 'wx' }).catch(unlessExists);
       await ledger.recoverLogs();
       await ledger.startHeartbeat();
       ledger.wal = await ledger.openWal();
@@ -255,13 +187,12 @@ export class LocalLedger implements LedgerStore {
   }
 
   /** The services (and kinds) a local ledger root holds records of. */
-  static async services(root: string): Promise<LedgerService[]> {
-    if (!checkFolder(root)) return [];
-    const services: LedgerService[] = [];
-    for (const [baseUrl, folder] of await serviceFolders(root)) {
+  static async services(root: string): Promise<store.LedgerService[]> {
+    const services: store.LedgerService[] = [];
+    for (const [baseUrl, folder] of checkFolder(root) ? await serviceFolders(root) : []) {
       services.push({ baseUrl, kind: 'orders' });
-      if (checkFolder(join(folder, 'contact-references')))
-        services.push({ baseUrl, kind: 'contact-references' });
+      const contacts = checkFolder(join(folder, 'contact-references'));
+      if (contacts) services.push({ baseUrl, kind: 'contact-references' });
     }
     return services;
   }
@@ -272,14 +203,10 @@ export class LocalLedger implements LedgerStore {
     let keys = 0;
     for (const kind of ['orders', 'contact-references'] as const) {
       if (!checkFolder(kind === 'orders' ? folder : join(folder, kind))) continue;
-      const store = await LocalLedger.open(root, {
-        baseUrl,
-        kind,
-        source: { by: 'ledger forget' },
-        readOnly: true,
-      });
-      keys += (await store.list()).length;
-      await store.close();
+      const source = { by: 'ledger forget' } as const;
+      const ledger = await LocalLedger.open(root, { baseUrl, kind, source, readOnly: true });
+      keys += (await ledger.list()).length;
+      await ledger.close();
     }
     await rm(folder, { recursive: true, force: true });
     return keys;
@@ -292,67 +219,59 @@ export class LocalLedger implements LedgerStore {
 
   async prefetch(keys: Iterable<string> | KeyTable): Promise<void> {
     const indexes = this.markPrefetched(keys);
-    // The keys grouped by shard with a counting sort of their indexes: typed arrays, no strings.
-    const starts = new Uint32Array(LEDGER_SHARDS + 1);
-    for (const index of indexes) starts[(this.table.hashAt(index) & SHARD_MASK) + 1]!++;
-    for (let shard = 0; shard < LEDGER_SHARDS; shard++) starts[shard + 1]! += starts[shard]!;
-    const order = new Uint32Array(indexes.length);
-    const next = starts.slice(0, LEDGER_SHARDS);
-    for (const index of indexes) order[next[this.table.hashAt(index) & SHARD_MASK]!++] = index;
+    // Each shard with keys is read once (a shard read before: for each key, see `refresh`).
+    const shards = new Uint8Array(LEDGER_SHARDS);
+    for (const index of indexes) shards[this.table.hashAt(index) & SHARD_MASK] = 1;
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
-      if (starts[shard] === starts[shard + 1]) continue;
+      if (shards[shard] === 0) continue;
       // A turn of the event loop now and then, so that a Ctrl-C is seen during a long read.
       if (shard % 64 === 0) await nextTurn();
       this.options.signal?.throwIfAborted();
-      const wanted = order.subarray(starts[shard]!, starts[shard + 1]!);
-      if (!this.views.has(shard)) this.readWhole(shard, true);
-      else for (const index of wanted) this.refresh(shard, this.table.keyAt(index));
-      for (const index of wanted) this.countPrefetched(this.table.valueAt(index)!);
+      if (this.views.has(shard)) shards[shard] = 2;
+      else this.refresh(shard, undefined, true);
+    }
+    for (const index of indexes) {
+      const shard = this.table.hashAt(index) & SHARD_MASK;
+      if (shards[shard] === 2) this.refresh(shard, this.table.keyAt(index));
+      const value = this.table.valueAt(index)!;
+      const status = kindOf(value) === NOTHING ? undefined : statusOf(value);
+      if (status === 'created') this.counts.created++;
+      else if (status === 'claimed' || status === 'in-doubt') this.counts.inDoubt++;
     }
   }
 
-  /** Marks the keys prefetched; their indexes, but those already prefetched. An import's table is taken over. */
+  /** Marks the keys prefetched: the indexes of those that were not. An import's table is taken over. */
   private markPrefetched(keys: Iterable<string> | KeyTable): Uint32Array {
-    if (keys instanceof KeyTable && this.table.count === 0) {
-      this.table = keys;
-      const indexes = new Uint32Array(keys.count);
-      let taken = 0;
-      for (let index = 0; index < keys.count; index++) {
-        if (keys.valueAt(index) === undefined) continue;
-        keys.setAt(index, known(NOTHING, PREFETCHED));
-        indexes[taken++] = index;
+    if (!(keys instanceof KeyTable) || this.table.count > 0) {
+      const indexes: number[] = [];
+      for (const key of keys) {
+        const before = this.table.get(key) ?? 0;
+        if (!(flagsOf(before) & PREFETCHED)) indexes.push(this.table.set(key, before + PREFETCHED));
       }
-      return indexes.subarray(0, taken);
+      return Uint32Array.from(indexes);
     }
-    const indexes: number[] = [];
-    for (const key of keys) {
-      const before = this.table.get(key) ?? known(NOTHING, 0);
-      if (flagsOf(before) & PREFETCHED) continue;
-      indexes.push(this.table.set(key, before + PREFETCHED));
+    this.table = keys;
+    const indexes = new Uint32Array(keys.count);
+    let taken = 0;
+    for (let index = 0; index < keys.count; index++) {
+      if (keys.valueAt(index) === undefined) continue;
+      keys.setAt(index, known(NOTHING, PREFETCHED));
+      indexes[taken++] = index;
     }
-    return Uint32Array.from(indexes);
-  }
-
-  private countPrefetched(value: number): void {
-    const kind = kindOf(value);
-    const status =
-      kind === RECORD ? statusOf(value) : kind === OBJECT ? this.objects[numberOf(value)]?.status : undefined;
-    if (status === 'created') this.counts.created++;
-    else if (status === 'claimed' || status === 'in-doubt') this.counts.inDoubt++;
+    return indexes.subarray(0, taken);
   }
 
   knows(externalId: string): boolean {
-    const value = this.table.get(externalId);
-    return value !== undefined && kindOf(value) !== NOTHING;
+    return kindOf(this.table.get(externalId) ?? 0) !== NOTHING;
   }
 
   prefetchedCounts(): { created: number; inDoubt: number } {
     return { ...this.counts };
   }
 
-  async claim(request: ClaimRequest): Promise<ClaimResult> {
+  async claim(request: store.ClaimRequest): Promise<store.ClaimResult> {
     this.checkWritable();
-    const { externalId } = request;
+    const { externalId, bodyHash, line } = request;
     const shard = shardOf(externalId);
     // A claim that loses to another process's is decided again on what that one wrote.
     for (;;) {
@@ -369,44 +288,48 @@ export class LocalLedger implements LedgerStore {
       }
       // Unique across processes (the owner's random id) and within this one (a counter).
       const token = `${this.owner.id.slice(0, 10)}-${(++this.claims).toString(36)}`;
-      const { bodyHash, line } = request;
-      const record: LedgerRecord = {
-        externalId,
-        event: 'claim',
-        at: isoNow(),
-        token,
-        ...this.options.source,
-        owner: this.owner,
-        bodyHash,
-      };
-      if (!isFree(current)) record.over = stateKey(current!);
-      if (line !== undefined) record.line = line;
+      const [{ source }, owner, at] = [this.options, this.owner, isoNow()];
+      const over = isFree(current) ? undefined : stateKey(current!);
+      const record = { externalId, event: 'claim', at, token, ...source, owner, bodyHash, over, line };
       const text = JSON.stringify(record);
       this.append(shard, text);
       this.refresh(shard, externalId);
       const now = this.stateOf(externalId);
       if (now?.status === 'claimed' && now.token === token) {
         await this.toWal(text);
-        return { claimed: true, claim: { externalId, token, previous: now.previous, bodyHash, line } };
+        const claim = { externalId, token, previous: now.previous, bodyHash, line };
+        this.sentAt.set(claim, at);
+        return { claimed: true, claim };
       }
       this.options.signal?.throwIfAborted();
     }
   }
 
-  created(claim: Claim, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
-    this.outcome(claim, { event: 'created', ...outcome });
-  }
+  readonly created = this.outcome('created');
+  readonly failed = this.outcome('failed');
+  readonly unknown = this.outcome('unknown');
+  readonly notSent = this.outcome('not-sent');
 
-  failed(claim: Claim, outcome: { httpStatus?: number; message: string }): void {
-    this.outcome(claim, { event: 'failed', ...outcome });
-  }
-
-  unknown(claim: Claim, reason: string): void {
-    this.outcome(claim, { event: 'unknown', reason });
-  }
-
-  notSent(claim: Claim, reason: string): void {
-    this.outcome(claim, { event: 'not-sent', reason });
+  /**
+   * Writes the outcomes of claims with `event`, not synced: one lost in a crash of the machine
+   * leaves its claim, in doubt once its owner is gone. It says alone what the order became (with
+   * its claim's body hash and line), so a reader need not keep the claim for it.
+   */
+  private outcome(event: 'created' | 'failed' | 'unknown' | 'not-sent') {
+    return (claim: store.Claim, details: Partial<LedgerRecord> | string): void => {
+      const { externalId, token, bodyHash, line } = claim;
+      const [{ source }, fields] = [
+        this.options,
+        typeof details === 'string' ? { reason: details } : details,
+      ];
+      const sentAt = this.sentAt.get(claim);
+      const record = { externalId, at: isoNow(), token, ...source, event, ...fields, bodyHash, line, sentAt };
+      try {
+        if (!this.failure) this.append(shardOf(externalId), JSON.stringify(record));
+      } catch {
+        // Kept as the failure, which sync() reports.
+      }
+    };
   }
 
   async resolved(
@@ -422,14 +345,10 @@ export class LocalLedger implements LedgerStore {
     if (current?.status === 'claimed' && (await this.ownerVerdict(current)) === 'alive') {
       throw new ClaimedNowError(externalId, current);
     }
-    const at = isoNow();
-    const record: LedgerRecord = { externalId, event: 'resolved', at, ...this.options.source, resolution };
-    // Takes effect only on the state judged here: a claim that came in meanwhile stands.
-    if (current !== undefined) record.over = stateKey(current);
-    if (details.id !== undefined) record.id = details.id;
-    if (details.code !== undefined) record.code = details.code;
-    if (details.evidence !== undefined) record.evidence = details.evidence;
-    await this.write(record);
+    const [at, { source }, { id, code, evidence }] = [isoNow(), this.options, details];
+    // Takes effect only on the state judged here (`over`): a claim that came in meanwhile stands.
+    const [event, over] = ['resolved' as const, current && stateKey(current)];
+    await this.write({ externalId, event, at, ...source, resolution, over, id, code, evidence });
     this.refresh(shard, externalId);
     const now = this.stateOf(externalId);
     if (now?.event !== 'resolved' || now.at !== at) {
@@ -442,22 +361,26 @@ export class LocalLedger implements LedgerStore {
 
   async adopt(records: readonly LedgerRecord[]): Promise<void> {
     this.checkWritable();
+    // Every record of a key the ledger had no record of (a claim, then its outcome), in order.
+    const adopted = new Map<string, boolean>();
     for (const record of records) {
-      this.refresh(shardOf(record.externalId), record.externalId);
-      if (!this.knows(record.externalId)) void this.write(record);
+      const { externalId } = record;
+      if (!adopted.has(externalId)) this.refresh(shardOf(externalId), externalId);
+      if (!adopted.has(externalId)) adopted.set(externalId, !this.knows(externalId));
+      if (adopted.get(externalId)) void this.write(record);
     }
     await this.sync();
   }
 
-  async list(filter: LedgerFilter = {}): Promise<ListedEntry[]> {
+  async list(filter: store.LedgerFilter = {}): Promise<store.ListedEntry[]> {
     const inputs = filter.inputs && new Set(filter.inputs);
-    const listed: ListedEntry[] = [];
+    const listed: store.ListedEntry[] = [];
     for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
       if (shard % 64 === 0) await nextTurn();
       this.options.signal?.throwIfAborted();
       const states = new Map<string, LedgerEntry>();
       this.withShard(shard, false, (fd) =>
-        this.eachRecord(shard, this.bytes(fd, 0), 0, ALL, (record) => {
+        this.eachRecord(shard, this.bytes(fd, 0, fs.fstatSync(fd).size), 0, ALL, (record) => {
           const state = applyRecord(states.get(record.externalId), record);
           if (state) states.set(record.externalId, state);
           else states.delete(record.externalId);
@@ -473,13 +396,13 @@ export class LocalLedger implements LedgerStore {
     return listed;
   }
 
-  async openers(): Promise<LedgerOpener[]> {
-    const folder = join(this.folder, 'owners');
-    const openers: LedgerOpener[] = [];
-    for (const name of await readdir(folder).catch(() => [] as string[])) {
+  async openers(): Promise<store.LedgerOpener[]> {
+    const folder = join(this.location, 'owners');
+    const openers: store.LedgerOpener[] = [];
+    for (const name of await readdir(folder).catch(() => [])) {
       const owner = await heartbeatAt(join(folder, name));
       if (!owner) continue;
-      const verdict = owner.id === this.owner.id ? 'alive' : judgeProcess(owner).kind;
+      const verdict = owner.id === this.owner.id ? 'alive' : liveness.judgeProcess(owner).kind;
       openers.push({ owner, alive: verdict === 'unverifiable' ? 'unknown' : verdict });
     }
     return openers;
@@ -495,19 +418,16 @@ export class LocalLedger implements LedgerStore {
     if (this.closed) return;
     try {
       await this.checkpointing;
-      if (!this.failure && this.wal) {
-        await this.sync();
-        // After many shards, syncing each would cost more than the command did: the log stays for
-        // the next command of this boot to delete (the shards hold its lines), or to copy in after
-        // a crash of the machine.
-        if (this.unsynced.size <= CLOSE_SYNC_SHARDS) {
-          await this.syncShards(this.unsynced);
-          await unlink(this.wal.path);
-        }
+      // After many shards, syncing each would cost more than the command did: the log stays for the
+      // next command of this boot to delete (the shards hold its lines), or to copy after a crash.
+      if (!this.failure && this.wal) await this.sync();
+      if (!this.failure && this.wal && this.unsynced.size <= CLOSE_SYNC_SHARDS) {
+        await this.syncShards(this.unsynced);
+        await unlink(this.wal.path);
       }
     } finally {
       this.closed = true;
-      this.fds.closeAll();
+      this.closeFds(0);
       await this.wal?.close();
       await this.heartbeat?.stop();
     }
@@ -516,8 +436,8 @@ export class LocalLedger implements LedgerStore {
   /** Why a key may not be claimed now, or undefined when it may. */
   private async refusal(
     entry: LedgerEntry | undefined,
-    request: ClaimRequest,
-  ): Promise<ClaimRefusal | undefined> {
+    request: store.ClaimRequest,
+  ): Promise<store.ClaimRefusal | undefined> {
     if (entry === undefined || isFree(entry)) return undefined;
     if (entry.status === 'claimed') {
       if ((await this.ownerVerdict(entry)) === 'alive') return { reason: 'claimed', entry };
@@ -530,35 +450,33 @@ export class LocalLedger implements LedgerStore {
   }
 
   /** Whether the owner of a claim without outcome is alive, as seen from here. */
-  private ownerVerdict(entry: LedgerEntry): Promise<'alive' | 'dead'> {
-    const owner = entry.owner;
+  private async ownerVerdict({ owner }: LedgerEntry): Promise<'alive' | 'dead'> {
     // A `sending` of ordercli before claims names no owner: in doubt.
-    if (!owner) return Promise.resolve('dead');
-    if (owner.id === this.owner.id) return Promise.resolve('alive');
-    const verdict = judgeProcess(owner);
-    if (verdict.kind !== 'unverifiable') return Promise.resolve(verdict.kind);
+    if (!owner) return 'dead';
+    if (owner.id === this.owner.id) return 'alive';
+    const verdict = liveness.judgeProcess(owner);
+    if (verdict.kind !== 'unverifiable') return verdict.kind;
     const seen = this.verdicts.get(owner.id);
     if (seen && performance.now() - seen.at < ALIVE_VERDICT_MS) return seen.verdict;
     // A dead verdict stands; an alive one is watched again after a while.
-    const watch = (): Promise<'alive' | 'dead'> => {
-      const path = join(this.folder, 'owners', owner.id);
-      const read = async () => (await readHeartbeat(path).catch(() => undefined))?.text;
-      const watched = observeHeartbeat(read, { signal: this.options.signal });
-      this.verdicts.set(owner.id, { verdict: watched, at: performance.now() });
-      return watched;
-    };
-    return seen ? seen.verdict.then((before) => (before === 'dead' ? 'dead' : watch())) : watch();
+    if (seen && (await seen.verdict) === 'dead') return 'dead';
+    const path = join(this.location, 'owners', owner.id);
+    const read = async () => (await liveness.readHeartbeat(path).catch(() => undefined))?.text;
+    const watched = liveness.observeHeartbeat(read, { signal: this.options.signal });
+    this.verdicts.set(owner.id, { verdict: watched, at: performance.now() });
+    return watched;
   }
 
   private async startHeartbeat(): Promise<void> {
-    const folder = join(this.folder, 'owners');
+    const folder = join(this.location, 'owners');
     await mkdir(folder, { recursive: true, mode: 0o700 });
     // Heartbeats of processes proven dead (killed before their close) would only cost a wait.
     for (const name of await readdir(folder)) {
       const owner = await heartbeatAt(join(folder, name));
-      if (owner && judgeProcess(owner).kind === 'dead') await rm(join(folder, name), { force: true });
+      const dead = owner && liveness.judgeProcess(owner).kind === 'dead';
+      if (dead) await rm(join(folder, name), { force: true });
     }
-    this.heartbeat = new Heartbeat(join(folder, this.owner.id), this.owner);
+    this.heartbeat = new liveness.Heartbeat(join(folder, this.owner.id), this.owner);
     this.heartbeat.start();
   }
 
@@ -566,23 +484,6 @@ export class LocalLedger implements LedgerStore {
     if (this.options.readOnly || this.closed)
       throw new Error('ledger: write to a read-only or closed ledger');
     if (this.failure) throw this.failure;
-  }
-
-  private outcome(claim: Claim, fields: Partial<LedgerRecord> & { event: LedgerRecord['event'] }): void {
-    const { externalId, token, bodyHash, line } = claim;
-    const record: LedgerRecord = { externalId, at: isoNow(), token, ...this.options.source, ...fields };
-    // Its outcome says alone what the order became: a reader need not keep the claim for it.
-    if (bodyHash !== undefined) record.bodyHash = bodyHash;
-    if (line !== undefined) record.line = line;
-    // Not synced: one lost in a crash of the machine leaves its claim, in doubt once its owner is
-    // gone; only claims must be on disk before their request leaves. A failure is kept for sync().
-    if (!this.failure) {
-      try {
-        this.append(shardOf(externalId), JSON.stringify(record));
-      } catch {
-        // Kept as the failure: sync() reports it.
-      }
-    }
   }
 
   /** Appends a record to its shard and the write-ahead log; resolves once it is on disk. */
@@ -614,14 +515,8 @@ export class LocalLedger implements LedgerStore {
   private append(shard: number, line: string): void {
     const buffer = Buffer.from(`${line}\n`, 'utf8');
     try {
-      const written = writeSync(
-        this.fds.get(shard) ?? this.openShard(shard, true)!,
-        buffer,
-        0,
-        buffer.length,
-        null,
-      );
-      if (written < buffer.length)
+      const written = this.withShard(shard, true, (fd) => fs.writeSync(fd, buffer, 0, buffer.length, null));
+      if (written! < buffer.length)
         throw Object.assign(new Error('short write (disk full?)'), { code: 'ENOSPC' });
     } catch (error) {
       throw this.fail(error);
@@ -630,36 +525,27 @@ export class LocalLedger implements LedgerStore {
   }
 
   private fail(error: unknown): Error {
-    this.failure ??= error instanceof CliError ? error : new LedgerWriteError(this.folder, error as Error);
+    this.failure ??= error instanceof CliError ? error : new LedgerWriteError(this.location, error as Error);
     return this.failure;
   }
 
   /** The state of a key as far as read, its record read back if it is kept as an offset. */
   private stateOf(externalId: string): LedgerEntry | undefined {
-    const value = this.table.get(externalId);
-    const kind = value === undefined ? NOTHING : kindOf(value);
-    if (kind === OBJECT) return this.objects[numberOf(value!)];
-    if (kind === NOTHING) return undefined;
-    const shard = shardOf(externalId);
-    const record = this.withShard(shard, false, (fd) => readRecordAt(fd, numberOf(value!), shard));
-    if (!record) throw new Error(`ledger: shard ${shard} is gone`);
+    const value = this.table.get(externalId) ?? 0;
+    if (kindOf(value) !== RECORD) return kindOf(value) === OBJECT ? this.objects[numberOf(value)] : undefined;
+    const record = this.withShard(shardOf(externalId), false, (fd) => readRecordAt(fd, numberOf(value)));
+    if (!record) throw new Error(`ledger: the shard of ${externalId} is gone`);
     return settledEntry(record);
   }
 
-  /** Records a key's state (undefined: none) as an object, or as the offset of the record deciding it. */
+  /** Keeps a key's state (undefined: none) as an object, or as the `offset` of the record deciding it. */
   private setState(externalId: string, state: LedgerEntry | undefined, offset?: number): void {
-    const before = this.table.get(externalId);
-    const flags = before === undefined ? 0 : flagsOf(before);
-    let slot = before !== undefined && kindOf(before) === OBJECT ? numberOf(before) : undefined;
-    if (state !== undefined && offset === undefined) {
-      slot ??= this.freeSlots.pop() ?? this.objects.length;
-      this.objects[slot] = state;
-      this.table.set(externalId, known(OBJECT, flags, undefined, slot));
-      return;
-    }
-    if (slot !== undefined) this.freeSlot(slot);
-    if (state !== undefined) this.table.set(externalId, known(RECORD, flags, state.status, offset));
-    else if (before !== undefined) this.table.set(externalId, known(NOTHING, flags));
+    const before = this.table.get(externalId) ?? 0;
+    if (kindOf(before) === OBJECT) this.freeSlot(numberOf(before));
+    const kind = state === undefined ? NOTHING : offset === undefined ? OBJECT : RECORD;
+    const number = kind === OBJECT ? (this.freeSlots.pop() ?? this.objects.length) : offset;
+    if (kind === OBJECT) this.objects[number!] = state;
+    this.table.set(externalId, known(kind, flagsOf(before), state?.status, number));
   }
 
   private freeSlot(slot: number): void {
@@ -667,57 +553,48 @@ export class LocalLedger implements LedgerStore {
     this.freeSlots.push(slot);
   }
 
-  /** Applies a record that starts at byte `offset` of its shard. */
-  private apply(record: LedgerRecord, offset: number): void {
-    const current = this.stateOf(record.externalId);
-    const state = applyRecord(current, record);
-    if (state === current) return;
-    this.setState(
-      record.externalId,
-      state,
-      state !== undefined && decidedBy(record, state) ? offset : undefined,
-    );
+  /** Applies the records of the shard's bytes from `base`. */
+  private applyFrom(base: number): (record: LedgerRecord, at: number) => void {
+    return (record, at) => {
+      const current = this.stateOf(record.externalId);
+      const state = applyRecord(current, record);
+      const decided = state !== undefined && decidedBy(record, state);
+      if (state !== current) this.setState(record.externalId, state, decided ? base + at : undefined);
+    };
   }
 
-  /** Applies what every process appended to the shard since it was read (for `key`, what a partial read passed over). */
-  private refresh(shard: number, key?: string): void {
-    const view = this.views.get(shard);
+  /**
+   * Applies what every process appended to the shard since this one read it. A shard first read
+   * for the prefetch (`prefetchedOnly`) is `partial`: the records of other keys were passed over,
+   * and are read for one when it is asked for (`key`: it is then marked READ).
+   */
+  private refresh(shard: number, key?: string, prefetchedOnly = false): void {
+    let view = this.views.get(shard);
     if (!view) {
-      this.readWhole(shard, false);
+      view = { offset: 0, lines: 0, partial: false };
+      this.views.set(shard, view);
+      this.readMore(shard, view, prefetchedOnly ? (id) => flagsOf(this.table.get(id) ?? 0) !== 0 : ALL);
+      // A shard that does not exist yet has nothing to pass over.
+      view.partial = prefetchedOnly && view.offset > 0;
       return;
     }
-    const flags = key === undefined ? READ : flagsOf(this.table.get(key) ?? 0);
-    if (view.partial && flags === 0) {
-      const until = view.offset;
+    if (key !== undefined && view.partial && flagsOf(this.table.get(key) ?? 0) === 0) {
+      const [until, wanted] = [view.offset, (id: string) => id === key];
       this.withShard(shard, false, (fd) =>
-        this.eachRecord(shard, this.bytes(fd, 0, until), 0, (id) => id === key, this.applyAt(0)),
+        this.eachRecord(shard, this.bytes(fd, 0, until), 0, wanted, this.applyFrom(0)),
       );
-      this.table.set(key!, (this.table.get(key!) ?? 0) + READ);
+      this.table.set(key, (this.table.get(key) ?? 0) + READ);
     }
     this.readMore(shard, view, ALL);
-  }
-
-  /** Reads a whole shard: the records of every key, or with `prefetchedOnly` those of the keys prefetched. */
-  private readWhole(shard: number, prefetchedOnly: boolean): void {
-    const view: ShardView = { offset: 0, lines: 0, partial: false };
-    this.views.set(shard, view);
-    this.readMore(shard, view, prefetchedOnly ? (id) => flagsOf(this.table.get(id) ?? 0) !== 0 : ALL);
-    // A shard that does not exist yet has nothing to pass over.
-    view.partial = prefetchedOnly && view.offset > 0;
   }
 
   /** Applies the records appended since `view`; a shard cut or replaced since is read again from the start. */
   private readMore(shard: number, view: ShardView, wanted: (id: string) => boolean): void {
     const cut = this.withShard(shard, true, (fd) => {
-      const size = fstatSync(fd).size;
+      const size = fs.fstatSync(fd).size;
       if (size <= view.offset) return size < view.offset;
-      const read = this.eachRecord(
-        shard,
-        this.bytes(fd, view.offset, size),
-        view.lines,
-        wanted,
-        this.applyAt(view.offset),
-      );
+      const data = this.bytes(fd, view.offset, size);
+      const read = this.eachRecord(shard, data, view.lines, wanted, this.applyFrom(view.offset));
       view.offset += read.bytes;
       view.lines += read.lines;
       return false;
@@ -733,14 +610,9 @@ export class LocalLedger implements LedgerStore {
     this.readMore(shard, view, ALL);
   }
 
-  private applyAt(base: number): (record: LedgerRecord, at: number) => void {
-    return (record, at) => this.apply(record, base + at);
-  }
-
   /**
    * Visits the records of `data` (from line `firstLine` of the shard) whose key `wanted` takes; a
-   * line that is not a record is damage. Returns what it consumed: up to the last newline (a
-   * torn last line is left for later).
+   * line that is not a record is damage. Consumes up to the last newline: a torn last line waits.
    */
   private eachRecord(
     shard: number,
@@ -749,9 +621,8 @@ export class LocalLedger implements LedgerStore {
     wanted: (id: string) => boolean,
     visit: (record: LedgerRecord, at: number) => void,
   ): { bytes: number; lines: number } {
-    let start = 0;
-    let lines = 0;
-    for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
+    let [start, lines] = [0, 0];
+    for (let end = data.indexOf(NEWLINE); end !== -1; start = end + 1, end = data.indexOf(NEWLINE, start)) {
       lines++;
       const found = end > start ? recordIn(data, start, end, wanted) : undefined;
       if (found === 'damaged') {
@@ -762,77 +633,84 @@ export class LocalLedger implements LedgerStore {
         throw new LedgerDamagedError(this.shardPath(shard), firstLine + lines, what);
       }
       if (found) visit(found.record, found.at);
-      start = end + 1;
     }
     return { bytes: start, lines };
   }
 
-  /** Bytes `[from, to)` of an open shard (to its end without `to`), in a buffer the next read reuses. */
-  private bytes(fd: number, from: number, to = Number.POSITIVE_INFINITY): Buffer {
-    let length = 0;
-    while (from + length < to) {
-      if (this.buffer.length - length < 65536) {
-        // Reused: reading 4096 shards into new buffers would leave hundreds of MB to collect.
-        const bigger = Buffer.allocUnsafe(Math.max(2 * this.buffer.length, length + 65536));
-        this.buffer.copy(bigger, 0, 0, length);
-        this.buffer = bigger;
-      }
-      const room = Math.min(this.buffer.length - length, to - from - length);
-      const read = readSync(fd, this.buffer, length, room, from + length);
-      if (read === 0) break;
-      length += read;
-    }
-    return this.buffer.subarray(0, length);
+  /**
+   * Bytes `[from, to)` of a shard, in a buffer that the next read reuses (the callers parse what
+   * they need at once): reading 4096 shards into new buffers would leave hundreds of MB to collect.
+   */
+  private bytes(fd: number, from: number, to: number): Buffer {
+    if (this.buffer.length < to - from)
+      this.buffer = Buffer.allocUnsafe(Math.max(to - from, 2 * this.buffer.length));
+    return this.buffer.subarray(0, fs.readSync(fd, this.buffer, 0, to - from, from));
   }
 
   /**
-   * Runs `use` on the shard's file: the one kept open, else (with `keep`, for a writer) one opened
-   * and kept, else one opened to read it; undefined when there is no such shard.
+   * Runs `use` on the shard's file: the one kept open, else (`keep`, for a writer) one opened
+   * (created) and kept, else one opened to read; undefined when there is no such shard.
    */
   private withShard<T>(shard: number, keep: boolean, use: (fd: number) => T): T | undefined {
-    const writer = keep && !this.options.readOnly && !this.closed;
-    const kept = this.fds.get(shard) ?? (writer ? this.openShard(shard, true) : undefined);
-    const fd = kept ?? this.openShard(shard, false);
+    let fd = this.fds.get(shard);
+    // Least recently used first: the one used now goes last.
+    if (fd !== undefined) this.fds.delete(shard);
+    const kept = fd !== undefined || (keep && !this.options.readOnly && !this.closed);
+    fd ??= this.openShard(shard, kept);
     if (fd === undefined) return undefined;
+    if (kept) this.fds.set(shard, fd);
     try {
       return use(fd);
     } finally {
-      if (kept === undefined) closeQuietly(fd);
+      if (!kept) fs.closeSync(fd);
     }
   }
 
-  /** Opens a shard, kept open by a writer (created), or to read (undefined when it does not exist). */
+  /** Opens a shard: to keep (a writer's, created), or to read (undefined when it does not exist). */
   private openShard(shard: number, write: boolean): number | undefined {
     const path = this.shardPath(shard);
     let fd: number;
     try {
-      fd = openSync(path, write ? WRITE_FLAGS : READ_FLAGS, 0o600);
+      fd = fs.openSync(path, write ? O_RDWR | O_CREAT | O_APPEND | O_NONBLOCK : O_RDONLY | O_NONBLOCK, 0o600);
     } catch (error) {
       const code = errorCode(error);
-      // Fewer descriptors than kept shards here: keep fewer, and open it again.
-      if ((code === 'EMFILE' || code === 'ENFILE') && this.fds.shrink()) return this.openShard(shard, write);
+      const before = this.fds.size;
+      // Fewer descriptors than kept shards here: keep half as many from now on, and open it again.
+      if (code === 'EMFILE' || code === 'ENFILE') this.fdLimit = Math.max(16, before >> 1);
+      this.closeFds(this.fdLimit);
+      if (this.fds.size < before) return this.openShard(shard, write);
       if (write) throw this.fail(error);
       if (code === 'ENOENT') return undefined;
+      const hint = ['Fix its permissions, then run the command again.'];
       throw new CliError(
         `Cannot read the order ledger ${path} (${code}), so nothing was sent.`,
         ExitCode.Failure,
-        ['Fix its permissions, then run the command again.'],
+        hint,
       );
     }
-    const info = fstatSync(fd);
-    if (!info.isFile()) {
-      closeSync(fd);
-      throw new UsageError(
-        `The order ledger file ${path} is ${fileKind(info)}, not a regular file; nothing was sent.`,
-        ['Remove it: the ledger writes its own files.'],
-      );
+    const info = fs.fstatSync(fd);
+    if (info.isFile()) {
+      if (write) this.closeFds(this.fdLimit - 1);
+      return fd;
     }
-    if (write) this.fds.add(shard, fd);
-    return fd;
+    fs.closeSync(fd);
+    throw new UsageError(
+      `The order ledger file ${path} is ${fileKind(info)}, not a regular file; nothing was sent.`,
+      ['Remove it: the ledger writes its own files.'],
+    );
+  }
+
+  /** Closes the least recently used shard files until `keep` are open. */
+  private closeFds(keep: number): void {
+    for (const [shard, fd] of this.fds) {
+      if (this.fds.size <= keep) return;
+      this.fds.delete(shard);
+      fs.closeSync(fd);
+    }
   }
 
   private shardPath(shard: number): string {
-    return join(this.folder, shardFileName(shard));
+    return join(this.location, shardFileName(shard));
   }
 
   private async syncShards(written: Set<number>): Promise<void> {
@@ -848,8 +726,7 @@ export class LocalLedger implements LedgerStore {
     try {
       const next = await this.openWal();
       const [old, shards] = [this.wal!, this.unsynced];
-      this.wal = next;
-      this.unsynced = new Set();
+      [this.wal, this.unsynced] = [next, new Set()];
       await old.flush().finally(() => old.close());
       await this.syncShards(shards);
       await unlink(old.path);
@@ -862,7 +739,7 @@ export class LocalLedger implements LedgerStore {
 
   /** This process's new write-ahead log; its first line names the owner. */
   private async openWal(): Promise<AppendLog> {
-    const path = join(this.folder, 'wal', `w-${this.owner.id}-${randomBytes(4).toString('hex')}.ndjson`);
+    const path = join(this.location, 'wal', `w-${this.owner.id}-${randomBytes(4).toString('hex')}.ndjson`);
     const log = await AppendLog.open(path, { what: `the order ledger's log ${path}`, synced: true });
     void log.append(JSON.stringify({ wal: 2, owner: this.owner })).catch(() => undefined);
     return log;
@@ -870,63 +747,57 @@ export class LocalLedger implements LedgerStore {
 
   /**
    * Write-ahead logs left behind: one of another boot of this host (the machine restarted) is
-   * copied into the shards where lines are missing, then removed; one of this boot is not needed
-   * (the shards have its lines) and is removed once its owner is proven dead; any other is left.
-   * Logs of ordercli before claims (`<pid>-<id>.ndjson`) are copied when their PID is gone.
+   * copied into the shards where lines are missing; one of this boot is not needed (the shards
+   * have its lines) and is removed once its owner is proven dead; any other is left. Logs of
+   * ordercli before claims (`<pid>-<id>.ndjson`) are copied once their PID is gone.
    */
   private async recoverLogs(): Promise<void> {
-    const folder = join(this.folder, 'wal');
-    const me = thisProcess();
+    const folder = join(this.location, 'wal');
+    const me = liveness.thisProcess();
     for (const name of await readdir(folder)) {
       const path = join(folder, name);
       const legacy = /^(\d+)(?:-[0-9a-f]+)?\.ndjson$/.exec(name);
       const owner = /^w-[0-9a-f]+-[0-9a-f]+\.ndjson$/.test(name) ? await walOwner(path) : undefined;
-      const copy =
-        legacy !== null || (owner?.boot !== undefined && owner.boot !== me.boot && owner.host === me.host);
-      const gone = legacy
-        ? judgeProcess({ ...me, pid: Number(legacy[1]), start: undefined }).kind === 'dead'
-        : owner !== undefined && owner.id !== this.owner.id && (copy || judgeProcess(owner).kind === 'dead');
-      if (!gone) continue;
+      const restarted = owner?.boot !== undefined && owner.boot !== me.boot && owner.host === me.host;
+      const judged = legacy ? { ...me, pid: Number(legacy[1]), start: undefined } : owner;
+      const mine = owner?.id === this.owner.id;
+      if (!judged || mine || (!restarted && liveness.judgeProcess(judged).kind !== 'dead')) continue;
       // Taken by renaming, so that two commands opening the ledger at once do not both copy it.
       const taken = `${path}.recovering-${this.owner.id}`;
-      if (
-        !(await rename(path, taken).then(
-          () => true,
-          () => false,
-        ))
-      )
-        continue;
-      if (copy) await this.copyMissingLines(await readFile(taken));
+      if (!(await rename(path, taken).then(ALL, () => false))) continue;
+      if (legacy || restarted) await this.copyMissingLines(await readFile(taken));
       await unlink(taken);
     }
   }
 
   private async copyMissingLines(data: Buffer): Promise<void> {
     const byShard = new Map<number, Buffer[]>();
-    for (
-      let start = 0, end = data.indexOf(NEWLINE);
-      end !== -1;
-      start = end + 1, end = data.indexOf(NEWLINE, start)
-    ) {
+    let start = 0;
+    for (let end = data.indexOf(NEWLINE); end !== -1; start = end + 1, end = data.indexOf(NEWLINE, start)) {
       const line = data.subarray(start, end + 1);
-      const id = startsRecord(line, 0, line.length) ? externalIdAt(line, RECORD_START.length) : undefined;
+      const id = startsRecord(line, 0, end - start)
+        ? externalIdAt(line, RECORD_START.length, end - start)
+        : undefined;
       if (id === undefined) continue;
-      const lines = byShard.get(shardOf(id)) ?? [];
-      byShard.set(shardOf(id), lines);
-      lines.push(line);
+      if (!byShard.has(shardOf(id))) byShard.set(shardOf(id), []);
+      byShard.get(shardOf(id))!.push(line);
     }
     for (const [shard, lines] of byShard) {
-      const missing =
-        this.withShard(shard, false, (fd) => {
-          const existing = this.bytes(fd, 0);
-          return lines.filter((line) => existing.indexOf(line) === -1);
-        }) ?? lines;
-      if (missing.length > 0) await appendSynced(this.shardPath(shard), Buffer.concat(missing));
+      const missing = this.withShard(shard, false, (fd) => {
+        const existing = this.bytes(fd, 0, fs.fstatSync(fd).size);
+        return lines.filter((line) => !existing.includes(line));
+      });
+      const data = Buffer.concat(missing ?? lines);
+      if (data.length > 0) await appendSynced(this.shardPath(shard), data);
     }
   }
 }
 
-/** Appends `data` (or nothing) to a file and syncs it. */
+function unlessExists(error: unknown): void {
+  if (errorCode(error) !== 'EEXIST') throw error;
+}
+
+/** Appends `data` (or nothing) to a file, and syncs it. */
 async function appendSynced(path: string, data?: Buffer): Promise<void> {
   const handle = await open(path, 'a', 0o600);
   try {
@@ -937,44 +808,42 @@ async function appendSynced(path: string, data?: Buffer): Promise<void> {
   }
 }
 
-/** The owner a heartbeat file names (one line with its beat, or an earlier release's two lines). */
+/** The owner a heartbeat file names (one line with its beat, or the two lines of earlier releases). */
 async function heartbeatAt(path: string): Promise<ClaimOwner | undefined> {
-  const read = await readHeartbeat(path).catch(() => undefined);
-  const owner = read && heartbeatOwner(read.text);
+  const read = await liveness.readHeartbeat(path).catch(() => undefined);
+  const owner = read && liveness.heartbeatOwner(read.text);
   if (owner) delete owner.beat;
   return owner;
 }
 
 /** The owner the first line of a write-ahead log names. */
 async function walOwner(path: string): Promise<ClaimOwner | undefined> {
-  try {
-    const first = (await readFile(path, 'utf8')).split('\n', 1)[0]!;
-    return (JSON.parse(first) as { owner?: ClaimOwner }).owner;
-  } catch {
-    return undefined;
-  }
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return (parseJson(text.split('\n', 1)[0]!) as { owner?: ClaimOwner } | undefined)?.owner;
 }
 
-/** The state one settled record gives on its own: what `apply` keeps as the record's offset. */
-function settledEntry(record: LedgerRecord): LedgerEntry | undefined {
-  const { token, ...rest } = record;
+/** The state one settled record gives on its own: what a record's offset stands for. */
+function settledEntry(record: LedgerRecord & { sentAt?: string }): LedgerEntry | undefined {
+  const { token, sentAt, ...rest } = record;
   const entry = applyRecord(undefined, rest);
   if (entry !== undefined && token !== undefined) entry.token = token;
+  if (entry !== undefined && sentAt !== undefined) entry.sentAt = sentAt;
   return entry;
 }
 
-const SETTLED_FIELDS =
-  'status event at token by input journal bodyHash httpStatus id code message reason evidence resolved'.split(
-    ' ',
-  );
+const SETTLED_FIELDS = [
+  ...'status event at token by input journal bodyHash'.split(' '),
+  ...'httpStatus id code message reason evidence resolved sentAt'.split(' '),
+];
 
 /** Whether `state` is what `record` gives on its own, so that its offset can stand for it. */
 function decidedBy(record: LedgerRecord, state: LedgerEntry): boolean {
   if (state.status === 'claimed' || ['claim', 'sending', 'not-sent'].includes(record.event)) return false;
   const alone = settledEntry(record) as Record<string, unknown> | undefined;
-  return (
-    alone !== undefined && SETTLED_FIELDS.every((field) => alone[field] === state[field as keyof LedgerEntry])
-  );
+  const wanted = state as unknown as Record<string, unknown>;
+  // An outcome of an earlier release does not say when its claim was made: that is not kept.
+  const same = (field: string) => alone?.[field] === wanted[field] || (field === 'sentAt' && !alone?.sentAt);
+  return alone !== undefined && SETTLED_FIELDS.every(same);
 }
 
 /**
@@ -991,19 +860,15 @@ function recordIn(
   if (!startsRecord(data, start, end) || data[end - 1] !== 0x7d) return 'damaged';
   const glued = data.lastIndexOf(RECORD_START, end - 1);
   for (const at of glued > start ? [start, glued] : [start]) {
-    const id = externalIdAt(data, at + RECORD_START.length);
+    const id = externalIdAt(data, at + RECORD_START.length, end);
     if (id === undefined) continue;
     // Passed over without a parse (only its shape is checked), unless it may be glued.
     if (!wanted(id) && !(at === start && glued > start)) return undefined;
-    try {
-      const record = JSON.parse(data.toString('utf8', at, end)) as LedgerRecord;
-      if (!wanted(id)) return undefined;
-      if (typeof record.event !== 'string' || typeof record.externalId !== 'string') continue;
-      if (typeof record.at !== 'string') record.at = '';
-      return { record, at };
-    } catch {
-      // A torn record before a whole one: try the whole one.
-    }
+    const record = parseJson(data.toString('utf8', at, end)) as LedgerRecord | undefined;
+    if (record !== undefined && !wanted(id)) return undefined;
+    if (typeof record?.event !== 'string' || typeof record.externalId !== 'string') continue;
+    if (typeof record.at !== 'string') record.at = '';
+    return { record, at };
   }
   return 'damaged';
 }
@@ -1014,99 +879,27 @@ function startsRecord(data: Buffer, start: number, end: number): boolean {
   return end - start > length && data.compare(RECORD_START, 0, length, start, start + length) === 0;
 }
 
-/** The JSON string that starts at `start` (a key), or undefined when it is not whole. */
-function externalIdAt(data: Buffer, start: number): string | undefined {
-  if (data[start] !== 0x22) return undefined;
+/** The JSON string that starts at `start` and ends before `end` (a key), or undefined. */
+function externalIdAt(data: Buffer, start: number, end: number): string | undefined {
   let escaped = false;
-  for (let i = start + 1; i < data.length && data[i] !== NEWLINE; i++) {
-    if (data[i] === 0x5c) {
-      escaped = true;
-      i++;
-    } else if (data[i] === 0x22) {
-      if (!escaped) return data.toString('utf8', start + 1, i);
-      try {
-        return JSON.parse(data.toString('utf8', start, i + 1)) as string;
-      } catch {
-        return undefined;
-      }
+  for (let i = start + 1; data[start] === 0x22 && i < end; i++) {
+    if (data[i] === 0x5c) [escaped, i] = [true, i + 1];
+    else if (data[i] === 0x22) {
+      const text = data.toString('utf8', start, i + 1);
+      return escaped ? (parseJson(text) as string | undefined) : text.slice(1, -1);
     }
   }
   return undefined;
 }
 
-/** The record that starts at `offset` of an open shard. */
-function readRecordAt(fd: number, offset: number, shard: number): LedgerRecord {
+/** The record that starts at `offset` of a shard. */
+function readRecordAt(fd: number, offset: number): LedgerRecord {
   for (let length = 1024; ; length *= 4) {
     const buffer = Buffer.allocUnsafe(length);
-    const read = readSync(fd, buffer, 0, length, offset);
+    const read = fs.readSync(fd, buffer, 0, length, offset);
     const end = buffer.subarray(0, read).indexOf(NEWLINE);
-    if (end !== -1) {
-      const record = JSON.parse(buffer.toString('utf8', 0, end)) as LedgerRecord;
-      if (typeof record.at !== 'string') record.at = '';
-      return record;
-    }
-    if (read < length) throw new Error(`ledger: no whole record at ${offset} of shard ${shard}`);
-  }
-}
-
-/**
- * The shard files kept open, at most `limit`: the least recently used is closed to make room.
- * Typed arrays rather than a Map reordered at each use, whose tables would churn.
- */
-class OpenShards {
-  private readonly fds = new Int32Array(LEDGER_SHARDS).fill(-1);
-  private readonly used = new Float64Array(LEDGER_SHARDS);
-  private clock = 0;
-  private open = 0;
-
-  constructor(private limit: number) {}
-
-  /** The shard's open file (marked used), or undefined. */
-  get(shard: number): number | undefined {
-    const fd = this.fds[shard]!;
-    if (fd < 0) return undefined;
-    this.used[shard] = ++this.clock;
-    return fd;
-  }
-
-  add(shard: number, fd: number): void {
-    if (this.open >= this.limit) this.closeLeastUsed();
-    this.fds[shard] = fd;
-    this.used[shard] = ++this.clock;
-    this.open++;
-  }
-
-  /** Keeps half as many files open from now on (the process ran out of descriptors); false if none closed. */
-  shrink(): boolean {
-    const before = this.open;
-    this.limit = Math.max(16, Math.floor(this.open / 2));
-    while (this.open > this.limit) this.closeLeastUsed();
-    return this.open < before;
-  }
-
-  closeAll(): void {
-    for (let shard = 0; shard < LEDGER_SHARDS; shard++) if (this.fds[shard]! >= 0) this.close(shard);
-  }
-
-  private closeLeastUsed(): void {
-    let oldest = -1;
-    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
-      if (this.fds[shard]! >= 0 && (oldest < 0 || this.used[shard]! < this.used[oldest]!)) oldest = shard;
-    }
-    if (oldest >= 0) this.close(oldest);
-  }
-
-  private close(shard: number): void {
-    closeQuietly(this.fds[shard]!);
-    this.fds[shard] = -1;
-    this.open--;
-  }
-}
-
-function closeQuietly(fd: number): void {
-  try {
-    closeSync(fd);
-  } catch {
-    // Already closed.
+    const record = end === -1 ? undefined : (JSON.parse(buffer.toString('utf8', 0, end)) as LedgerRecord);
+    if (record) return Object.assign(record, { at: typeof record.at === 'string' ? record.at : '' });
+    if (read < length) throw new Error(`ledger: no whole record at ${offset}`);
   }
 }
