@@ -206,13 +206,13 @@ async function showReferences(demo: Demo): Promise<void> {
 async function importOrders(demo: Demo, file: string): Promise<number> {
   const { step, workDir, ctx } = demo;
   heading(demo, 4, 'Import orders from a spreadsheet export');
-  const journal = join(workDir, 'import.journal.ndjson');
+  // The order ledger is in the demo's own config folder (workDir): nothing is written beside the file.
   const report = join(workDir, 'report.csv');
   const rel = relative(ctx.cwd, file);
   const shown = rel.startsWith('..') || rel === '' ? file : rel;
   const importCode = await runStep(
     step,
-    ['orders', 'import', file, '--journal', journal, '--report', report],
+    ['orders', 'import', file, '--report', report],
     `${step.cli} orders import ${shown} --report report.csv`,
   );
   const created = demo.sandbox.orders().length;
