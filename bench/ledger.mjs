@@ -322,10 +322,7 @@ try {
       // The same input imported for real: the ledger says another input created every order, so
       // every claim is refused and every order skipped, unsent.
       sandbox.reset();
-      const real = await run(
-        [bin, ...api, 'orders', 'import', csv, '--journal', join(work, 'big.journal.ndjson')],
-        { usage: true },
-      );
+      const real = await run([bin, ...api, 'orders', 'import', csv], { usage: true });
       const skipped = [...real.stderr.matchAll(/skipped\s+([\d,]+)/g)].pop()?.[1];
       const sent = sandbox.orders().length;
       const realWithin = mb(real.usage) < REAL_IMPORT_BOUND_MB;
