@@ -42,10 +42,17 @@ const SYSTEM_CODE_HINTS: Record<string, string> = {
  */
 export function describeNetworkError(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  if (error.name === 'TimeoutError' || (error as { code?: unknown }).code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return 'no answer in time';
-  }
+  if (isTimeoutError(error)) return 'no answer in time';
   const systemCode = networkErrorCodes(error).find((code) => /^E[A-Z]+$/.test(code));
   if (systemCode !== undefined) return `${systemCode} ${SYSTEM_CODE_HINTS[systemCode] ?? ''}`.trim();
   return error.message;
+}
+
+/** Whether the request ended because its time-out passed (an abort by time-out, or undici's own). */
+export function isTimeoutError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  return (
+    error.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT'
+  );
 }

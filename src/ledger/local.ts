@@ -375,7 +375,8 @@ export class LocalLedger implements store.LedgerStore {
   async list(filter: store.LedgerFilter = {}): Promise<store.ListedEntry[]> {
     const inputs = filter.inputs && new Set(filter.inputs);
     const listed: store.ListedEntry[] = [];
-    for (let shard = 0; shard < LEDGER_SHARDS; shard++) {
+    const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+    for (let shard = 0; shard < LEDGER_SHARDS && listed.length < limit; shard++) {
       if (shard % 64 === 0) await nextTurn();
       this.options.signal?.throwIfAborted();
       const states = new Map<string, LedgerEntry>();
@@ -393,7 +394,7 @@ export class LocalLedger implements store.LedgerStore {
         listed.push({ externalId, entry: alive ? entry : settledAsUnknown(entry) });
       }
     }
-    return listed;
+    return listed.slice(0, limit);
   }
 
   async openers(): Promise<store.LedgerOpener[]> {

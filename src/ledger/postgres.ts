@@ -666,8 +666,8 @@ export class PostgresLedger implements store.LedgerStore {
       text: `SELECT l.external_id, l.entry, ${BEATING} AS beating FROM ordercli_ledger l
         WHERE l.service = $1 AND l.kind = $2
           AND ($3::text[] IS NULL OR l.entry->>'input' = ANY ($3) OR l.entry->>'journal' = ANY ($3))
-        ORDER BY l.external_id`,
-      values: [this.service, this.options.kind, filter.inputs ?? null],
+        ORDER BY l.external_id LIMIT $4`,
+      values: [this.service, this.options.kind, filter.inputs ?? null, filter.limit ?? null],
     });
     return rows.map(({ external_id, entry, beating }) => {
       if (!isState(entry)) throw this.damaged(external_id);

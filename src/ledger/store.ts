@@ -72,6 +72,8 @@ export interface LedgerFilter {
    * absolute input and journal paths: a key is listed when its state's `input` or `journal` is one.
    */
   inputs?: readonly string[];
+  /** At most this many keys (a sample: which ones is up to the store). */
+  limit?: number;
 }
 
 /** One key as listed. */

@@ -239,7 +239,7 @@ async function copyService(
   return done;
 }
 
-/** Keys of the default ledger looked up in the new one before it is listed whole. */
+/** Keys of the default ledger sampled, and looked up in the new one. */
 const MOVE_CHECK_SAMPLE = 16;
 
 /**
@@ -271,7 +271,7 @@ export async function checkLedgerMove(
     const what = options.kind === 'orders' ? 'orders' : 'contact references';
     const given = redactUrlPassword(place.ledger ?? '');
     const error = new UsageError(
-      `The order ledger ${target.location} has no record of ${target.baseUrl}, but the default ledger ${defaultRoot} holds ${held.length} of its ${what} (created or in doubt): sending through the new ledger could send them again, so nothing was sent.`,
+      `The order ledger ${target.location} has no record of ${target.baseUrl}, but the default ledger ${defaultRoot} holds ${what} of it (created or in doubt, such as ${held[0]}): sending through the new ledger could send them again, so nothing was sent.`,
     );
     error.hint = `Copy them first with ordercli --ledger ${shellWord(defaultRoot)} ledger copy --to ${shellWord(given)}, or pass --force to start the new ledger empty.`;
     throw error;
@@ -287,7 +287,8 @@ async function heldByDefaultLedger(root: string, options: OpenLedgerOptions): Pr
   const store = await LocalLedger.open(root, options);
   try {
     if (!existsSync(store.location)) return [];
-    const entries = await store.list();
+    // A sample is enough to tell (a whole ledger of a million orders would be read at every command).
+    const entries = await store.list({ limit: MOVE_CHECK_SAMPLE });
     return entries.filter(({ entry }) => entry.status !== 'not-created').map(({ externalId }) => externalId);
   } finally {
     await store.close();
@@ -295,13 +296,11 @@ async function heldByDefaultLedger(root: string, options: OpenLedgerOptions): Pr
 }
 
 /**
- * Whether a ledger has a record of a service: one of the default ledger's keys (a copy), or any
- * key at all (a ledger started with `--force`, or shared with others). The whole list is read only
- * when none of a few of those keys is known.
+ * Whether a ledger has a record of a service: one of the default ledger's sampled keys (a copy),
+ * or any key at all (a ledger started with `--force`, or shared with others).
  */
 async function knowsService(store: LedgerStore, held: readonly string[]): Promise<boolean> {
-  const sample = held.slice(0, MOVE_CHECK_SAMPLE);
-  const found = await Promise.all(sample.map((externalId) => store.lookup(externalId)));
+  const found = await Promise.all(held.map((externalId) => store.lookup(externalId)));
   if (found.some((entry) => entry !== undefined)) return true;
-  return (await store.list()).length > 0;
+  return (await store.list({ limit: 1 })).length > 0;
 }

@@ -709,6 +709,11 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       expect(await keys(['/nowhere', OTHER.input!, IMPORT.journal!])).toEqual([...states.keys()].sort());
       expect(await keys(['/nowhere'])).toEqual([]);
       expect(await keys([])).toEqual([]);
+      // A sample (the move check reads no more): at most `limit` keys, each one a key of the ledger.
+      const sample = await reader.list({ limit: 2 });
+      expect(sample).toHaveLength(2);
+      for (const { externalId } of sample) expect(states.has(externalId), externalId).toBe(true);
+      expect(await reader.list({ inputs: [IMPORT.input!], limit: 1 })).toHaveLength(1);
 
       // Who has it open: both writing stores, alive; not the read-only one; not the killed process.
       const openers = new Map((await reader.openers()).map((opener) => [opener.owner.id, opener]));

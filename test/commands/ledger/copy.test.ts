@@ -119,7 +119,7 @@ describe('the move check', () => {
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain(
-      `has no record of ${sandbox.url}, but the default ledger ${join(on.configDir, 'ledger')} holds 4 of its orders`,
+      `has no record of ${sandbox.url}, but the default ledger ${join(on.configDir, 'ledger')} holds orders of it (created or in doubt, such as`,
     );
     expect(refused.stderr).toContain('nothing was sent');
     expect(refused.stderr).toContain(
@@ -208,7 +208,7 @@ describe('the move check', () => {
       'contacts.csv',
     ]);
     expect(other.code).toBe(2);
-    expect(other.stderr).toContain('holds 1 of its contact references');
+    expect(other.stderr).toContain('holds contact references of it');
   });
 
   it('orders import --force and refs contacts import --force start the new ledger empty', async () => {

@@ -3,13 +3,16 @@
 // GET /quicktunnel with {"hostname": "<name>"} once the tunnel is up, SIGTERM ends it. Its
 // "public" side is a loopback proxy (see proxy.mjs), so the hostname is 127.0.0.1:<port>.
 // STANDIN_MODE: "log-only" gives the address only in a log line (no /quicktunnel), "exit" exits 1
-// after its first log lines, "silent" never gives an address.
+// after its first log lines, "silent" never gives an address. STANDIN_PIDFILE: where it writes its
+// process id; STANDIN_ENVFILE: where it writes its environment (JSON).
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { startProxy } from './proxy.mjs';
 
 // A test that ends the tunnel itself reads its process id here.
 if (process.env.STANDIN_PIDFILE) writeFileSync(process.env.STANDIN_PIDFILE, String(process.pid));
+// A test of what the tunnel inherits reads its environment here (JSON).
+if (process.env.STANDIN_ENVFILE) writeFileSync(process.env.STANDIN_ENVFILE, JSON.stringify(process.env));
 
 const args = process.argv.slice(2);
 const option = (name) => args[args.indexOf(name) + 1];
