@@ -3,15 +3,16 @@
  *
  * Each attempt goes through `sendRecordedEvent`: the original headers and body bytes, the key
  * added back, so the application sees exactly what the service sends. A 2xx is `delivered`. A
- * connection error, a time-out, 5xx, 408, 425 or 429 is retried with exponential back-off and
- * jitter (`Retry-After` honoured, up to a minute), for as long as it takes: the application is
- * expected to come back. Any other answer (3xx, 4xx) is `rejected`: the same bytes would be refused
+ * connection error, a time-out (`--forward-timeout`, default 10 s), 5xx, 408, 425 or 429 is
+ * retried with exponential back-off and jitter (`Retry-After` honoured, up to a minute), for as
+ * long as it takes: the application is expected to come back. Any other answer (3xx, 4xx) is `rejected`: the same bytes would be refused
  * again and would block every later event behind them; the event stays in the file and the
  * `--log` for `webhooks replay` once the application is fixed.
  */
 import type { Dispatcher } from 'undici';
 import { Agent } from '../api/transport.js';
-import { describeNetworkError } from '../core/network-error.js';
+import { formatDuration } from '../config/duration.js';
+import { describeNetworkError, isTimeoutError } from '../core/network-error.js';
 import { backOffDelay, parseRetryAfter, sleep } from '../core/retry.js';
 import { codeOf, type EventRecord } from './event-record.js';
 import { sendRecordedEvent } from './send-recorded.js';
@@ -42,7 +43,7 @@ export interface ForwardSenderOptions {
   target: string;
   /** Added back as `X-WEBHOOK-KEY` at each sending; undefined sends no key (`--no-verify`). */
   key: string | undefined;
-  /** Per-attempt time-out (default 10 s). */
+  /** Per-attempt time-out, `listen --forward-timeout` (default 10 s). */
   timeoutMs?: number;
   /** First retry delay, doubled per attempt with jitter (default 250 ms). */
   retryBaseMs?: number;
@@ -52,6 +53,8 @@ export interface ForwardSenderOptions {
   onAttempt?: (report: ForwardAttempt) => void;
 }
 
+/** How long an attempt waits for the application's answer unless `--forward-timeout` says otherwise. */
+export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 const RETRY_STATUSES = new Set([408, 425, 429]);
 const RESPONSE_PREVIEW_BYTES = 4096;
 /** The longest `Retry-After` obeyed, so that one answer cannot stall the queue. */
@@ -87,7 +90,7 @@ export class ForwardSender {
         const result = await sendRecordedEvent(record, {
           url: this.options.target,
           key: this.options.key,
-          timeoutMs: this.options.timeoutMs,
+          timeoutMs: this.timeoutMs,
           dispatcher: this.agent,
           maxResponseBytes: RESPONSE_PREVIEW_BYTES,
         });
@@ -98,7 +101,10 @@ export class ForwardSender {
         else if (result.status < 500 && !RETRY_STATUSES.has(result.status)) report.outcome = 'rejected';
         else retryAfterMs = parseRetryAfter(result.headers['retry-after']);
       } catch (error) {
-        report.error = describeNetworkError(error);
+        // A slow application is told apart from a down one: the attempt's time-out and how to change it.
+        report.error = isTimeoutError(error)
+          ? `no answer within ${formatDuration(this.timeoutMs)} (--forward-timeout)`
+          : describeNetworkError(error);
       }
       if (report.outcome === 'retrying') {
         const delay =
@@ -110,6 +116,10 @@ export class ForwardSender {
       await sleep(report.retryInMs!, stop).catch(() => undefined);
     }
     return undefined;
+  }
+
+  private get timeoutMs(): number {
+    return this.options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
   }
 
   /** Closes the connections to the application. */

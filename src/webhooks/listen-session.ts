@@ -47,7 +47,12 @@ export interface ListenSessionOptions {
    * Each accepted event is forwarded on its route (`forward-routes.ts`: the one naming it, else the
    * default), through the route's own queue kept in `queueFile`; an event no route takes is not.
    */
-  forward?: { routes: QueuedRoute[]; lockWaitMs?: number };
+  forward?: {
+    routes: QueuedRoute[];
+    lockWaitMs?: number;
+    /** How long each attempt waits for the application's answer (`--forward-timeout`; default 10 s). */
+    timeoutMs?: number;
+  };
   /**
    * `publicUrl` (else the tunnel's address) is subscribed to each of `events` once the receiver
    * listens; a key the service returns, when none was given, is checked and passed to `saveKey`.
@@ -229,8 +234,7 @@ class ListenSession {
       const file = options.logFile;
       this.log = await EventLog.open(file).catch(fileError(`the log ${file}`, '--log'));
     }
-    for (const route of options.forward?.routes ?? [])
-      await this.openQueue(route, options.forward!.lockWaitMs);
+    for (const route of options.forward?.routes ?? []) await this.openQueue(route, options.forward!);
     const queues = this.queues;
     const receiver = await startReceiver(options, this.on, {
       verifier: !options.verify ? 'off' : this.key ? this.verifier(this.key) : 'pending',
@@ -298,7 +302,10 @@ class ListenSession {
     this.on = teeToInspector(this.on, inspector);
   }
 
-  private async openQueue(route: QueuedRoute, lockWaitMs: number | undefined): Promise<void> {
+  private async openQueue(
+    route: QueuedRoute,
+    { lockWaitMs, timeoutMs }: NonNullable<ListenSessionOptions['forward']>,
+  ): Promise<void> {
     const { target, queueFile } = route;
     const queue = await ForwardQueue.open({
       file: queueFile,
@@ -306,6 +313,7 @@ class ListenSession {
       key: this.key?.key,
       onAttempt: (attempt) => this.on.forwardAttempt(attempt),
       lockWaitMs,
+      timeoutMs,
       onLockWait: (message) => this.on.lockWait(message),
       signal: this.options.signal,
     }).catch(fileError(`the forwarding queue ${queueFile}`, '--queue-dir'));

@@ -17,6 +17,11 @@
  * own is reported (`ended`), so that `listen` stops too. Its output is passed to `onOutput` (the
  * console shows it with --verbose only).
  *
+ * The tunnel runs with the environment of `listen` less ordercli's secrets (`tunnelEnvironment`):
+ * no `ORDERCLI_*` variable (the token, the webhook key, a ledger address that may hold a
+ * password) and no `PGPASSWORD`; PATH, HOME and the tunnel's own variables (`TUNNEL_*`,
+ * `NGROK_*`) stay.
+ *
  * A public address is https; a hostname on the loopback (a stand-in for a tunnel in tests, or a
  * local relay) is taken as plain http, since no quick tunnel ever gives one.
  */
@@ -121,7 +126,7 @@ export async function startTunnel(kind: TunnelKind, options: TunnelOptions): Pro
       ? ['tunnel', '--url', `http://127.0.0.1:${options.port}`, '--metrics', `127.0.0.1:${metricsPort}`]
       : ['http', String(options.port), '--log', 'stdout', '--log-format', 'json'];
   const child = spawn(process.execPath, ['-e', GUARD, program, ...args], {
-    env: options.env ?? process.env,
+    env: tunnelEnvironment(options.env ?? process.env),
     // The guard's standard input: a pipe nothing is written to, closed when this process ends.
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -148,6 +153,20 @@ export async function startTunnel(kind: TunnelKind, options: TunnelOptions): Pro
     await stopChild(child);
     throw error;
   }
+}
+
+/** Variables never passed to the tunnel besides every `ORDERCLI_*`: secrets other tools read. */
+const SECRET_VARIABLES = new Set(['PGPASSWORD']);
+
+/** `env` without ordercli's secrets: every `ORDERCLI_*` variable and `PGPASSWORD` left out. */
+export function tunnelEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    const upper = name.toUpperCase();
+    if (upper.startsWith('ORDERCLI_') || SECRET_VARIABLES.has(upper)) continue;
+    kept[name] = value;
+  }
+  return kept;
 }
 
 /** The executable named `name` in one of PATH's folders. */

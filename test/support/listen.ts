@@ -173,6 +173,8 @@ export interface LocalApp {
   received: ReceivedRequest[];
   /** Decides each answer (default 200). */
   answer: (request: ReceivedRequest, index: number) => number;
+  /** Answers this many ms after the request's end (default 0): a slow application. */
+  answerDelayMs: number;
   close(): Promise<void>;
 }
 
@@ -183,6 +185,7 @@ export async function startApp(port = 0): Promise<LocalApp> {
     port: 0,
     received: [],
     answer: () => 200,
+    answerDelayMs: 0,
     close: async () => undefined,
   };
   const server: Server = createServer((req, res) => {
@@ -197,8 +200,12 @@ export async function startApp(port = 0): Promise<LocalApp> {
       };
       const status = app.answer(received, app.received.length);
       app.received.push(received);
-      res.writeHead(status, { 'content-type': 'text/plain' });
-      res.end(status < 300 ? 'thanks\n' : `app says no (${status})\nsecond line\n`);
+      const answer = () => {
+        res.writeHead(status, { 'content-type': 'text/plain' });
+        res.end(status < 300 ? 'thanks\n' : `app says no (${status})\nsecond line\n`);
+      };
+      if (app.answerDelayMs > 0) setTimeout(answer, app.answerDelayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -80,6 +80,28 @@ describe('startTunnel', () => {
     expect(await tunnel.ended).toBe('ended by SIGKILL');
   });
 
+  it("the tunnel's environment has no ORDERCLI_* variable nor PGPASSWORD; PATH and the tunnel's own variables stay", async () => {
+    app = await startApp();
+    const envFile = join(tempDir(), 'cloudflared.env.json');
+    tunnel = await startTunnel('cloudflared', {
+      port: portOf(app.url),
+      path: standInPath(['cloudflared']),
+      env: {
+        ...process.env,
+        ORDERCLI_TOKEN: 'api-token',
+        ORDERCLI_WEBHOOK_KEY: 'webhook-key',
+        ordercli_profile_secret: 'lower-case',
+        PGPASSWORD: 'db-password',
+        TUNNEL_TRANSPORT_PROTOCOL: 'http2',
+        STANDIN_ENVFILE: envFile,
+      },
+    });
+    const seen = JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>;
+    expect(Object.keys(seen).filter((name) => /^(ORDERCLI_|PGPASSWORD$)/i.test(name))).toEqual([]);
+    expect(seen.PATH).toBe(process.env.PATH);
+    expect(seen.TUNNEL_TRANSPORT_PROTOCOL).toBe('http2');
+  });
+
   it('a missing program is a usage error saying how to install it', async () => {
     for (const kind of ['cloudflared', 'ngrok'] as const) {
       const started = startTunnel(kind, {

@@ -50,6 +50,10 @@ function declareListen(program: Command) {
       collectValues,
     )
     .option(
+      '--forward-timeout <duration>',
+      'how long each forwarding attempt waits for your application to answer before retrying (default 10s; 500ms, 30s, 2m: a unit is needed)',
+    )
+    .option(
       '--queue-dir <dir>',
       'where the forwarding queue is kept (default: beside --log, else the config folder)',
     )
@@ -97,6 +101,8 @@ minutes. --timeout keeps its global meaning here too (per-request timeout of --f
 their original headers and body, the key added back; connection errors, 5xx, 408, 425 and 429 are
 retried with back-off until the application answers; another 3xx or 4xx is final (shown, not
 retried; re-send with ordercli webhooks replay). A restart resumes what was not delivered.
+--forward-timeout (default 10s) is how long each attempt waits for the answer: an application
+slower than that gets the same event again after each time-out; give it more, such as 30s.
 --forward-to <event>=<url> (repeatable; a,b=<url> for several) sends those events there instead,
 each address with a queue of its own; a plain --forward-to <url> takes every other event.
 

@@ -37,6 +37,8 @@ export interface ListenPlan {
   onceWaitMs: number | undefined;
   /** `--forward-to`: one route per target, in the order given; empty without it. */
   forwardTo: ForwardRoute[];
+  /** `--forward-timeout`, in ms: how long each forwarding attempt waits for the application. */
+  forwardTimeoutMs: number | undefined;
   publicUrl: URL | undefined;
   /** The inspector's port (`--inspect`), undefined without it. */
   inspectPort: number | undefined;
@@ -71,6 +73,13 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
   if (flags.queueDir !== undefined && flags.forwardTo === undefined) {
     throw new UsageError('--queue-dir only matters with --forward-to.');
   }
+  if (flags.forwardTimeout !== undefined && flags.forwardTo === undefined) {
+    throw new UsageError('--forward-timeout only matters with --forward-to.');
+  }
+  const forwardTimeoutMs =
+    flags.forwardTimeout === undefined
+      ? undefined
+      : parseDuration(flags.forwardTimeout, { name: '--forward-timeout', minMs: 1, maxMs: 3_600_000 });
   let inspectPort: number | undefined;
   if (flags.inspect !== undefined) {
     const given = flags.inspect === true ? String(DEFAULT_INSPECT_PORT) : flags.inspect;
@@ -105,6 +114,7 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
     path: flags.path,
     onceWaitMs,
     forwardTo: parseForwardRoutes(flags.forwardTo ?? [], events),
+    forwardTimeoutMs,
     publicUrl:
       flags.publicUrl === undefined ? undefined : parseHttpUrl(flags.publicUrl, '--public-url', EXAMPLE_URL),
     inspectPort,
@@ -341,6 +351,7 @@ function sessionExtras(
               ),
             })),
             lockWaitMs: lockWaitFromEnv(ctx.env),
+            timeoutMs: plan.forwardTimeoutMs,
           },
     subscribe:
       events !== undefined && (plan.publicUrl || plan.tunnel) && api

@@ -111,6 +111,34 @@ describe('listen --tunnel', () => {
     await waitFor(() => !alive(pid), 10_000, 'the tunnel to stop after listen was killed');
   });
 
+  it("starts the tunnel without ordercli's secrets in its environment (no ORDERCLI_*, no PGPASSWORD)", async () => {
+    const envFile = join(tempDir(), 'cloudflared.env.json');
+    const path = `${standInPath(['cloudflared'])}${delimiter}${process.env.PATH}`;
+    const listen = await spawnListen(['--port', '0', '--tunnel', 'cloudflared'], {
+      ...env,
+      PATH: path,
+      ORDERCLI_WEBHOOK_KEY: sandbox.webhookKey,
+      ORDERCLI_LEDGER: 'postgres://ordercli:db-password@127.0.0.1:5432/ordercli',
+      PGPASSWORD: 'db-password',
+      NGROK_AUTHTOKEN: 'the-tunnel-own-token',
+      TUNNEL_ORIGIN_CERT: '/tmp/cert.pem',
+      STANDIN_ENVFILE: envFile,
+    });
+    await waitFor(() => existsSync(envFile), 10_000, "the tunnel's environment");
+    listen.child.kill('SIGINT');
+    expect(await listen.exited).toBe(130);
+    const tunnelEnv = JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>;
+    const names = Object.keys(tunnelEnv);
+    expect(names.filter((name) => name.toUpperCase().startsWith('ORDERCLI_'))).toEqual([]);
+    expect(names).not.toContain('PGPASSWORD');
+    for (const secret of [sandbox.tokens.full, sandbox.webhookKey, 'db-password'])
+      expect(JSON.stringify(tunnelEnv)).not.toContain(secret);
+    // What the tunnel itself needs stays.
+    expect(tunnelEnv.PATH).toBe(path);
+    expect(tunnelEnv.NGROK_AUTHTOKEN).toBe('the-tunnel-own-token');
+    expect(tunnelEnv.TUNNEL_ORIGIN_CERT).toBe('/tmp/cert.pem');
+  });
+
   it('shows the tunnel output with --verbose, and ngrok works the same way', async () => {
     const web = `127.0.0.1:${await freePort()}`;
     const listen = await spawnListen(
