@@ -18,6 +18,17 @@ export interface ProfileWithKey {
   profile: { 'webhook-key'?: string };
 }
 
+/** The `source` of a key read from a profile: `profile "staging"`. */
+function profileSource(profileName: string): string {
+  return `profile ${JSON.stringify(profileName)}`;
+}
+
+/** The profile a key's `source` names (`profile "staging"` → `staging`); undefined for a flag or variable. */
+export function profileOfKeySource(source: string | undefined): string | undefined {
+  const quoted = /^profile (".*")$/.exec(source ?? '')?.[1];
+  return quoted === undefined ? undefined : (JSON.parse(quoted) as string);
+}
+
 /** The key of this run, by precedence: the flag, the environment, the profile. */
 export function chooseWebhookKey(
   flag: string | undefined,
@@ -28,7 +39,7 @@ export function chooseWebhookKey(
   let source = 'none';
   if (flag !== undefined && flag !== '') [raw, source] = [flag, '--key'];
   else if (env.ORDERCLI_WEBHOOK_KEY) [raw, source] = [env.ORDERCLI_WEBHOOK_KEY, 'ORDERCLI_WEBHOOK_KEY'];
-  else if (profile['webhook-key']) [raw, source] = [profile['webhook-key'], `profile "${profileName}"`];
+  else if (profile['webhook-key']) [raw, source] = [profile['webhook-key'], profileSource(profileName)];
   if (raw === undefined) return { key: undefined, source, trimmed: false };
   const key = raw.trim();
   if (key === '') return { key: undefined, source: 'none', trimmed: false };

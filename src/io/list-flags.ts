@@ -38,6 +38,11 @@ export type ListFlags = ReturnType<
   ReturnType<typeof withListOptions<[], Record<never, never>, Record<never, never>>>['opts']
 >;
 
+/** The column keys a list documents (`'id, email'`), as completion offers them for `--columns`. */
+export function columnKeys(keys: string): string[] {
+  return splitColumns(keys);
+}
+
 function splitColumns(value: string): string[] {
   return value
     .split(',')

@@ -127,7 +127,7 @@ function document(id: string, title: string, body: JsonSchema): JsonSchema {
 export function orderJsonSchema(): JsonSchema {
   return document(SCHEMA_IDS.order, 'ordercli order', {
     description:
-      'An order of the order-taking service: the body of POST /api/v1/orders, as ordercli orders create --file reads it. Fields not listed pass through unchanged.',
+      "An order of the order-taking service: the body of POST /api/v1/orders, as ordercli orders create --file reads it. Fields not listed pass through unchanged. Not checked by this schema: that zipCode is a postal code of the address's country (ordercli checks it).",
     ...generate(orderSchema),
   });
 }

@@ -43,6 +43,8 @@ export interface ForwardSenderOptions {
   target: string;
   /** Added back as `X-WEBHOOK-KEY` at each sending; undefined sends no key (`--no-verify`). */
   key: string | undefined;
+  /** This listen run's id, added to the hop header of each request (`self-forward.ts`). */
+  forwardedBy?: string;
   /** Per-attempt time-out, `listen --forward-timeout` (default 10 s). */
   timeoutMs?: number;
   /** First retry delay, doubled per attempt with jitter (default 250 ms). */
@@ -90,6 +92,7 @@ export class ForwardSender {
         const result = await sendRecordedEvent(record, {
           url: this.options.target,
           key: this.options.key,
+          forwardedBy: this.options.forwardedBy,
           timeoutMs: this.timeoutMs,
           dispatcher: this.agent,
           maxResponseBytes: RESPONSE_PREVIEW_BYTES,

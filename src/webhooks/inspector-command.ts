@@ -1,7 +1,8 @@
 /**
  * The inspector's Copy as command: the command line that sends a recorded request again from a
  * terminal (`webhooks replay` of the --log line, else `webhooks trigger` with the downloaded body),
- * the key by its variable, never its value.
+ * the key by its variable, never its value; none when listen read it from a profile, which replay
+ * and trigger read too.
  */
 import { shellWord } from '../io/quote.js';
 import type { EventRecord } from './event-record.js';
@@ -20,6 +21,8 @@ export function copyCommand(
     url: string | undefined;
     seq: number;
     program?: string;
+    /** The profile listen read the key from; undefined when it came from --key or the variable. */
+    keyProfile?: string | undefined;
   },
 ): { command: string; parts: string[]; note: string } {
   if (record === undefined)
@@ -32,7 +35,7 @@ export function copyCommand(
   const url = where.url ?? EXAMPLE_APP_URL;
   const urlNote =
     where.url === undefined ? ` Replace ${EXAMPLE_APP_URL} with your application's address.` : '';
-  const target = [`--url ${shellWord(url)}`, '--key "$ORDERCLI_WEBHOOK_KEY"'];
+  const target = [`--url ${shellWord(url)}`, ...keyOption(where.keyProfile)];
   const event = record.event ?? '';
   let parts: string[];
   let note: string;
@@ -61,6 +64,15 @@ export function copyCommand(
     note = `Save the body as ${file} first (Download body). trigger sends the body bytes with the standard headers; with --log, replay would send the recorded headers too.${urlNote}`;
   }
   return { command: parts.join(' '), parts, note };
+}
+
+/**
+ * How the command gets the key: the variable, or, for a key listen read from a profile, nothing
+ * (replay and trigger read the profile's key too) or `--profile <name>` for another than "default".
+ */
+function keyOption(profile: string | undefined): string[] {
+  if (profile === undefined) return ['--key "$ORDERCLI_WEBHOOK_KEY"'];
+  return profile === 'default' ? [] : [`--profile ${shellWord(profile)}`];
 }
 
 /** The file name Download body gives and the trigger command reads: `<event>-<seq>.json`. */

@@ -21,6 +21,7 @@ import { UsageError } from '../core/errors.js';
 import { describeNetworkError } from '../core/network-error.js';
 import type { Redactor } from '../core/redact.js';
 import { parseHttpUrl } from '../core/url.js';
+import { profileOfKeySource } from '../core/webhook-key.js';
 import { originalBodyBytes } from './event-record.js';
 import type { ForwardAttempt } from './forward-sender.js';
 import { InspectorAccess, sameText } from './inspector-access.js';
@@ -57,6 +58,8 @@ export interface InspectorOptions {
   key: () => string | undefined;
   /** How Copy as command writes ordercli (`ordercli`, or `npx ordercli` under npx); default `ordercli`. */
   program?: string;
+  /** Where the key came from (`WebhookKeyChoice.source`): Copy as command leaves out a profile's key. */
+  keySource?: () => string | undefined;
   /** History bounds (tests use small ones). */
   limits?: { requests: number; bytes: number };
 }
@@ -334,6 +337,7 @@ class InspectorSite {
         url: query.get('url')?.trim() || this.options.forwardTarget(entry.event),
         seq: entry.seq,
         program: this.options.program,
+        keyProfile: profileOfKeySource(this.options.keySource?.()),
       }),
     );
   }

@@ -11,7 +11,7 @@ import { configDir } from '../config/profiles.js';
 import { CliError, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import type { Redactor } from '../core/redact.js';
-import { isLoopbackHost, withoutTrailingSlashes } from '../core/url.js';
+import { withoutTrailingSlashes } from '../core/url.js';
 import type { WebhookKeyChoice } from '../core/webhook-key.js';
 import { EventLog } from './event-log.js';
 import { type ForwardAttempt, ForwardQueue } from './forward-queue.js';
@@ -24,6 +24,7 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from './receiver.js';
+import { forwardLoopOf, newHopId } from './self-forward.js';
 import { subscribeWebhook } from './subscription.js';
 import type { Tunnel, TunnelKind } from './tunnel.js';
 import { keyFingerprint, WebhookKeyVerifier } from './verify.js';
@@ -94,6 +95,11 @@ export interface ListenSessionEvents {
   /** `--events` leaves this one out: answered 200, not recorded, forwarded nor counted as accepted. */
   ignored?(event: AcceptedEvent): void;
   forwardAttempt(attempt: ForwardAttempt): void;
+  /**
+   * An event this run forwarded came back to it (a forwarding loop): answered 200, neither
+   * recorded, forwarded nor counted as accepted.
+   */
+  looped?(event: string | null): void;
   /** The forwarding queue's lock is held by another process: waiting for it. */
   lockWait(message: string): void;
   subscribed(subscription: ListenSubscription): void;
@@ -219,6 +225,8 @@ class ListenSession {
   private ending: ListenEnding | undefined;
   /** Whether `ready` was told (then `stopped` is too). */
   private wasReady = false;
+  /** This run's id in the hop header of what it forwards (`self-forward.ts`). */
+  private readonly hopId = newHopId();
 
   constructor(private readonly options: ListenSessionOptions) {
     this.on = options.on;
@@ -240,13 +248,10 @@ class ListenSession {
       verifier: !options.verify ? 'off' : this.key ? this.verifier(this.key) : 'pending',
       persist: persistWith(this.log, queues.length === 0 ? undefined : (event) => this.queueFor(event)),
       describeRejections: this.inspector !== undefined,
+      hopId: queues.length === 0 ? undefined : this.hopId,
     });
     this.receiver = receiver;
-    if (queues.some(({ route }) => sameEndpoint(route.target, receiver.url))) {
-      throw new UsageError(
-        '--forward-to points at this listener itself: give the address of your application.',
-      );
-    }
+    for (const { route } of queues) await refuseForwardLoop(route.target, receiver.url);
     const publicUrl = options.tunnel ? await this.startTunnel(options.tunnel, receiver) : undefined;
     if (options.subscribe) {
       for (const event of options.subscribe.events)
@@ -296,6 +301,7 @@ class ListenSession {
       forwardTarget: (event) => routeFor(routes, event)?.target.href,
       logFile: this.options.logFile,
       key: () => this.key?.key,
+      keySource: () => this.key?.source,
       program: inspect.program,
     });
     this.inspector = inspector;
@@ -311,6 +317,7 @@ class ListenSession {
       file: queueFile,
       target: target.href,
       key: this.key?.key,
+      forwardedBy: this.hopId,
       onAttempt: (attempt) => this.on.forwardAttempt(attempt),
       lockWaitMs,
       timeoutMs,
@@ -438,7 +445,10 @@ function teeToInspector(on: ListenSessionEvents, inspector: Inspector): ListenSe
 async function startReceiver(
   options: ListenSessionOptions,
   on: ListenSessionEvents,
-  parts: Pick<Parameters<typeof startWebhookReceiver>[0], 'verifier' | 'persist' | 'describeRejections'>,
+  parts: Pick<
+    Parameters<typeof startWebhookReceiver>[0],
+    'verifier' | 'persist' | 'describeRejections' | 'hopId'
+  >,
 ): Promise<WebhookReceiver> {
   const { host, port, path } = options;
   try {
@@ -449,6 +459,7 @@ async function startReceiver(
       ...parts,
       onAccepted: (event) => on.accepted(event),
       onRejected: (rejection) => on.rejected(rejection),
+      onLooped: (event) => on.looped?.(event),
       ...(options.events && {
         accepts: (event: string | null) => event !== null && options.events!.includes(event),
         onIgnored: (event: AcceptedEvent) => on.ignored?.(event),
@@ -573,12 +584,13 @@ function resultOf(
   return result;
 }
 
-function sameEndpoint(target: URL, listening: string): boolean {
-  const own = new URL(listening);
-  const host = (h: string) => (isLoopbackHost(h) ? 'loopback' : h.toLowerCase());
-  return (
-    host(target.hostname) === host(own.hostname) &&
-    target.port === own.port &&
-    withoutTrailingSlashes(target.pathname) === withoutTrailingSlashes(own.pathname)
+/** Exit 2 when `target` leads back to the receiver listening at `listening` (see self-forward.ts). */
+async function refuseForwardLoop(target: URL, listening: string): Promise<void> {
+  const address = await forwardLoopOf(target, listening);
+  if (address === undefined) return;
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const reaches = address === host ? host : `${host} → ${address}`;
+  throw new UsageError(
+    `--forward-to ${target.href} points at this listener itself (${reaches} reaches this machine, where listen receives on ${listening}): give the address of your application.`,
   );
 }

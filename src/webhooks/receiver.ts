@@ -6,13 +6,15 @@
  *   2. path     — not the served path: 404 (the query string is ignored)
  *   3. key      — `X-WEBHOOK-KEY` missing, repeated, or not the key: 401 naming only the header
  *                 (missing or wrong); the exact reason goes to `onRejected`, the operator's console
- *   4. size     — a body over 1 MiB: 413 (from `Content-Length` before reading, or while reading)
- *   5. body     — empty or not JSON: 400
- *   6. record   — the accepted event is made durable (`persist`: log, forwarding queue); if that
+ *   4. loop     — a request this listen run forwarded itself (its id in `X-Ordercli-Forwarded-By`,
+ *                 self-forward.ts): answered 200, neither recorded nor counted (`onLooped`)
+ *   5. size     — a body over 1 MiB: 413 (from `Content-Length` before reading, or while reading)
+ *   6. body     — empty or not JSON: 400
+ *   7. record   — the accepted event is made durable (`persist`: log, forwarding queue); if that
  *                 fails the answer is 500, so the sender keeps the notification and retries
- *   7. 200
+ *   8. 200
  *
- * Steps 1 to 4 are `REQUEST_CHECKS`, an ordered list of small functions run before the body is
+ * Steps 1 to 5 are `REQUEST_CHECKS`, an ordered list of small functions run before the body is
  * read (with the 503s of a receiver that is stopping, first, or still waiting for its key, before
  * the key): a new header check is one entry there. The key is checked before the body is read, so
  * an unauthenticated client cannot make the receiver buffer anything. Rejected requests are
@@ -26,6 +28,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { statusText } from '../core/http-status.js';
 import { isoNow } from '../io/iso-time.js';
 import { formatEventLine, recordedHeaders } from './event-record.js';
+import { carriesHop, FORWARDED_BY_HEADER } from './self-forward.js';
 import { WEBHOOK_EVENT_HEADER, type WebhookKeyVerifier } from './verify.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -82,6 +85,12 @@ export interface ReceiverOptions {
    */
   accepts?: (event: string | null) => boolean;
   onIgnored?: (event: AcceptedEvent) => void;
+  /**
+   * This run's id in the hop header of what it forwards: a request carrying it came back through a
+   * forwarding loop, and is answered 200 but neither recorded nor accepted (`onLooped` is told).
+   */
+  hopId?: string;
+  onLooped?: (event: string | null) => void;
   /** Called for every refused request (and malformed HTTP). */
   onRejected?: (rejection: Rejection) => void;
   /** Rejections carry the request's headers and a 400's body (`listen --inspect` shows them). */
@@ -121,6 +130,7 @@ interface ReceiverState {
   readonly servedPath: string;
   readonly verifier: WebhookKeyVerifier | 'off' | 'pending';
   readonly maxBodyBytes: number;
+  readonly hopId: string | undefined;
 }
 
 /** Why a request is refused, as its answer and the operator's console say it. */
@@ -132,6 +142,8 @@ interface Refusal {
   headers?: Record<string, string>;
   /** What the operator's console is told instead of `reason` (a refused key's diagnosis). */
   diagnosis?: string;
+  /** Not a refusal: a request this run forwarded, come back; answered 200 and dropped. */
+  looped?: true;
 }
 
 /** One check of a request before its body is read: a refusal, or undefined to go on. */
@@ -172,6 +184,12 @@ const checkKey: RequestCheck = (req, { verifier }) => {
   return { status: 401, reason: verdict.message, diagnosis: verdict.diagnosis };
 };
 
+/** 200 and dropped: a request this listen run forwarded, come back to it (a forwarding loop). */
+const answerOwnForward: RequestCheck = (req, { hopId }) =>
+  hopId !== undefined && carriesHop(req.headers[FORWARDED_BY_HEADER], hopId)
+    ? { status: 200, reason: 'forwarded by this listener: a forwarding loop', looped: true }
+    : undefined;
+
 /** 413 from `Content-Length`, before anything is read (a streamed body is bounded as it is read). */
 const checkDeclaredSize: RequestCheck = (req, { maxBodyBytes }) => {
   const declared = req.headers['content-length'];
@@ -190,6 +208,7 @@ const REQUEST_CHECKS: readonly RequestCheck[] = [
   checkPath,
   refuseUntilReady,
   checkKey,
+  answerOwnForward,
   checkDeclaredSize,
 ];
 
@@ -231,12 +250,20 @@ class RequestHandler implements ReceiverState {
     public verifier: WebhookKeyVerifier | 'off' | 'pending',
   ) {}
 
+  get hopId(): string | undefined {
+    return this.options.hopId;
+  }
+
   /** One request: the checks in order, then its body, then its record and the 200. */
   handle(req: IncomingMessage, res: ServerResponse): void {
     this.inFlight++;
     res.on('close', this.finish);
     for (const check of REQUEST_CHECKS) {
       const refusal = check(req, this);
+      if (refusal?.looped) {
+        this.dropLooped(req, res);
+        return;
+      }
       if (refusal !== undefined) {
         this.refuse(req, res, refusal);
         return;
@@ -341,6 +368,15 @@ class RequestHandler implements ReceiverState {
     this.ignored.count++;
     this.answerOk(res);
     this.options.onIgnored?.(event);
+  }
+
+  /** 200 for a request this run forwarded, once its body is read and dropped: nothing recorded nor counted. */
+  private dropLooped(req: IncomingMessage, res: ServerResponse): void {
+    req.resume();
+    req.on('end', () => {
+      this.answerOk(res);
+      this.options.onLooped?.(headerValue(req, WEBHOOK_EVENT_HEADER));
+    });
   }
 
   private ok(res: ServerResponse, accepted: AcceptedEvent): void {

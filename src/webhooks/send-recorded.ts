@@ -5,18 +5,29 @@
  */
 import { type EventRecord, originalBodyBytes, replayHeaders } from './event-record.js';
 import { type NotificationResult, type SendNotificationOptions, sendNotification } from './notify.js';
+import { FORWARDED_BY_HEADER, withHop } from './self-forward.js';
 
-export type SendRecordedOptions = Omit<SendNotificationOptions, 'event' | 'body' | 'headers' | 'userAgent'>;
+export type SendRecordedOptions = Omit<
+  SendNotificationOptions,
+  'event' | 'body' | 'headers' | 'userAgent'
+> & {
+  /** `listen --forward-to`: this run's id, added to the hop header (`self-forward.ts`). */
+  forwardedBy?: string;
+};
 
 /** POSTs `record` to `options.url` with the key given; network errors and time-outs reject. */
 export function sendRecordedEvent(
   record: EventRecord,
   options: SendRecordedOptions,
 ): Promise<NotificationResult> {
+  const { forwardedBy, ...sending } = options;
+  const headers = replayHeaders(record);
+  if (forwardedBy !== undefined)
+    headers[FORWARDED_BY_HEADER] = withHop(headers[FORWARDED_BY_HEADER], forwardedBy);
   return sendNotification({
-    ...options,
+    ...sending,
     event: record.event ?? '',
     body: originalBodyBytes(record),
-    headers: replayHeaders(record),
+    headers,
   });
 }

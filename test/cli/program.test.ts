@@ -61,6 +61,18 @@ describe('help pages', () => {
     expect(commands.length).toBeGreaterThan(30);
   });
 
+  it('shows a number as a default unquoted: (default: 8), not (default: "8")', async () => {
+    const quoted: string[] = [];
+    for (const { path } of commands) {
+      const { stdout } = await runCli([...path, '--help'], { columns: 200 });
+      for (const match of stdout.matchAll(/^ *(-\S+).*\(default: "\d+"\)/gm))
+        quoted.push(`${path.join(' ')} ${match[1]}`);
+    }
+    expect(quoted).toEqual([]);
+    const { stdout } = await runCli(['orders', 'import', '--help'], { columns: 200 });
+    expect(stdout).toMatch(/--concurrency <n> +requests in flight at once \(default: 8\)/);
+  });
+
   it('gives every group and verb at least one example that runs that command with its own options', async () => {
     const optionsOf = new Map(commands.map((c) => [c.path.join(' '), c.options]));
     const missing: string[] = [];

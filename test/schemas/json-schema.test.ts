@@ -362,6 +362,16 @@ describe('the schema documents', () => {
     expect(order.properties.contact.oneOf).toHaveLength(4);
   });
 
+  it('say that a postal code is checked against its country by ordercli, not by the schema', async () => {
+    const order = { ...BASE, deliveryAddress: { ...BASE.deliveryAddress, zipCode: '1000' } };
+    expect(schemaVerdict(orderSchema, order).valid).toBe(true);
+    expect(await ordercliProblems(order)).toEqual([expect.stringMatching(/zipCode.*not a FR postal code/)]);
+    expect(orderJsonSchema().description).toMatch(/zipCode is a postal code of the address's country/);
+    const doc = readFileSync(join(import.meta.dirname, '../../docs/schema.md'), 'utf8');
+    const notChecked = doc.split('## What the schema does not check')[1]?.split('\n## ')[0] ?? '';
+    expect(notChecked).toMatch(/\*\*Postal codes against the country\.\*\*/);
+  });
+
   it('state format email as an annotation beside the pattern ordercli applies', () => {
     // 2020-12 validators need not assert formats; the pattern is the rule ordercli checks.
     const order = withContact({ ...CONTACT_DATA, email: 'inès@fromagerie.fr' });

@@ -96,8 +96,9 @@ afterEach(async () => {
 let session = '';
 
 /** Starts listen --inspect, and opens the printed address as a browser does: `page` is the address without the secret. */
-async function startInspected(args: string[] = [], env: Record<string, string> = {}) {
-  listen = await startListen(['--key', KEY, '--inspect', '0', ...args], { env });
+async function startInspected(args: string[] = [], env: Record<string, string> = {}, globals: string[] = []) {
+  const key = globals.includes('--profile') ? [] : ['--key', KEY];
+  listen = await startListen([...key, '--inspect', '0', ...args], { env, globals });
   const printed = INSPECTOR.exec(listen.io.stderrText())![1]!;
   const page = `${new URL(printed).origin}/`;
   const opened = await post(printed, '', {}, 'GET');
@@ -382,6 +383,35 @@ describe('listen --inspect', () => {
     expect(JSON.parse(command).command).toContain('--key "$ORDERCLI_WEBHOOK_KEY"');
     // What the application got still has the key.
     expect(app.received[0]!.headers['x-webhook-key']).toBe(KEY);
+  });
+
+  it("copies a command without --key when listen read the profile's key: replay and trigger read it too", async () => {
+    const ORDERCLI_CONFIG_DIR = tempDir('ordercli-config-');
+    for (const profile of ['default', 'staging']) {
+      const saved = await runCli(['--profile', profile, 'config', 'set', 'webhook-key', KEY], {
+        env: { ORDERCLI_CONFIG_DIR },
+      });
+      expect(saved.code, saved.stderr).toBe(0);
+    }
+    for (const [profile, option] of [
+      ['default', undefined],
+      ['staging', '--profile staging'],
+    ] as const) {
+      const { page } = await startInspected([], { ORDERCLI_CONFIG_DIR }, ['--profile', profile]);
+      stream = openEvents(`${page}events`);
+      await post(listen!.url, '{"id":1}', { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+      await waitFor(() => stream!.requests().length === 1, 10_000, 'the request');
+      const { parts } = JSON.parse((await ask(`${page}command?seq=1`, '', {}, 'GET')).body) as {
+        parts: string[];
+      };
+      expect(parts.join(' ')).not.toContain('--key');
+      expect(parts.filter((part) => part.startsWith('--profile'))).toEqual(
+        option === undefined ? [] : [option],
+      );
+      stream.close();
+      await listen!.stop();
+      listen = undefined;
+    }
   });
 
   it('shows each forwarding attempt with status, answer and duration, and replays the same bytes and headers with the key', async () => {

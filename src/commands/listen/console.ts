@@ -71,6 +71,8 @@ export interface ListenConsoleOptions {
 export class ListenConsole {
   /** Event lines dropped since the last note about them. */
   private dropped = 0;
+  /** Whether the forwarding loop warning was shown (once per run). */
+  private loopWarned = false;
   private readonly out: Palette;
   private readonly err: Palette;
   private readonly maxBacklog: number;
@@ -108,6 +110,18 @@ export class ListenConsole {
     const c = this.err;
     this.io.err(
       `${c.dim(`${clock(event.receivedAt)}  ${event.event ?? '(no X-WEBHOOK-EVENT)'} ignored (not in --events): answered 200, not logged nor forwarded`)}\n`,
+    );
+  }
+
+  /**
+   * An event this run forwarded came back to it (answered 200, dropped): one warning per run, as
+   * the loop would repeat it for every event.
+   */
+  looped(event: string | null): void {
+    if (this.loopWarned) return;
+    this.loopWarned = true;
+    this.io.err(
+      `warning: ${event ?? 'an event'} forwarded by this listener came back to it (a forwarding loop: --forward-to leads back here); answered 200, not logged nor forwarded again, and the same for any later one.\n`,
     );
   }
 

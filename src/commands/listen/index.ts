@@ -1,4 +1,4 @@
-import { withExamples } from '../../command-support/command-help.js';
+import { completeWith, withExamples } from '../../command-support/command-help.js';
 import { type Command, type FlagsOf, Option } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 
@@ -25,6 +25,8 @@ export function registerListen(program: Command, ctx: Context): void {
     await run(flags, ctx);
   });
   command.addHelpText('after', HELP_AFTER);
+  // TUNNEL_KINDS of webhooks/tunnel.ts, not imported: help loads no more than the registry (a test keeps them equal).
+  completeWith(command, '--tunnel', ['cloudflared', 'ngrok']);
   withExamples(command, EXAMPLES);
 }
 
@@ -35,7 +37,7 @@ function declareListen(program: Command) {
     .description(
       'receive webhook notifications locally: check the key, print, log, forward to your app, until Ctrl-C',
     )
-    .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
+    .addOption(new Option('--port <port>', 'port to listen on (0 picks a free one)').default('8787', '8787'))
     .option('--host <host>', 'address to bind; loopback unless you say otherwise', '127.0.0.1')
     .option('--path <path>', 'the path notifications are accepted on', '/')
     .option(

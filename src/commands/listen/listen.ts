@@ -235,6 +235,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
             flags.once ? { event: plan.events?.join(' or '), waitMs: plan.onceWaitMs } : undefined,
           ),
         ignored: (event) => out.ignored(event),
+        looped: (event) => out.looped(event),
         stopped: (stopped) => {
           result = stopped;
         },

@@ -1,5 +1,5 @@
 import { completeWith } from '../../command-support/command-help.js';
-import type { Command, OptionValues } from '../../command-support/commander.js';
+import { type Command, Option, type OptionValues } from '../../command-support/commander.js';
 import { formatChoices, formatNames } from '../../import/read/formats.js';
 
 /**
@@ -29,7 +29,8 @@ export function withImportInputOptions<
       'leave out the columns of a CSV file or workbook that the import does not need: their headers as the file writes them, comma-separated (Date,Colis)',
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
-    .option('--concurrency <n>', 'requests in flight at once', '8')
+    // A number's default shown as one (commander would print the string's JSON, "8").
+    .addOption(new Option('--concurrency <n>', 'requests in flight at once').default('8', '8'))
     .option('--dry-run', 'validate the whole input and stop; nothing is sent')
     .option(
       '--force',

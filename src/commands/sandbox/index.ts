@@ -1,5 +1,5 @@
 import { withExamples } from '../../command-support/command-help.js';
-import type { Command, FlagsOf } from '../../command-support/commander.js';
+import { type Command, type FlagsOf, Option } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 
 /** `sandbox`: the local service. Its flags are `SandboxFlags`, which `sandbox.ts` reads. */
@@ -8,7 +8,9 @@ export function registerSandbox(program: Command, ctx: Context) {
     program
       .command('sandbox')
       .description('run a local implementation of the service, seeded with realistic records, until Ctrl-C')
-      .option('--port <port>', 'port to listen on (0 picks a free one)', '4780')
+      .addOption(
+        new Option('--port <port>', 'port to listen on (0 picks a free one)').default('4780', '4780'),
+      )
       .option('--host <host>', 'address to bind; loopback unless you say otherwise', '127.0.0.1')
       .option('--data <dir>', 'keep state in this folder across restarts (default: in memory)')
       .option(

@@ -100,11 +100,21 @@ export async function run(file: string, flags: ReplayFlags, ctx: Context): Promi
   const failed = results.filter((r) => r.status === null || !isAccepted(r.status));
   if (failed.length > 0) {
     throw new IncompleteError(
-      `${failed.length} of ${results.length} notifications were not accepted by ${url.href} (lines ${failed.map((r) => r.line).join(', ')}).`,
+      `${failed.length} of ${results.length} notifications were not accepted by ${url.href} (${linesOf(failed)}).`,
       ExitCode.Failure,
     );
   }
-  io.err(`Replayed ${results.length} notification(s) to ${url.href}: all accepted.\n`);
+  io.err(`Replayed ${counted(results.length, 'notification')} to ${url.href}: all accepted.\n`);
+}
+
+/** `1 event`, `2 events`. */
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** `line 4`, `lines 4, 9`: where the events are in the log. */
+function linesOf(events: readonly { line: number }[]): string {
+  return `${events.length === 1 ? 'line' : 'lines'} ${events.map((e) => e.line).join(', ')}`;
 }
 
 async function readLog(path: string, file: string): Promise<string> {
@@ -134,12 +144,12 @@ function selectEvents(
   if (selected.length === 0) {
     const what = `${flags.event === undefined ? 'recorded events' : `${flags.event} events`}${flags.receivedAt === undefined ? '' : ` received at ${flags.receivedAt}`}`;
     throw new UsageError(
-      `Nothing to replay: ${file} holds ${events.length} event(s), no ${what}; nothing was sent.`,
+      `Nothing to replay: ${file} holds ${counted(events.length, 'event')}, no ${what}; nothing was sent.`,
     );
   }
   if (withoutEvent.length > 0) {
     io.err(
-      `Skipping ${withoutEvent.length} event(s) recorded without X-WEBHOOK-EVENT (lines ${withoutEvent.map((e) => e.line).join(', ')}).\n`,
+      `Skipping ${counted(withoutEvent.length, 'event')} recorded without X-WEBHOOK-EVENT (${linesOf(withoutEvent)}).\n`,
     );
   }
   return selected;

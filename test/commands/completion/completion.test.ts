@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli/program.js';
 import type { CommandUnknownOpts as Command } from '../../../src/command-support/commander.js';
 import { Context } from '../../../src/command-support/context.js';
+import { CONTACT_REFERENCE_KEYS } from '../../../src/commands/refs/index.js';
+import { columnKeys } from '../../../src/io/list-flags.js';
 import { createTestIO } from '../../../src/io/memory.js';
+import { TUNNEL_KINDS } from '../../../src/webhooks/tunnel.js';
 import { runCli, tempDir } from '../../support/cli.js';
 import { probe, requireTool } from '../../support/requirements.js';
 
@@ -142,6 +145,22 @@ describe('completion of option values', () => {
       expect(complete(stdout, ['ordercli', 'completion', ''], dir)).toEqual(['bash', 'zsh', 'fish']);
     },
   );
+
+  it.runIf(hasBash)('offers the tunnel programs and the column keys of a list (bash)', async () => {
+    const { stdout } = await runCli(['completion', 'bash']);
+    const dir = folder();
+    expect(complete(stdout, ['ordercli', 'listen', '--tunnel', ''], dir)).toEqual([...TUNNEL_KINDS]);
+    expect(complete(stdout, ['ordercli', 'listen', '--tunnel', 'ng'], dir)).toEqual(['ngrok']);
+    const contacts = ['ordercli', 'refs', 'contacts', 'list', '--columns', ''];
+    expect(complete(stdout, contacts, dir)).toEqual(columnKeys(CONTACT_REFERENCE_KEYS));
+    const packagings = ['ordercli', 'refs', 'packagings', 'list', '--columns', 'pro'];
+    expect(complete(stdout, packagings, dir)).toEqual(['product', 'product-label']);
+    expect(complete(stdout, ['ordercli', 'ledger', 'list', '--columns', 'sent'], dir)).toEqual(['sent-at']);
+    expect(complete(stdout, ['ordercli', 'webhooks', 'available', '--columns', ''], dir)).toEqual([
+      'event',
+      'description',
+    ]);
+  });
 
   it('writes the same value completions into the zsh and fish scripts', async () => {
     const zsh = (await runCli(['completion', 'zsh'])).stdout;

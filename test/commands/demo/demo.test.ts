@@ -32,6 +32,14 @@ describe('ordercli demo', () => {
     expect(result.stdout + result.stderr).not.toMatch(/whk_demo_[0-9a-f]{32}/);
   });
 
+  it('its import summary names no report, which would be in the folder removed when it ends', async () => {
+    const result = await runCli(['demo']);
+    expect(result.code, `${result.stderr}\n${result.stdout}`).toBe(0);
+    // The summary used to name report.csv in the demo's temporary folder, already deleted when read.
+    expect(result.stdout + result.stderr).not.toMatch(/ordercli-demo-\w+[\\/]report/);
+    expect(result.stdout + result.stderr).not.toMatch(/^ *report +\S/m);
+  });
+
   it('on an 80-column terminal, wraps every line at word boundaries: no line wider, no word cut', async () => {
     const result = await runCli(['demo'], { tty: true, columns: 80 });
     // The receiver's own lines ([listen] …) are on stdout: both say why a run failed.

@@ -70,11 +70,23 @@ describe('run: refusals before anything is sent', () => {
     const byEvent = await replay(log, { event: 'sales_order_created' });
     expect(byEvent.error).toBeInstanceOf(UsageError);
     expect(byEvent.error.message).toBe(
-      'Nothing to replay: events.ndjson holds 2 event(s), no sales_order_created events; nothing was sent.',
+      'Nothing to replay: events.ndjson holds 2 events, no sales_order_created events; nothing was sent.',
     );
     const byTime = await replay(log, { receivedAt: 'T2' });
     expect(byTime.error.message).toBe(
-      'Nothing to replay: events.ndjson holds 2 event(s), no recorded events received at T2; nothing was sent.',
+      'Nothing to replay: events.ndjson holds 2 events, no recorded events received at T2; nothing was sent.',
+    );
+  });
+
+  it('counts in words and names one line as a line: "1 event", "(line 2)", never "event(s)" or "lines 2"', async () => {
+    const log = `${event('sales_order_validated', {}, 'T1')}\n${event(null, {}, 'T2')}\n`;
+    const { error, io } = await replay(log);
+    expect(io.stderrText()).toContain('Skipping 1 event recorded without X-WEBHOOK-EVENT (line 2).');
+    // Nothing listens on port 9: the one event sent is not accepted.
+    expect(error.message).toBe('1 of 1 notifications were not accepted by http://127.0.0.1:9/ (line 1).');
+    const one = await replay(`${event(null, {}, 'T2')}\n`, { event: 'sales_order_created' });
+    expect(one.error.message).toBe(
+      'Nothing to replay: events.ndjson holds 1 event, no sales_order_created events; nothing was sent.',
     );
   });
 
