@@ -66,7 +66,9 @@ describe('one rule for bare numbers', () => {
       for (const option of command.options) {
         if (!option.flags.includes('<duration>')) continue;
         durations.push([...path, option.long].join(' '));
-        expect(option.description, option.flags).toMatch(/a bare number is (ms|seconds)/);
+        // The settings from before durations took units say what a bare number is; every later
+        // one says that it needs a unit (a bare number is bad usage).
+        expect(option.description, option.flags).toMatch(/a bare number is (ms|seconds)|a unit is needed/);
       }
       for (const sub of command.commands) walk(sub, [...path, sub.name()]);
     };
@@ -77,6 +79,7 @@ describe('one rule for bare numbers', () => {
         'listen --wait',
         'sandbox --latency',
         'sandbox --validation-delay',
+        'listen --forward-timeout',
       ]),
     );
     // The profile's timeout is a duration too: config set says so.
