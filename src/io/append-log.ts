@@ -36,6 +36,19 @@ export interface AppendLogOptions {
   mode?: number;
 }
 
+/** Where a line longer than `maxLineBytes` goes, in pieces, instead of `replay`'s `visit`. */
+export interface ReplayBound {
+  maxLineBytes: number;
+  oversize: (piece: Buffer, line: OversizeLine & { end: boolean; torn: boolean }) => Promise<void> | void;
+}
+
+/** A line over the bound: its number, where it starts, and its bytes passed on so far. */
+export interface OversizeLine {
+  line: number;
+  offset: number;
+  bytes: number;
+}
+
 /** The file could not be opened, read or written; `code` is the system's (ENOSPC, EROFS...). */
 export class AppendLogError extends CliError {
   readonly code: string;
@@ -119,28 +132,68 @@ export class AppendLog {
   /**
    * Calls `visit` with each complete line from the start (without its newline; the buffer is
    * reused: copy what you keep), then cuts a torn last line off, reported as `tornTail`. Call
-   * before appending.
+   * before appending. With `bound`, a line longer than `bound.maxLineBytes` is never held whole:
+   * its bytes go to `bound.oversize` piece by piece (each awaited, in order; `end` with the last,
+   * `torn` when the file ends inside it) instead of `visit`, so memory stays bounded.
    */
   async replay(
     visit: (line: Buffer, lineNumber: number, offset: number) => void,
     signal?: AbortSignal,
+    bound?: ReplayBound,
   ): Promise<{ lines: number; tornTail?: { bytes: number; line: number } }> {
     const fd = this.openFd();
+    const max = bound?.maxLineBytes ?? Number.POSITIVE_INFINITY;
     const chunk = Buffer.allocUnsafe(READ_CHUNK);
-    let [carry, total, complete, lines] = [Buffer.alloc(0), 0, 0, 0];
+    let [total, complete, lines] = [0, 0, 0];
+    /** The start of the next line, copied out of earlier chunks (at most `max` bytes). */
+    let [carry, carried]: [Buffer[], number] = [[], 0];
+    /** The line over the bound being passed on, if any. */
+    let long: OversizeLine | undefined;
+    const pass = async (piece: Buffer, line: OversizeLine, end: boolean, torn = false) => {
+      line.bytes += piece.length;
+      await bound!.oversize(piece, { ...line, end, torn });
+    };
+    /** Passes the carried pieces, then `last`, on as (the start of) the line over the bound. */
+    const passCarried = async (last: Buffer, line: OversizeLine, end: boolean) => {
+      for (const piece of carry) await pass(piece, line, false);
+      await pass(last, line, end);
+      [carry, carried] = [[], 0];
+    };
     for (;;) {
       if (signal?.aborted) throw new CancelledError(`Interrupted while reading ${this.what}.`);
       const { bytesRead } = await readFd(fd, chunk, 0, READ_CHUNK, total).catch(fail(this.what, 'read'));
       if (bytesRead === 0) break;
       total += bytesRead;
-      const data = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      let data = chunk.subarray(0, bytesRead);
+      if (long) {
+        const end = data.indexOf(NEWLINE);
+        await pass(end === -1 ? data : data.subarray(0, end), long, end !== -1);
+        if (end === -1) continue;
+        complete += long.bytes + 1;
+        long = undefined;
+        data = data.subarray(end + 1);
+      }
       let start = 0;
       for (let end = data.indexOf(NEWLINE); end !== -1; end = data.indexOf(NEWLINE, start)) {
-        visit(data.subarray(start, end), ++lines, complete);
-        complete += end + 1 - start;
+        const [number, length, rest] = [++lines, carried + end - start, data.subarray(start, end)];
+        if (length > max) await passCarried(rest, { line: number, offset: complete, bytes: 0 }, true);
+        else visit(carried === 0 ? rest : Buffer.concat([...carry, rest], length), number, complete);
+        [carry, carried] = [[], 0];
+        complete += length + 1;
         start = end + 1;
       }
-      carry = data.subarray(start); // a copy (concat): the line goes on in the next chunk
+      const rest = data.subarray(start);
+      if (carried + rest.length > max) {
+        long = { line: ++lines, offset: complete, bytes: 0 };
+        await passCarried(rest, long, false);
+      } else if (rest.length > 0) {
+        carry.push(Buffer.from(rest)); // a copy: the chunk is read into again
+        carried += rest.length;
+      }
+    }
+    if (long) {
+      await pass(Buffer.alloc(0), long, true, true);
+      lines--;
     }
     if (complete === total) return { lines };
     await ftruncateFd(fd, complete).catch(fail(this.what, 'write'));

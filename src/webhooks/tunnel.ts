@@ -12,8 +12,9 @@
  *   `ngrok http <port> --log stdout --log-format json` is started, and its address read from the
  *   same API or its "started tunnel" log line.
  *
- * A tunnel this process started is its child, run under a guard (`GUARD`): it is stopped with
- * `listen` (SIGTERM, then SIGKILL) however `listen` ends, `kill -9` included, and its ending on its
+ * A tunnel this process started is its child, run under a guard (`GUARD`) in its own process
+ * group: the group is stopped with `listen` (SIGTERM, then SIGKILL) however `listen` ends, `kill -9`
+ * included, or when no address comes in time, and its ending on its
  * own is reported (`ended`), so that `listen` stops too. Its output is passed to `onOutput` (the
  * console shows it with --verbose only).
  *
@@ -29,6 +30,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
+import { parseDuration } from '../config/duration.js';
 import { UsageError } from '../core/errors.js';
 import { isLoopbackHost } from '../core/url.js';
 import { freeLoopbackPort } from '../io/free-port.js';
@@ -40,6 +42,12 @@ export type TunnelKind = (typeof TUNNEL_KINDS)[number];
 export const NGROK_API = 'http://127.0.0.1:4040/api/tunnels';
 /** How long a tunnel may take to give its address. */
 const ADDRESS_WAIT_MS = 30_000;
+/**
+ * For tests only, not in the contract: a shorter wait for the address than 30 s (a duration such
+ * as `1s`), so that a test of a tunnel giving none ends soon. Read from the environment of `listen`
+ * (the tunnel program never sees it: no `ORDERCLI_*` variable reaches it).
+ */
+const ADDRESS_WAIT_VARIABLE = 'ORDERCLI_TUNNEL_START_TIMEOUT';
 const POLL_MS = 200;
 const STOP_GRACE_MS = 3_000;
 
@@ -49,17 +57,31 @@ const STOP_GRACE_MS = 3_000;
  * (or on SIGTERM, SIGINT, SIGHUP) it stops the program, SIGTERM then SIGKILL, sooner than `listen`
  * would kill the guard itself. It ends as the program did, with its code or its signal. Without
  * it a tunnel outlived a killed `listen`, its public address still leading to this machine's port.
+ *
+ * The program runs in its own process group (`detached`), and the guard signals the whole group:
+ * a wrapper script's children (`cloudflared` as a script starting the real one) end with it.
+ * Before it ends, the guard waits for the group to empty, up to the grace, then SIGKILLs what is
+ * left: a child left running kept the guard's output pipes open, and `listen` never exited.
  */
 const GUARD = `
 const { spawn } = require('node:child_process');
 const [program, ...args] = process.argv.slice(1);
-const child = spawn(program, args, { stdio: ['ignore', 'inherit', 'inherit'] });
-let stopping = false;
+const child = spawn(program, args, { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+// Signals the program's process group; false once no process is left in it.
+const signalGroup = (signal) => {
+  try {
+    process.kill(-child.pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+};
+let deadline;
 const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  child.kill('SIGTERM');
-  setTimeout(() => child.kill('SIGKILL'), ${STOP_GRACE_MS - 500}).unref();
+  if (deadline !== undefined) return;
+  deadline = Date.now() + ${STOP_GRACE_MS - 500};
+  signalGroup('SIGTERM');
+  setTimeout(() => signalGroup('SIGKILL'), ${STOP_GRACE_MS - 500}).unref();
 };
 process.stdin.on('end', stop).on('error', stop).resume();
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, stop);
@@ -68,9 +90,20 @@ child.on('error', (error) => {
   process.exit(127);
 });
 child.on('exit', (code, signal) => {
-  if (code !== null) process.exit(code);
-  process.removeAllListeners(signal);
-  process.kill(process.pid, signal);
+  // What the program left in its group (a wrapper's children) ends too, before the guard does.
+  stop();
+  const end = () => {
+    if (code !== null) process.exit(code);
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  };
+  const check = () => {
+    if (!signalGroup(0)) return end();
+    if (Date.now() < deadline) return setTimeout(check, 50);
+    signalGroup('SIGKILL');
+    end();
+  };
+  check();
 });
 `;
 
@@ -120,13 +153,16 @@ export async function startTunnel(kind: TunnelKind, options: TunnelOptions): Pro
   const program = findProgram(kind, options.path ?? process.env.PATH ?? '');
   if (program === undefined)
     throw new UsageError(`--tunnel ${kind}: ${kind} is not installed (not found on PATH); ${INSTALL[kind]}.`);
+  const env = options.env ?? process.env;
+  const waitText = env[ADDRESS_WAIT_VARIABLE];
+  const addressWaitMs = waitText ? parseDuration(waitText, { name: ADDRESS_WAIT_VARIABLE }) : ADDRESS_WAIT_MS;
   const metricsPort = kind === 'cloudflared' ? await freeLoopbackPort() : undefined;
   const args =
     kind === 'cloudflared'
       ? ['tunnel', '--url', `http://127.0.0.1:${options.port}`, '--metrics', `127.0.0.1:${metricsPort}`]
       : ['http', String(options.port), '--log', 'stdout', '--log-format', 'json'];
   const child = spawn(process.execPath, ['-e', GUARD, program, ...args], {
-    env: tunnelEnvironment(options.env ?? process.env),
+    env: tunnelEnvironment(env),
     // The guard's standard input: a pipe nothing is written to, closed when this process ends.
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -136,6 +172,7 @@ export async function startTunnel(kind: TunnelKind, options: TunnelOptions): Pro
       lines: process_.lines,
       ended: process_.ended,
       signal: options.signal,
+      waitMs: addressWaitMs,
       probe: () =>
         kind === 'cloudflared'
           ? cloudflaredAddress(metricsPort!)
@@ -221,6 +258,8 @@ async function waitForAddress(
     lines: string[];
     ended: Promise<string>;
     signal: AbortSignal | undefined;
+    /** How long the program may take to give its address. */
+    waitMs: number;
     probe: () => Promise<URL | undefined>;
   },
 ): Promise<URL> {
@@ -228,7 +267,7 @@ async function waitForAddress(
   void watch.ended.then((how) => {
     endedHow = how;
   });
-  const deadline = Date.now() + ADDRESS_WAIT_MS;
+  const deadline = Date.now() + watch.waitMs;
   for (;;) {
     const fromLog = addressInLog(kind, watch.lines);
     if (fromLog !== undefined) return fromLog;
@@ -245,7 +284,7 @@ async function waitForAddress(
     }
     if (Date.now() > deadline)
       throw new TunnelError(
-        `${kind} gave no public address within ${ADDRESS_WAIT_MS / 1000} s; run listen with --verbose to see its output.`,
+        `${kind} gave no public address within ${watch.waitMs / 1000} s; run listen with --verbose to see its output.`,
       );
     await wait(POLL_MS, undefined, { signal: watch.signal });
   }

@@ -80,6 +80,67 @@ describe('AppendLog', () => {
     await log.close();
   });
 
+  it('passes a line over the bound on in pieces instead of visiting it, and takes the signal meanwhile', async () => {
+    const path = join(tempDir(), 'bound.ndjson');
+    // Line 2 spans read chunks (1 MiB), line 3 is over the bound within one, line 5 is a torn tail.
+    const long = 'y'.repeat(2_500_000);
+    writeFileSync(path, `{"n":1}\n${long}\n${'z'.repeat(100)}\n{"n":4}\n${'t'.repeat(1_500_000)}`);
+    const log = await AppendLog.open(path, { what: 'the test log' });
+    const visited: [number, string][] = [];
+    const pieces: {
+      line: number;
+      offset: number;
+      bytes: number;
+      size: number;
+      end: boolean;
+      torn: boolean;
+    }[] = [];
+    const result = await log.replay((line, number) => visited.push([number, line.toString()]), undefined, {
+      maxLineBytes: 64,
+      oversize: (piece, { line, offset, bytes, end, torn }) => {
+        pieces.push({ line, offset, bytes, size: piece.length, end, torn });
+      },
+    });
+    expect(visited).toEqual([
+      [1, '{"n":1}'],
+      [4, '{"n":4}'],
+    ]);
+    const summary = (line: number) => {
+      const own = pieces.filter((piece) => piece.line === line);
+      return {
+        bytes: own.reduce((sum, piece) => sum + piece.size, 0),
+        ends: own.filter((p) => p.end).length,
+      };
+    };
+    expect(summary(2)).toEqual({ bytes: long.length, ends: 1 });
+    expect(pieces.filter((piece) => piece.line === 2).length).toBeGreaterThan(1);
+    expect(pieces.every((piece) => piece.size <= 1 << 20)).toBe(true);
+    expect(pieces.find((piece) => piece.line === 3)).toMatchObject({
+      offset: 8 + long.length + 1,
+      bytes: 100,
+      end: true,
+    });
+    expect(pieces.at(-1)).toMatchObject({ line: 5, bytes: 1_500_000, end: true, torn: true });
+    expect(result).toEqual({ lines: 4, tornTail: { bytes: 1_500_000, line: 5 } });
+    await log.close();
+
+    // Ctrl-C while a long line is passed on: the replay stops before reading the rest of it.
+    writeFileSync(path, `${'w'.repeat(8 * 1024 * 1024)}\n{"n":2}\n`);
+    const again = await AppendLog.open(path, { what: 'the test log' });
+    const stop = new AbortController();
+    let read = 0;
+    const replay = again.replay(() => undefined, stop.signal, {
+      maxLineBytes: 64,
+      oversize: (piece) => {
+        read += piece.length;
+        stop.abort();
+      },
+    });
+    await expect(replay).rejects.toThrow('Interrupted while reading the test log.');
+    expect(read).toBeLessThanOrEqual(1 << 20);
+    await again.close();
+  });
+
   it('writes the lines of a turn in one round, in the order appended, rounds one after the other', async () => {
     const path = join(tempDir(), 'order.ndjson');
     const log = await AppendLog.open(path, { what: 'the test log', synced: true });

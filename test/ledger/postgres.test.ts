@@ -16,6 +16,7 @@ import { LedgerWriteError } from '../../src/ledger/errors.js';
 import { PostgresLedger, redactLedgerUrl } from '../../src/ledger/postgres.js';
 import { type LedgerEntry, type LedgerRecord, stateKey } from '../../src/ledger/record.js';
 import type { Claim, ClaimResult, LedgerKind } from '../../src/ledger/store.js';
+import { pooled } from '../support/ledger-backends.js';
 import { type RunningPostgres, requirePostgres, startPostgres } from '../support/postgres.js';
 import { waitFor } from '../support/wait.js';
 
@@ -26,25 +27,6 @@ let services = 0;
 function newService(): string {
   services++;
   return `https://orders-${services}.example.test/`;
-}
-
-/** Runs `work` over `items`, `concurrency` at a time (an import's workers). */
-async function pooled<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        results[index] = await work(items[index]!);
-      }
-    }),
-  );
-  return results;
 }
 
 function claimOf(result: ClaimResult): Claim {

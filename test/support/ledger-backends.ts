@@ -114,7 +114,7 @@ export interface Claimer {
   pid: number;
   claim(
     keys: readonly string[],
-    options?: { concurrency?: number; outcome?: 'created' | 'none'; line?: number },
+    options?: { concurrency?: number; outcome?: 'created' | 'none'; line?: number; startAt?: number },
   ): Promise<ChildClaims>;
   /** Closes its store (its heartbeat ends); the process stays. */
   close(): Promise<void>;
@@ -245,4 +245,23 @@ export async function spawnClaimer(
       await closed;
     },
   };
+}
+
+/** Runs `work` over `items`, `concurrency` at a time (an import's workers). */
+export async function pooled<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        results[index] = await work(items[index]!);
+      }
+    }),
+  );
+  return results;
 }

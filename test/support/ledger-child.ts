@@ -6,7 +6,7 @@
  *
  * argv: `<ledger setting> <base URL> <source as JSON>`. It prints one JSON line when open
  * (`{"open": owner}`), then answers each command read from stdin (one JSON line each):
- * - `{"claim": [keys], "concurrency": n, "outcome": "created" | "none", "line": n}` → `{"claimed":
+ * - `{"claim": [keys], "concurrency": n, "outcome": "created" | "none", "line": n, "startAt": ms}` → `{"claimed":
  *   {won, refused, startedAt, firstWonAt}}` (times from Date.now(): one clock for every process);
  * - `{"close": true}` → `{"closed": true}` (the store is closed; the process stays until stdin ends).
  */
@@ -16,6 +16,8 @@ import type { RecordSource } from '../../src/ledger/record.js';
 
 interface ClaimCommand {
   claim: string[];
+  /** Start at this time (Date.now()), so that the processes of a race start together. */
+  startAt?: number;
   concurrency?: number;
   outcome?: 'created' | 'none';
   line?: number;
@@ -36,6 +38,8 @@ async function claimAll(command: ClaimCommand) {
   const refused: Record<string, number> = {};
   let firstWonAt: number | undefined;
   let next = 0;
+  const wait = (command.startAt ?? 0) - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   const startedAt = Date.now();
   await Promise.all(
     Array.from({ length: command.concurrency ?? 8 }, async () => {

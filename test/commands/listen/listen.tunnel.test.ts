@@ -5,13 +5,14 @@
  * the sandbox's notification comes through the tunnel, the tunnel stops with listen, a tunnel that
  * dies stops listen with exit 1, a missing program is exit 2 with how to install it.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
-import { runBin, runCli, tempDir } from '../../support/cli.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BIN, runBin, runCli, tempDir, testEnv } from '../../support/cli.js';
 import { freePort, spawnListen } from '../../support/listen.js';
 import { useSandbox } from '../../support/sandbox.js';
-import { standInPath } from '../../support/tunnels/index.js';
+import { standInPath, wrapperStandInPath } from '../../support/tunnels/index.js';
 import { waitFor } from '../../support/wait.js';
 
 const ORDER = join(import.meta.dirname, '../../support/fixtures/order.json');
@@ -25,6 +26,21 @@ beforeEach(() => {
     ORDERCLI_CONFIG_DIR: tempDir(),
   };
 });
+
+/** Processes a test started through a wrapper tunnel, ended after it if still there. */
+const leftovers: number[] = [];
+afterEach(() => {
+  for (const pid of leftovers.splice(0)) if (running(pid)) process.kill(pid, 'SIGKILL');
+});
+
+/** Whether `pid` is a process that has not ended (Linux: /proc, a zombie counting as ended). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 function alive(pid: number): boolean {
   try {
@@ -92,6 +108,55 @@ describe('listen --tunnel', () => {
     expect(listen.stderr()).toContain(
       'The cloudflared tunnel ended by SIGKILL, so the service can no longer reach this listener: listen stopped.',
     );
+  });
+
+  it('a wrapper script giving no address in time: listen exits 1, and the child the wrapper started ends too (its process group)', async () => {
+    const childPidFile = join(tempDir(), 'child.pid');
+    const result = await runBin(
+      ['listen', '--port', '0', '--key', sandbox.webhookKey, '--tunnel', 'cloudflared'],
+      {
+        env: {
+          ...env,
+          PATH: `${wrapperStandInPath()}${delimiter}${process.env.PATH}`,
+          STANDIN_CHILD_PIDFILE: childPidFile,
+          ORDERCLI_TUNNEL_START_TIMEOUT: '1s',
+        },
+        // Before the fix, the wrapper's child kept listen's pipes from the tunnel open: it never exited.
+        timeoutMs: 10_000,
+      },
+    );
+    const childPid = Number(readFileSync(childPidFile, 'utf8'));
+    leftovers.push(childPid);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('cloudflared gave no public address within 1 s');
+    await waitFor(() => !running(childPid), 5_000, "the wrapper's child to end");
+  });
+
+  it("kill -9 of listen ends a wrapper tunnel's child too (the guard ends the process group)", async () => {
+    const childPidFile = join(tempDir(), 'child.pid');
+    const listen = spawn(
+      process.execPath,
+      [BIN, 'listen', '--port', '0', '--key', sandbox.webhookKey, '--tunnel', 'cloudflared'],
+      {
+        env: testEnv({
+          ...env,
+          PATH: `${wrapperStandInPath()}${delimiter}${process.env.PATH}`,
+          STANDIN_CHILD_PIDFILE: childPidFile,
+        }),
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise((resolve) => listen.once('exit', resolve));
+    const childPid = await waitFor(
+      () => existsSync(childPidFile) && Number(readFileSync(childPidFile, 'utf8')),
+      10_000,
+      "the wrapper's child pid",
+    );
+    leftovers.push(childPid);
+    expect(running(childPid)).toBe(true);
+    listen.kill('SIGKILL');
+    await exited;
+    await waitFor(() => !running(childPid), 10_000, "the wrapper's child to end after listen was killed");
   });
 
   it('kill -9 of listen stops its tunnel too (the guard sees its pipe close)', async () => {

@@ -20,3 +20,16 @@ export function standInPath(programs: ('cloudflared' | 'ngrok')[] = ['cloudflare
   }
   return dir;
 }
+
+/**
+ * A folder holding a `cloudflared` that is a shell wrapper, as some installs are: it starts a
+ * long-running child (its process id written to $STANDIN_CHILD_PIDFILE), waits for it, and never
+ * gives a public address.
+ */
+export function wrapperStandInPath(): string {
+  const dir = tempDir('ordercli-tunnel-bin-');
+  const file = join(dir, 'cloudflared');
+  writeFileSync(file, '#!/bin/sh\nsleep 1000 &\necho $! > "$STANDIN_CHILD_PIDFILE"\nwait\n');
+  chmodSync(file, 0o755);
+  return dir;
+}
