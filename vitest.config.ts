@@ -20,6 +20,8 @@ const LONGEST_FIRST = [
   'test/release/pack.test.ts',
   'test/commands/orders/import.never-twice.test.ts',
   'test/release/readme-commands.test.ts',
+  'test/release/ci-recipes.test.ts',
+  'test/release/docs-examples.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {

@@ -4,7 +4,9 @@
  */
 import { Command, type CommandUnknownOpts, Help, Option } from '../command-support/commander.js';
 import type { Context } from '../command-support/context.js';
+import { checkJqArgsNeedJq, takeJqArgs } from '../command-support/jq-args.js';
 import { registerApi } from '../commands/api/index.js';
+import { registerAuth } from '../commands/auth/index.js';
 import { registerCompletion } from '../commands/completion/index.js';
 import { registerConfig } from '../commands/config/index.js';
 import { registerContacts } from '../commands/contacts/index.js';
@@ -13,6 +15,7 @@ import { registerGet } from '../commands/get/index.js';
 import { registerLedger } from '../commands/ledger/index.js';
 import { registerListen } from '../commands/listen/index.js';
 import { registerLogin } from '../commands/login/index.js';
+import { registerLogout } from '../commands/logout/index.js';
 import { registerOrders } from '../commands/orders/index.js';
 import { registerPackagings } from '../commands/packagings/index.js';
 import { registerRefs } from '../commands/refs/index.js';
@@ -20,12 +23,15 @@ import { registerSandbox } from '../commands/sandbox/index.js';
 import { registerSchema } from '../commands/schema/index.js';
 import { registerWebhooks } from '../commands/webhooks/index.js';
 import { UsageError } from '../core/errors.js';
+import type { JqVariable } from '../io/jq.js';
 import { VERSION } from '../version.js';
 
 /** Each group adds its commands to the program; order here is the order in `--help`. */
 const GROUPS: ((program: Command, ctx: Context) => void)[] = [
   registerDemo,
   registerLogin,
+  registerLogout,
+  registerAuth,
   registerOrders,
   registerRefs,
   registerContacts,
@@ -69,9 +75,18 @@ export function buildProgram(ctx: Context): CommandUnknownOpts {
 
   program.addHelpText('after', ROOT_HELP_AFTER);
 
-  program.hook('preAction', (_root, actionCommand) => {
+  // `--arg <name> <value>` takes two words, which commander cannot: the root takes them out first.
+  const jqVariables: JqVariable[] = [];
+  const parseOptions = program.parseOptions.bind(program);
+  program.parseOptions = (args) => parseOptions(takeJqArgs(args, jqVariables));
+
+  program.hook('preAction', async (_root, actionCommand) => {
     ctx.useFlags(actionCommand.optsWithGlobals());
+    const { jq } = program.opts();
+    checkJqArgsNeedJq(jq, jqVariables);
+    await ctx.useJq(jq, jqVariables);
   });
+  program.hook('postAction', () => ctx.endOutput());
 
   for (const register of GROUPS) register(program, ctx);
   configureSubcommands(program, ctx);
@@ -97,6 +112,13 @@ function withGlobalOptions(program: Command) {
       new Option('--profile <name>', 'profile of the config file (env ORDERCLI_PROFILE, default "default")'),
     )
     .option('--json', 'machine-readable JSON on stdout')
+    .addOption(
+      new Option(
+        '--jq <expression>',
+        "filter the JSON output with jq, implies --json: strings raw, one result a line (--jq '.[].code')",
+      ),
+    )
+    .addOption(new Option('--arg <name> <value>', 'bind $name to the string value in --jq (repeatable)'))
     .option('--no-color', 'plain text without colour (also NO_COLOR, or when stdout is not a terminal)')
     .option('--verbose', 'trace each HTTP exchange on stderr, secrets redacted (env ORDERCLI_DEBUG=1)')
     .addOption(
@@ -160,6 +182,7 @@ export function expandHelpCommand(program: CommandUnknownOpts, argv: readonly st
     const word = argv[i]!;
     if (word === '--') return [...argv];
     if (word.startsWith('-')) {
+      if (word === '--arg') i++; // its name, then its value below
       if (takesValue(command, word) || takesValue(program, word)) i++;
       continue;
     }

@@ -15,22 +15,40 @@ interface DeclaredCommand {
 }
 
 /**
+ * Values known only when Tab is pressed (the profiles of the config file): the words that
+ * `ordercli <listedBy...>` prints, one a line. That command must be quiet and quick, and must
+ * never prompt nor print a secret: the completion script runs it at each Tab.
+ */
+export interface ListedValues {
+  readonly listedBy: readonly string[];
+}
+
+/** Fixed words, or words an ordercli command lists when Tab is pressed (options only). */
+export type CompletionValues = readonly string[] | ListedValues;
+
+/** Whether the values are listed by a command when Tab is pressed, rather than fixed. */
+export function isListed(values: CompletionValues): values is ListedValues {
+  return 'listedBy' in values;
+}
+
+/**
  * Values the shell completion offers for an option or argument that accepts others too (aliases,
  * any case, names the service may add), so that commander does not restrict them as `.choices()`
  * would. Read by `ordercli completion`.
  */
-export const completionValues = new WeakMap<object, readonly string[]>();
+export const completionValues = new WeakMap<object, CompletionValues>();
 
 /** Declares the values completion offers for `flag` (`--format`) or the argument named `flag`. */
 export function completeWith<C extends DeclaredCommand>(
   command: C,
   flag: string,
-  values: readonly string[],
+  values: CompletionValues,
 ): C {
-  const target =
-    command.options.find((option) => option.long === flag || option.short === flag) ??
-    command.registeredArguments.find((argument) => argument.name() === flag);
+  const option = command.options.find((option) => option.long === flag || option.short === flag);
+  const target = option ?? command.registeredArguments.find((argument) => argument.name() === flag);
   if (!target) throw new Error(`completeWith: ${command.name()} has no ${flag}`);
+  // The scripts hold an argument's choices as fixed words: only an option's values can be listed.
+  if (!option && isListed(values)) throw new Error(`completeWith: ${flag} is an argument, not an option`);
   completionValues.set(target, values);
   return command;
 }

@@ -11,6 +11,7 @@ import { ExitCode } from '../core/exit-codes.js';
 import { checkSendable, settingSource } from '../core/header-value.js';
 import { urlPasswords } from '../core/redact.js';
 import { checkBaseUrl } from '../core/url.js';
+import type { JqFilteredIO, JqVariable } from '../io/jq.js';
 import type { IOStreams } from '../io/streams.js';
 import { VERSION } from '../version.js';
 
@@ -46,7 +47,6 @@ export interface ApiOverrides {
 }
 
 export class Context {
-  readonly io: IOStreams;
   readonly env: NodeJS.ProcessEnv;
   readonly signal: AbortSignal;
   readonly cwd: string;
@@ -59,13 +59,20 @@ export class Context {
   private readonly clients: ApiClient[] = [];
   private readonly cleanups: (() => Promise<void> | void)[] = [];
   private readonly runner: RunCommand | undefined;
+  private streams: IOStreams;
+  private jqOutput: JqFilteredIO | undefined;
 
   constructor(init: ContextInit) {
-    this.io = init.io;
+    this.streams = init.io;
     this.env = init.env;
     this.signal = init.signal;
     this.cwd = init.cwd ?? process.cwd();
     this.runner = init.runCommand;
+  }
+
+  /** The command's streams; with --jq, stdout goes through the expression. */
+  get io(): IOStreams {
+    return this.streams;
   }
 
   /** Runs another command line in this process, as `ordercli <argv>` would, and resolves with its exit code. */
@@ -81,6 +88,30 @@ export class Context {
     const noColorEnv = this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== '';
     this.io.colorEnabled = flags.color !== false && !noColorEnv && this.io.stdoutIsTTY;
     this.io.neverPrompt = Boolean(flags.yes) || !this.io.stdinIsTTY || Boolean(this.env.CI);
+  }
+
+  /**
+   * `--jq <expression>` (with its `--arg`s): implies --json, and compiles the expression before the
+   * command does anything (one that is not valid jq is exit 2, nothing sent); from then on stdout
+   * goes through it. jq is loaded here only, so that no other run pays for it.
+   */
+  async useJq(expression: string | undefined, variables: readonly JqVariable[]): Promise<void> {
+    if (expression === undefined) return;
+    this.flags = { ...this.flags, json: true };
+    const { JqFilteredIO, JqProgram } = await import('../io/jq.js');
+    this.jqOutput = new JqFilteredIO(this.streams, await JqProgram.compile(expression, variables));
+    this.streams = this.jqOutput;
+  }
+
+  /**
+   * Once the command has returned: the rest of its output through --jq. A jq error on that output
+   * makes the exit code 1 when the command had none of its own: the command ran (what it sent is
+   * sent), so 2, "nothing was sent", would be false.
+   */
+  endOutput(): void {
+    if (!this.jqOutput) return;
+    this.jqOutput.end();
+    if (this.jqOutput.failed && this.exitCode === ExitCode.Ok) this.exitCode = ExitCode.Failure;
   }
 
   /** The command creates the profile it names (`login`): a missing `--profile` is not an error. */

@@ -5,6 +5,7 @@ import { UsageError } from '../core/errors.js';
 import { chooseWebhookKey } from '../core/webhook-key.js';
 import { parseDuration } from './duration.js';
 import { type ConfigFile, configPath, DEFAULT_PROFILE, type Profile } from './profiles.js';
+import type { SettingSource } from './sources.js';
 
 /** Global flags as commander parses them (all optional). */
 export interface GlobalFlags {
@@ -37,9 +38,12 @@ export interface Settings {
   allowInsecureHttp: boolean;
   json: boolean;
   verbose: boolean;
-  /** Where each value came from, for `config list`. */
+  /** Where each value came from, for `config list` and `auth status` (none: not set, no default). */
   sources: Partial<
-    Record<'baseUrl' | 'token' | 'authHeader' | 'timeoutMs', 'flag' | 'env' | 'profile' | 'default'>
+    Record<
+      'baseUrl' | 'token' | 'authHeader' | 'timeoutMs' | 'allowInsecureHttp' | 'webhookKey' | 'ledger',
+      SettingSource
+    >
   >;
 }
 
@@ -76,6 +80,26 @@ function timeoutName(source: 'flag' | 'env' | 'profile' | undefined): string {
   return '--timeout';
 }
 
+/**
+ * Whether plain http:// is allowed for any host, and where that comes from: the first of flag,
+ * environment and profile that allows it; else the first that is set (to a refusal); else the
+ * default (refused).
+ */
+function insecureHttpSource(
+  flags: GlobalFlags,
+  env: NodeJS.ProcessEnv,
+  profile: Profile,
+): { allowed: boolean; source: SettingSource } {
+  const envValue = env.ORDERCLI_ALLOW_INSECURE_HTTP;
+  const profileValue = profile['allow-insecure-http'];
+  if (flags.allowInsecureHttp) return { allowed: true, source: 'flag' };
+  if (truthy(envValue)) return { allowed: true, source: 'env' };
+  if (truthy(profileValue)) return { allowed: true, source: 'profile' };
+  if (envValue !== undefined && envValue.trim() !== '') return { allowed: false, source: 'env' };
+  if (profileValue !== undefined && profileValue.trim() !== '') return { allowed: false, source: 'profile' };
+  return { allowed: false, source: 'default' };
+}
+
 /** Resolves the settings of this run from flags, environment and config file. */
 export function resolveSettings(
   flags: GlobalFlags,
@@ -100,9 +124,10 @@ export function resolveSettings(
     profile['auth-header'],
   );
   const [timeout, timeoutSource] = pick(flags.timeout, env.ORDERCLI_TIMEOUT, profile.timeout);
-  const [ledger] = pick(flags.ledger, env.ORDERCLI_LEDGER, profile.ledger);
+  const [ledger, ledgerSource] = pick(flags.ledger, env.ORDERCLI_LEDGER, profile.ledger);
   const [retries] = pick(flags.retries, env.ORDERCLI_RETRIES, undefined);
-  const webhookKey = chooseWebhookKey(undefined, env, { profileName, profile }).key;
+  const webhook = chooseWebhookKey(undefined, env, { profileName, profile });
+  const insecure = insecureHttpSource(flags, env, profile);
 
   if (authHeader !== undefined && !/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(authHeader)) {
     throw new UsageError(
@@ -115,17 +140,14 @@ export function resolveSettings(
     baseUrl: baseUrl?.trim(),
     token: token?.trim(),
     authHeader,
-    webhookKey,
+    webhookKey: webhook.key,
     ledger: ledger?.trim(),
     timeoutMs:
       timeout === undefined
         ? DEFAULT_TIMEOUT_MS
         : parseDuration(timeout, { name: timeoutName(timeoutSource), bare: 'ms', minMs: 1 }),
     retries: retries === undefined ? DEFAULT_RETRIES : wholeNumber(retries, '--retries', 0),
-    allowInsecureHttp:
-      Boolean(flags.allowInsecureHttp) ||
-      truthy(env.ORDERCLI_ALLOW_INSECURE_HTTP) ||
-      truthy(profile['allow-insecure-http']),
+    allowInsecureHttp: insecure.allowed,
     json: Boolean(flags.json),
     verbose: Boolean(flags.verbose) || truthy(env.ORDERCLI_DEBUG),
     sources: {
@@ -133,6 +155,12 @@ export function resolveSettings(
       token: tokenSource,
       authHeader: authHeaderSource,
       timeoutMs: timeoutSource ?? 'default',
+      allowInsecureHttp: insecure.source,
+      // chooseWebhookKey names its source as the user writes it: the variable, or `profile "x"`.
+      webhookKey:
+        webhook.key === undefined ? undefined : webhook.source === 'ORDERCLI_WEBHOOK_KEY' ? 'env' : 'profile',
+      // No ledger given: the config folder's (`src/ledger/open.ts`).
+      ledger: ledgerSource ?? 'default',
     },
   };
 }

@@ -10,6 +10,11 @@ export const ExitCode = {
   Auth: 3,
   /** an import finished with some orders not created */
   Partial: 4,
+  /**
+   * the command's work was done but not confirmed in time: not all expected notifications (or
+   * validations) arrived before the deadline
+   */
+  Unconfirmed: 5,
   /** interrupted (Ctrl-C) */
   Interrupted: 130,
 } as const;

@@ -5,17 +5,20 @@
  * return what happened as a typed result. It never writes to the terminal: notes and progress go
  * through `ImportHooks`, and the command renders the result.
  */
+
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ApiClient, RetryEvent } from '../api/client.js';
-import { AuthError } from '../api/errors.js';
+import { ApiError, AuthError } from '../api/errors.js';
+import { PATHS } from '../api/references.js';
 import { knownConfigPath } from '../config/profiles.js';
 import { CancelledError, CliError, type InputProblem, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
 import { formatCount } from '../io/numbers.js';
+import { checkOutputFile, ensureOutputFolder } from '../io/output-folder.js';
 import { inputIdentity, legacyJournalPath } from '../ledger/input-identity.js';
-import { ledgerPlaceOf, localLedgerRoot, openLedger } from '../ledger/open.js';
+import { ledgerPlaceOf, localLedgerRoot, openLedger, probeLedger } from '../ledger/open.js';
 import type { RecordSource } from '../ledger/record.js';
 import type { LedgerStore } from '../ledger/store.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
@@ -24,6 +27,7 @@ import { OutputWriteError } from './report/output-error.js';
 import { type NamedPath, refuseOverwrites } from './report/output-paths.js';
 import {
   countResult,
+  doneCount,
   emptyCounts,
   type ImportCounts,
   type RecordResult,
@@ -42,7 +46,7 @@ import {
   validateImport,
   writeRejects,
 } from './source.js';
-import type { ImportValidation, InputSource, SourceRecord, ValidatedRecord } from './types.js';
+import type { ImportValidation, InputSource, ReadCounts, SourceRecord, ValidatedRecord } from './types.js';
 
 /** What to import and how: the command's flags, checked and parsed. */
 export interface ImportRequest {
@@ -64,6 +68,8 @@ export interface ImportRequest {
   concurrency: number;
   /** Validate (and look at the ledger), send nothing. */
   dryRun: boolean;
+  /** With `dryRun`: the input alone, without the ledger or the service. */
+  offline?: boolean;
   skipInvalid: boolean;
   checkRefs: boolean;
   /** `--journal` as typed: the name of the input's history in the ledger (input-identity.ts). */
@@ -97,6 +103,8 @@ export interface ImportEnvironment {
 export interface ImportHooks {
   /** A note before sending starts (a journal of an earlier release was folded into the ledger). */
   onNote?(text: string): void;
+  /** Validation starts; `counts` change as records are read. Returns what to call once it ends. */
+  onReadingStart?(counts: Readonly<ReadCounts>): () => void;
   /** Sending starts; `counts` change as orders finish. Returns what to call once sending ends. */
   onSendingStart?(counts: Readonly<ImportCounts>): () => void;
   /** Each order's result, in input order, as it is settled (CI annotations). */
@@ -142,6 +150,13 @@ export interface ImportResult {
   failure: Error | undefined;
   /** The exit code when there is no `failure`: 0, or 4 when some orders were not created. */
   exitCode: typeof ExitCode.Ok | typeof ExitCode.Partial;
+  /** Which outputs asked for were written (the summary and the step outputs name only those). */
+  written: WrittenOutputs;
+}
+
+export interface WrittenOutputs {
+  report: boolean;
+  rejects: boolean;
 }
 
 const NOT_CREATED_LISTED = 10;
@@ -169,17 +184,19 @@ export async function runImport(
   );
   try {
     await refuseOverwritingWhatIsKept(request, environment, source);
+    // A dry run that will check the service says at once when there is none to check.
+    if (request.dryRun && !request.offline) await environment.api().catch(withOfflineHint);
+    // A fresh CI runner has no `out/`: the folders of the outputs are created before anything else.
+    for (const [option, path] of [
+      ['--report', request.report],
+      ['--rejects', request.rejects],
+    ] as const)
+      if (path !== undefined)
+        await ensureOutputFolder(path, environment.cwd, `${option} ${path}`, 'nothing was sent');
     if (request.rejects !== undefined)
       await checkRejectsPath(resolve(environment.cwd, request.rejects), request.rejects);
     const readAtFirst = await fileVersion(source.path);
-    const validation = await validateImport(source, {
-      kind,
-      references,
-      checkRefs: request.checkRefs,
-      // Exit 2 lists the first thousand invalid orders; keeping every one of a million would cost
-      // gigabytes. --skip-invalid and --rejects need them all.
-      maxInvalid: request.skipInvalid || request.rejects !== undefined ? undefined : 1000,
-    });
+    const validation = await validateInput(source, request, references, hooks);
     if (validation.invalidIndexes.size > 0 && !request.skipInvalid) {
       const invalid = invalidInputError(source, validation, kind);
       if (request.report !== undefined) {
@@ -224,6 +241,67 @@ export async function runImport(
   }
 }
 
+/**
+ * What a dry run checks of what the real run needs, sending no order, each failure the error the
+ * real run would give: the service's token (one authenticated GET any token may make), the
+ * ledger (probeLedger: writable, or PostgreSQL's login, tables and a claim rolled back) and the
+ * report's file (the rejects' is checked before validation, as in every run).
+ */
+async function checkWhatTheRunNeeds(
+  request: ImportRequest,
+  environment: ImportEnvironment,
+): Promise<{ baseUrl: string }> {
+  const kind = request.kind ?? ORDER_IMPORT;
+  const client = await environment.api();
+  // A refused token (exit 3) or an unreachable service (exit 1) fails as the real run would; any
+  // other answer (a service without this list) says nothing against the token.
+  await client.get(PATHS.webhooksAvailable, { signal: environment.signal }).catch((error: unknown) => {
+    if (error instanceof AuthError || !(error instanceof ApiError)) throw error;
+  });
+  await probeLedger(await ledgerPlaceOf(environment), {
+    baseUrl: client.baseUrl,
+    kind: kind.ledger,
+    source: { by: kind.command },
+    signal: environment.signal,
+    allowNewLedger: request.allowNewLedger,
+  });
+  const { report } = request;
+  if (report !== undefined)
+    await checkOutputFile(report, environment.cwd, `the report ${report}`, 'nothing was sent');
+  return { baseUrl: client.baseUrl };
+}
+
+/** The validation pass (the first reading of the input), its progress shown through the hooks. */
+async function validateInput(
+  source: InputSource,
+  request: ImportRequest,
+  references: ReferenceCatalog,
+  hooks: ImportHooks,
+): Promise<ImportValidation> {
+  const counts: ReadCounts = { read: 0, invalid: 0 };
+  const readingEnded = hooks.onReadingStart?.(counts);
+  try {
+    return await validateImport(source, {
+      kind: request.kind ?? ORDER_IMPORT,
+      references,
+      checkRefs: request.checkRefs,
+      // Exit 2 lists the first thousand invalid orders; keeping every one of a million would cost
+      // gigabytes. --skip-invalid and --rejects need them all.
+      maxInvalid: request.skipInvalid || request.rejects !== undefined ? undefined : 1000,
+      counts,
+    });
+  } finally {
+    readingEnded?.();
+  }
+}
+
+/** A dry run that cannot reach a service: `--offline` checks the file alone. */
+function withOfflineHint(error: unknown): never {
+  if (error instanceof UsageError)
+    error.hint ??= 'add --offline to check the input alone, without the service or the ledger.';
+  throw error;
+}
+
 async function dryRun(
   request: ImportRequest,
   environment: ImportEnvironment,
@@ -231,9 +309,11 @@ async function dryRun(
   validation: ImportValidation,
 ): Promise<DryRunResult> {
   const kind = request.kind ?? ORDER_IMPORT;
-  const { baseUrl } = await environment.settings();
+  const { baseUrl } = request.offline
+    ? { baseUrl: undefined }
+    : await checkWhatTheRunNeeds(request, environment);
   let ledger: DryRunResult['ledger'];
-  // Without a base URL there is no service to compare with.
+  // Offline there is no service to compare with.
   const store =
     baseUrl === undefined
       ? undefined
@@ -295,7 +375,12 @@ async function sendRecords(
   const sendingEnded = hooks.onSendingStart?.(results.counts);
   let outcome: Awaited<ReturnType<typeof submitRecords>>;
   try {
-    outcome = await submitRecords(readAgainForSending(source, validation, references, kind), {
+    const reading = readAgainForSending(source, validation, references, kind, {
+      // Without a report or --json listing every record, the records after an interrupt need not
+      // be read to be counted: Ctrl-C then ends the run at once, whatever is left of the input.
+      until: request.report === undefined && !request.keepRecordResults ? environment.signal : undefined,
+    });
+    outcome = await submitRecords(reading, {
       kind,
       client,
       ledger: stores.ledger,
@@ -309,9 +394,11 @@ async function sendRecords(
     sendingEnded?.();
     await stores.close();
   }
-  const outputFailure = await writeOutputs(request, environment, source, report, results.rejected);
+  const outputs = await writeOutputs(request, environment, source, report, results.rejected);
   const { stopped, sent } = outcome;
   const { counts } = results;
+  // The records the sending pass did not read after an interrupt: not sent either.
+  counts.notSent = counts.total - doneCount(counts);
   return {
     dryRun: false,
     input: source.file,
@@ -326,7 +413,8 @@ async function sendRecords(
     durationMs: performance.now() - started,
     retries,
     throttledRetries,
-    failure: stopped ? stopError(stopped, counts, kind) : outputFailure,
+    failure: stopped ? stopError(stopped, counts, kind) : outputs.failure,
+    written: outputs.written,
     exitCode: settledCount(counts) < counts.total ? ExitCode.Partial : ExitCode.Ok,
   };
 }
@@ -420,25 +508,30 @@ async function writeOutputs(
   source: InputSource,
   report: ReportWriter | undefined,
   rejected: SourceRecord[],
-): Promise<CliError | undefined> {
+): Promise<{ failure: CliError | undefined; written: WrittenOutputs }> {
   const unwritten: string[] = [];
-  const noteUnwritten = (error: unknown): void => {
+  const noteUnwritten = (error: unknown): false => {
     if (!(error instanceof OutputWriteError)) throw error;
     unwritten.push(error.named);
+    return false;
   };
-  await report?.close().catch(noteUnwritten);
+  const written: WrittenOutputs = { report: false, rejects: false };
+  if (report) written.report = await report.close().then(() => true, noteUnwritten);
   rejected.sort((a, b) => a.index - b.index);
   if (request.rejects !== undefined) {
-    await writeRejects(resolve(environment.cwd, request.rejects), source, rejected).catch(noteUnwritten);
+    // No rejected record: no file (one left by the path check or an earlier run is removed).
+    const path = resolve(environment.cwd, request.rejects);
+    written.rejects = await writeRejects(path, source, rejected).then((count) => count > 0, noteUnwritten);
   }
-  if (unwritten.length === 0) return undefined;
-  return new CliError(
+  if (unwritten.length === 0) return { failure: undefined, written };
+  const failure = new CliError(
     `The import ran to its end, but ${unwritten.join(' and ')} could not be written.`,
     ExitCode.Failure,
     [
       'Every outcome is in the order ledger: run the same import again with files that can be written; created orders are skipped, failed ones sent again.',
     ],
   );
+  return { failure, written };
 }
 
 /**
@@ -550,19 +643,22 @@ function isNotCreated(result: RecordResult): boolean {
 /**
  * The sending pass: the input read again from its start, each order made ready to send (only
  * product codes still need resolving, from the cached lists); the orders the validation refused
- * come with its problems. Reading again keeps memory bounded whatever the input's size.
+ * come with its problems. Reading again keeps memory bounded whatever the input's size. Once
+ * `until` aborts, it reads no further (the caller counts the records left as not sent).
  */
 async function* readAgainForSending(
   source: InputSource,
   validation: ImportValidation,
   references: ReferenceCatalog,
   kind: ImportKind,
+  { until }: { until: AbortSignal | undefined },
 ): AsyncGenerator<ValidatedRecord> {
   const problemsByIndex = new Map<number, InputProblem[]>();
   for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
   for await (const order of source.records()) {
     // Orders added to the file after the validation pass were never validated: they are not sent.
     if (order.index >= validation.total) break;
+    if (until?.aborted) break;
     const problems = problemsByIndex.get(order.index);
     if (problems !== undefined) {
       yield { source: order, body: undefined, problems };

@@ -151,6 +151,16 @@ export interface ValidateImportOptions {
   limits?: import('./read/limits.js').InputLimits;
   /** Each record as it is checked, in input order, with its problems (none for a valid one). */
   onRecord?(record: SourceRecord, problems: InputProblem[]): void;
+  /** Counted as records are checked, for the progress display that reads them on its timer. */
+  counts?: ReadCounts;
+}
+
+/** How far a reading pass has got: updated per record, read by the progress display on its timer. */
+export interface ReadCounts {
+  /** Records read and checked so far. */
+  read: number;
+  /** Of those, the invalid ones. */
+  invalid: number;
 }
 
 /** One record of the input as the sending pass takes it: the body to POST, or why it cannot be sent. */

@@ -11,9 +11,10 @@ import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
+import { describeCode } from './code-words.js';
 import { closeFd, fdatasyncFd, fstatFd, ftruncateFd, openFd, readFd, writeFd } from './fd.js';
 import { fileKind } from './file-kind.js';
-import { acquireFileLock, describeCode, type FileLock, type FileLockOptions } from './file-lock.js';
+import { acquireFileLock, type FileLock, type FileLockOptions } from './file-lock.js';
 import { capitalize } from './quote.js';
 
 /** With O_DSYNC each write() returns once its bytes (and the file's new size) are on disk. */

@@ -16,12 +16,14 @@
  * compared). A record of ordercli 0.1.0 (`hostname`, `bootId`, … `token`; its mtime touched, not
  * its beat) is judged the same way.
  */
+
 import { link, mkdir, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
 import { parseDuration } from '../config/duration.js';
 import { CancelledError, UsageError } from '../core/errors.js';
 import * as liveness from '../core/liveness.js';
+import { describeCode } from './code-words.js';
 import { fileKind } from './file-kind.js';
 import { capitalize } from './quote.js';
 
@@ -308,26 +310,6 @@ function lockIoError(path: string, what: string, error: unknown): UsageError {
         : 'The lock is a folder created beside the file: make that folder writable, or choose another location.',
     ],
   );
-}
-
-const CODE_WORDS = new Map(
-  Object.entries({
-    ENOSPC: 'no space left on the device',
-    EROFS: 'read-only file system',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EDQUOT: 'disk quota exceeded',
-    EFBIG: 'file too large',
-    EIO: 'input/output error',
-    ENOENT: 'no such file or folder',
-    ENOTDIR: 'a part of the path is not a folder',
-    EISDIR: 'it is a folder',
-  }),
-);
-
-/** A few words on a file system error code, for one-sentence messages. */
-export function describeCode(code: string): string {
-  return CODE_WORDS.get(code) ?? 'file system error';
 }
 
 function ownerText(owner: LockRecord | undefined): string {

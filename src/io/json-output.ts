@@ -10,7 +10,8 @@ const JSON_RECORDS_PER_CHUNK = 500;
 
 /**
  * Writes an array as `JSON.stringify(records, null, 2)` would, a few hundred records at a time, so
- * that a list of 50,000 records never exists as one huge string.
+ * that a list of 50,000 records never exists as one huge string. With --jq, `io` is the filter of
+ * io/jq.ts, which gathers the whole text for jq (jq reads one value at a time).
  */
 export function writeJsonArray(io: IOStreams, records: readonly unknown[]): void {
   if (records.length === 0) {

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
@@ -184,6 +184,21 @@ export class LocalLedger implements store.LedgerStore {
       );
     }
     return ledger;
+  }
+
+  /** What a dry run checks: the ledger's folder, or the nearest one it would be made in, is writable. */
+  static probe(root: string, options: store.OpenLedgerOptions): void {
+    let folder = ledgerFolder(root, options.baseUrl);
+    while (!fs.existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+    try {
+      fs.accessSync(folder, fs.constants.W_OK);
+    } catch (error) {
+      throw new UsageError(
+        `Cannot open the order ledger ${folder} for writing (${errorCode(error)}); nothing was sent.`,
+        ['Make it writable, or name another folder with --ledger <dir>.'],
+      );
+    }
+    if (root !== folder) checkFolder(root);
   }
 
   /** The services (and kinds) a local ledger root holds records of. */

@@ -3,6 +3,7 @@
  * `ledger` — a `postgres://` or `postgresql://` URL (PostgreSQL, loaded only then), a folder
  * (a local ledger kept where a CI job keeps its state), or nothing: the config folder's ledger.
  */
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { configDir, knownConfigDir } from '../config/profiles.js';
 import type { PostgresSettings } from './postgres.js';
@@ -49,23 +50,49 @@ export function isPostgresUrl(value: string): boolean {
  */
 export async function openLedger(place: LedgerPlace, options: OpenLedgerOptions): Promise<LedgerStore> {
   const setting = place.ledger;
-  const defaultRoot = defaultLedgerRoot(place);
-  // Without a config folder (HOME empty or relative) there is no default ledger to move from.
-  if (
-    !options.readOnly &&
-    !options.allowNewLedger &&
-    defaultRoot !== undefined &&
-    localLedgerRoot(place) !== defaultRoot
-  ) {
-    const { checkLedgerMove } = await import('./upgrade.js');
-    await checkLedgerMove(place, options, (readOnly) => openLedger(place, readOnly));
-  }
+  if (!options.readOnly) await moveCheck(place, options);
   if (setting !== undefined && isPostgresUrl(setting)) {
     const { PostgresLedger } = await import('./postgres.js');
     return PostgresLedger.open(setting, options, postgresSettings(place));
   }
   const { LocalLedger } = await import('./local.js');
   return LocalLedger.open(localLedgerRoot(place)!, options);
+}
+
+/** The move check (upgrade.ts) before writing to a ledger other than the default local one. */
+async function moveCheck(place: LedgerPlace, options: OpenLedgerOptions): Promise<void> {
+  const defaultRoot = defaultLedgerRoot(place);
+  // Without a config folder (HOME empty or relative) there is no default ledger to move from.
+  if (options.allowNewLedger || defaultRoot === undefined || localLedgerRoot(place) === defaultRoot) return;
+  const { checkLedgerMove } = await import('./upgrade.js');
+  await checkLedgerMove(place, options, (readOnly) => openLedger(place, readOnly));
+}
+
+/**
+ * What a dry run checks of the ledger a real run would write, keeping nothing: the move check, then
+ * a local folder writable, or PostgreSQL reached, its login, tables and a claim (rolled back).
+ */
+export async function probeLedger(place: LedgerPlace, options: OpenLedgerOptions): Promise<void> {
+  await moveCheck(place, options);
+  const setting = place.ledger;
+  if (setting !== undefined && isPostgresUrl(setting)) {
+    const { PostgresLedger } = await import('./postgres.js');
+    return PostgresLedger.probe(setting, options, postgresSettings(place));
+  }
+  const { LocalLedger } = await import('./local.js');
+  LocalLedger.probe(localLedgerRoot(place)!, options);
+}
+
+/** Creates the ledger a place names now (`ledger init`): a local folder, or PostgreSQL's schema and tables. */
+export async function initLedger(place: LedgerPlace, signal: AbortSignal): Promise<void> {
+  const setting = place.ledger;
+  if (setting !== undefined && isPostgresUrl(setting)) {
+    const { PostgresLedger } = await import('./postgres.js');
+    const options = { baseUrl: '', kind: 'orders', source: { by: 'ledger init' }, signal } as const;
+    await (await PostgresLedger.open(setting, options, postgresSettings(place))).close();
+    return;
+  }
+  await mkdir(localLedgerRoot(place)!, { recursive: true, mode: 0o700 });
 }
 
 /** What a PostgreSQL ledger reads beside its URL; outcomes it cannot write wait in the config folder. */

@@ -20,6 +20,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import { appendFile, mkdir, open as openFile, readFile, rename, unlink } from 'node:fs/promises';
 import { Socket } from 'node:net';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
@@ -288,6 +289,59 @@ export class PostgresLedger implements store.LedgerStore {
     return ledger;
   }
 
+  /**
+   * What a dry run checks of a PostgreSQL ledger, without keeping anything: the server reached, the
+   * login accepted, the schema and tables there or creatable, and a claim insertable, updatable and
+   * deletable, all in one transaction rolled back. Fails with the error the real run would give.
+   */
+  static async probe(url: string, options: store.OpenLedgerOptions, settings: PostgresSettings = {}) {
+    const ledger = new PostgresLedger(url, { ...options, readOnly: true }, settings);
+    try {
+      ledger.pool = ledger.newPool((await import('pg')).Pool);
+      const client = await ledger.pool.connect();
+      client.on('error', ignore);
+      try {
+        await client.query('BEGIN');
+        const { rows } = await client.query('SELECT to_regnamespace($1) AS oid', [ledger.schema]);
+        if (rows[0]?.oid === null) await client.query(`CREATE SCHEMA ${ledger.schema}`);
+        // As the real run: the tables are created only when missing (they may be another role's).
+        const present = await client.query(
+          'SELECT count(to_regclass($1 || name))::integer AS n FROM unnest($2::text[]) AS name',
+          [`${ledger.schema}.`, TABLES],
+        );
+        if (present.rows[0]?.n !== TABLES.length) await client.query(ledger.qualified(POSTGRES_LEDGER_DDL));
+        const [key, values] = [`ordercli-dry-run-${ledger.owner.id}`, [ledger.baseUrl, options.kind]];
+        for (const text of [
+          `INSERT INTO ordercli_ledger (external_id, service, kind, status, state_key, entry)
+            VALUES ('${key}', $1, $2, 'claimed', '', '{}')`,
+          `UPDATE ordercli_ledger SET status = 'not-created' WHERE external_id = '${key}' AND service = $1 AND kind = $2`,
+          `DELETE FROM ordercli_ledger WHERE external_id = '${key}' AND service = $1 AND kind = $2`,
+        ])
+          await client.query(ledger.qualified(text), values);
+        await client.query(ledger.qualified(BEAT_SQL), [ledger.owner.id, JSON.stringify(ledger.owner)]);
+      } finally {
+        await client.query('ROLLBACK').catch(ignore);
+        client.removeListener('error', ignore).release();
+      }
+    } catch (error) {
+      throw ledger.errorOf(error, true);
+    } finally {
+      await ledger.pool?.end().catch(ignore);
+    }
+  }
+
+  /** The SQL that creates the ledger's schema and tables (`ledger init --print-sql`), for an owner to run once. */
+  static creationSql(url: string | undefined, env: NodeJS.ProcessEnv = {}): string {
+    const schema =
+      url === undefined ? env.ORDERCLI_LEDGER_SCHEMA || 'public' : parseLedgerUrl(url, env).schema;
+    const quoted = `"${schema.replace(/"/g, '""')}"`;
+    const tables = POSTGRES_LEDGER_DDL.replace(
+      /\bordercli_ledger(?:_records|_owners)?\b/g,
+      (name) => `${quoted}.${name}`,
+    );
+    return `CREATE SCHEMA IF NOT EXISTS ${quoted};\n${tables}\n`;
+  }
+
   /** The base URLs and kinds the ledger holds ([] when it has no tables). */
   static services(url: string, settings: PostgresSettings = {}): Promise<store.LedgerService[]> {
     const text = 'SELECT DISTINCT service AS "baseUrl", kind FROM ordercli_ledger ORDER BY 1, 2';
@@ -484,6 +538,17 @@ export class PostgresLedger implements store.LedgerStore {
       return new LedgerWriteError(this.location, cause);
     }
     let sentence = `Cannot open the PostgreSQL ledger ${this.location} (${code ? `${code} ` : ''}${message})`;
+    if (code === '42501') {
+      // A role that may not create the tables (PostgreSQL 15 gives no one CREATE on `public`).
+      const user = this.user();
+      return new CliError(
+        `The PostgreSQL ledger ${this.location} refused what the ledger needs (42501 ${message}), so nothing was sent.`,
+        ExitCode.Failure,
+        [
+          `Ask an owner of the schema for GRANT CREATE ON SCHEMA ${this.schema} TO ${user}, or to create the tables once (ordercli ledger init --print-sql | psql <url>) and GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${this.schema} TO ${user}.`,
+        ],
+      );
+    }
     // A refused login: bad password, no such role, pg_hba.conf rejects.
     if (/^28(P01|000)$/.test(code) || /password|SASL|authentication/i.test(message)) {
       sentence = `The PostgreSQL ledger ${this.location} refused the login (${message})`;
@@ -493,6 +558,12 @@ export class PostgresLedger implements store.LedgerStore {
     return new CliError(`${sentence}, so nothing was sent.`, ExitCode.Failure, [
       `Check that the server is up and that the URL's host, port, database, user and password are right (${this.location}).`,
     ]);
+  }
+
+  /** The role the URL logs in as (else PGUSER, else the system user's name, as pg does). */
+  private user(): string {
+    const name = decodeURIComponent(new URL(this.connection).username);
+    return `"${(name || process.env.PGUSER || userInfo().username).replace(/"/g, '""')}"`;
   }
 
   private fail(error: unknown): CliError {

@@ -42,6 +42,7 @@ export interface RecordSource {
     | 'orders resolve'
     | 'refs contacts import'
     | 'ledger copy'
+    | 'ledger init'
     | 'ledger forget';
   /** The input's identity (input-identity.ts; an absolute path in records of earlier releases), or `(stdin)`. */
   input?: string;

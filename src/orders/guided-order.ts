@@ -2,25 +2,36 @@
  * The steps of `orders new`: the contact (a reference from the list, an external reference, or
  * contact data), the items (packaging references searched as the user types, a whole quantity),
  * the two addresses (recent ones offered again), externalId and externalReference, a preview of
- * the exact JSON, then what to do with it. Every question is one step: Escape goes back to the
- * one before, with what was answered there offered again. Nothing is saved or sent here: the
- * result says what the user chose, and the command does it.
+ * the exact JSON, then what to do with it. Every answer is checked at its own question by the
+ * rules of `orders create` (the schemas of src/schemas/order.ts), and asked again if refused.
+ * Every question is one step: Escape goes back to the one before, erasing from the screen what
+ * was answered there and since, and offering that answer again. Nothing is saved or sent here:
+ * the result says what the user chose, and the command does it.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ZodType } from 'zod';
 import { type Address, sameAddress } from '../config/recent-addresses.js';
 import { cleanCell, displayWidth, truncate } from '../io/cells.js';
 import { isPlainObject } from '../io/loose-record.js';
 import { formatCount } from '../io/numbers.js';
-import { type ChoiceItem, PromptEscape, type Prompter } from '../io/prompter.js';
+import { type ChoiceItem, PromptEscape, type ScreenMark, type ScreenPrompter } from '../io/prompter.js';
 import type { IOStreams } from '../io/streams.js';
+import { wrapForStdout } from '../io/wrap.js';
 import { contactReferenceChoice, packagingReferenceChoice, type ReferenceChoice } from '../refs/choices.js';
 import { matchesWords, queryWords, scalarText } from '../refs/search.js';
-import { COUNTRY_CODE, EMAIL, validateOrder } from '../schemas/order.js';
+import {
+  addressSchema,
+  customerSchema,
+  orderContactSchema,
+  orderSchema,
+  validateOrder,
+} from '../schemas/order.js';
+import { problemsFrom, validationErrorMap } from '../schemas/problems.js';
 
 export interface GuidedOrderEnvironment {
   io: IOStreams;
-  prompter: Prompter;
+  prompter: ScreenPrompter;
   /** The records of `GET /api/v1/contact_references`, fetched on first use; undefined if not a list. */
   contactReferences(): Promise<unknown[] | undefined>;
   /** The records of `GET /api/v1/packaging_references`, fetched on first use. */
@@ -74,26 +85,39 @@ type Step = (draft: Draft, questions: Questions) => Promise<Step | 'done'>;
 
 const MAX_CHOICES = 200;
 const PAGE_SIZE = 12;
+/** The country comes before the zip code, which is checked against it at its own question. */
 const ADDRESS_FIELDS: { key: keyof Address; label: string }[] = [
   { key: 'recipient', label: 'Recipient' },
   { key: 'street', label: 'Street' },
+  { key: 'country', label: 'Country (two letters, e.g. FR)' },
   { key: 'zipCode', label: 'Zip code' },
   { key: 'city', label: 'City' },
-  { key: 'country', label: 'Country (two letters, e.g. FR)' },
 ];
-const CONTACT_DATA: { key: string; message: string; validate?: (value: string) => true | string }[] = [
+const CONTACT_DATA: { key: string; message: string }[] = [
   { key: 'externalReference', message: 'Contact externalReference (your reference for this contact):' },
   { key: 'firstName', message: 'First name:' },
   { key: 'lastName', message: 'Last name:' },
-  {
-    key: 'email',
-    message: 'E-mail:',
-    validate: (value) => EMAIL.test(value.trim()) || 'type an e-mail address such as name@example.com',
-  },
+  { key: 'email', message: 'E-mail:' },
   { key: 'customer.name', message: 'Customer name (required with contact data):' },
 ];
 
-const required = (value: string): true | string => value.trim() !== '' || 'cannot be empty';
+/**
+ * What `orders create` would say of `field` in `record` (the answers so far, with the one being
+ * typed), checked by the same schema: true when it says nothing of that field.
+ */
+function fieldProblem(schema: ZodType, record: Record<string, unknown>, field: string): true | string {
+  const result = schema.safeParse(record, { error: validationErrorMap });
+  if (result.success) return true;
+  const problem = problemsFrom(result.error.issues).find((p) => p.field === field);
+  return problem === undefined ? true : problem.message;
+}
+
+/** Back to the question before, saying why once the screen is back there. */
+class GoBack extends PromptEscape {
+  constructor(readonly notice: string) {
+    super();
+  }
+}
 /** A whole number above zero, as typed. */
 export function checkQuantity(value: string): true | string {
   const text = value.trim();
@@ -152,7 +176,7 @@ class Questions {
     return this.environment.io;
   }
 
-  get prompter(): Prompter {
+  get prompter(): ScreenPrompter {
     return this.environment.prompter;
   }
 
@@ -165,19 +189,15 @@ class Questions {
           ? await this.environment.contactReferences()
           : await this.environment.packagingReferences();
       if (records === undefined || !records.every(isPlainObject)) {
-        this.io.err(
+        throw new GoBack(
           `The service answered the ${what} in a shape ordercli cannot read; see it with ${command}.\n`,
         );
-        throw new PromptEscape();
       }
       const toPickable = key === 'contacts' ? contactPickable : packagingPickable;
       list = (records as Record<string, unknown>[]).map(toPickable);
       this.lists.set(key, list);
     }
-    if (list.length === 0) {
-      this.io.err(`There are no ${what}.\n`);
-      throw new PromptEscape();
-    }
+    if (list.length === 0) throw new GoBack(`There are no ${what}.\n`);
     return list;
   }
 
@@ -197,11 +217,11 @@ class Questions {
   async ask(
     key: string,
     message: string,
-    options: { validate?: (value: string) => true | string; default?: string } = {},
+    options: { validate: (value: string) => true | string | Promise<true | string>; default?: string },
   ): Promise<string> {
     const value = await this.prompter.input(message, {
       default: this.answers.get(key) ?? options.default,
-      validate: options.validate ?? required,
+      validate: options.validate,
     });
     this.answers.set(key, value.trim());
     return value.trim();
@@ -253,14 +273,17 @@ export async function runGuidedOrder(environment: GuidedOrderEnvironment): Promi
 
 /**
  * Runs the steps from `first` until one returns 'done'. Escape goes back to the step before, with
- * the draft as it was when that step began; Escape on the first step is thrown.
+ * the draft as it was when that step began and the screen as it was then (its answer, and all
+ * since, erased: the question is shown once); Escape on the first step is thrown.
  */
 async function walkSteps(first: Step, questions: Questions): Promise<Draft> {
+  const { prompter } = questions;
   let draft: Draft = { items: [], newAddress: {} };
-  const history: { step: Step; before: Draft }[] = [];
+  const history: { step: Step; before: Draft; mark: ScreenMark }[] = [];
   let step: Step = first;
   for (;;) {
     const before = structuredClone(draft);
+    const mark = prompter.mark();
     let next: Step | 'done';
     try {
       next = await step(draft, questions);
@@ -268,11 +291,13 @@ async function walkSteps(first: Step, questions: Questions): Promise<Draft> {
       if (!(error instanceof PromptEscape)) throw error;
       const previous = history.pop();
       if (previous === undefined) throw error;
+      prompter.eraseTo(previous.mark);
+      if (error instanceof GoBack) prompter.say(wrapForStdout(questions.io, error.notice));
       step = previous.step;
       draft = previous.before;
       continue;
     }
-    history.push({ step, before });
+    history.push({ step, before, mark });
     if (next === 'done') return draft;
     step = next;
   }
@@ -324,6 +349,10 @@ async function contactExternal(draft: Draft, questions: Questions): Promise<Step
     externalReferenceId: await questions.ask(
       'contact.externalReferenceId',
       'External reference of the contact:',
+      {
+        validate: (typed) =>
+          fieldProblem(orderContactSchema, { externalReferenceId: typed.trim() }, 'externalReferenceId'),
+      },
     ),
   };
   return itemPackaging;
@@ -333,7 +362,11 @@ async function contactExternal(draft: Draft, questions: Questions): Promise<Step
 function contactData(index: number): Step {
   return async (draft, questions) => {
     const field = CONTACT_DATA[index]!;
-    const value = await questions.ask(`contact.${field.key}`, field.message, { validate: field.validate });
+    const validate = (typed: string) =>
+      field.key === 'customer.name'
+        ? fieldProblem(customerSchema, { name: typed.trim() }, 'name')
+        : fieldProblem(orderContactSchema, { ...draft.contact, [field.key]: typed.trim() }, field.key);
+    const value = await questions.ask(`contact.${field.key}`, field.message, { validate });
     if (field.key === 'customer.name') draft.customer = { name: value };
     else draft.contact = { ...draft.contact, [field.key]: value };
     return index + 1 < CONTACT_DATA.length ? contactData(index + 1) : itemPackaging;
@@ -426,21 +459,21 @@ function addressChoice(kind: AddressKind): Step {
 function addressField(kind: AddressKind, index: number): Step {
   return async (draft, questions) => {
     const { key, label } = ADDRESS_FIELDS[index]!;
+    const shown = (typed: string) => (key === 'country' ? typed.trim().toUpperCase() : typed.trim());
     const value = await questions.ask(
       `${kind}.${key}`,
       `${addressTitle(kind)}, ${label.charAt(0).toLowerCase()}${label.slice(1)}:`,
       {
         default: key === 'country' ? 'FR' : undefined,
-        validate:
-          key === 'country'
-            ? (typed) =>
-                COUNTRY_CODE.test(typed.trim().toUpperCase()) || 'type a two-letter country code such as FR'
-            : required,
+        // The zip code against the country answered just before, as orders create checks it.
+        validate: (typed) => fieldProblem(addressSchema, { ...draft.newAddress, [key]: shown(typed) }, key),
       },
     );
-    draft.newAddress = { ...draft.newAddress, [key]: key === 'country' ? value.toUpperCase() : value };
+    draft.newAddress = { ...draft.newAddress, [key]: shown(value) };
     if (index + 1 < ADDRESS_FIELDS.length) return addressField(kind, index + 1);
-    draft[kind] = draft.newAddress as Address;
+    const { recipient, street, zipCode, city, country } = draft.newAddress as Address;
+    // In the interface's order, as the preview shows it, whatever the order of the questions.
+    draft[kind] = { recipient, street, zipCode, city, country };
     draft.newAddress = {};
     return afterAddress(kind);
   };
@@ -448,27 +481,25 @@ function addressField(kind: AddressKind, index: number): Step {
 
 // --- the order's own identifiers -----------------------------------------------------------
 async function externalIdStep(draft: Draft, questions: Questions): Promise<Step> {
-  const { environment, answers } = questions;
-  const suggestion =
-    answers.get('externalId') ?? (await suggestExternalId(environment.today, environment.knownExternalId));
-  for (;;) {
-    const externalId = await questions.ask(
-      'externalId',
-      'externalId (your identifier of the order, the key against sending it twice):',
-      {
-        default: suggestion,
+  const { environment } = questions;
+  const suggest = () => suggestExternalId(environment.today, environment.knownExternalId);
+  draft.externalId = await questions.ask(
+    'externalId',
+    'externalId (your identifier of the order, the key against sending it twice):',
+    {
+      default: await suggest(),
+      // One the ledger knows is refused at the question, with when and by what.
+      validate: async (typed) => {
+        const externalId = typed.trim();
+        const problem = fieldProblem(orderSchema, { externalId }, 'externalId');
+        if (problem !== true) return problem;
+        const known = await environment.knownExternalId(externalId);
+        if (known === undefined) return true;
+        return `The order ledger says ${JSON.stringify(externalId)} was ${known} at ${environment.baseUrl}: choose another externalId, such as ${await suggest()}.`;
       },
-    );
-    const known = await environment.knownExternalId(externalId);
-    if (known === undefined) {
-      draft.externalId = externalId;
-      return externalReferenceStep;
-    }
-    answers.delete('externalId');
-    questions.io.err(
-      `The order ledger says ${JSON.stringify(externalId)} was ${known} at ${environment.baseUrl}: choose another externalId.\n`,
-    );
-  }
+    },
+  );
+  return externalReferenceStep;
 }
 
 async function externalReferenceStep(draft: Draft, questions: Questions): Promise<Step> {
@@ -476,7 +507,8 @@ async function externalReferenceStep(draft: Draft, questions: Questions): Promis
     'externalReference',
     'externalReference (your order number; empty for none):',
     {
-      validate: () => true,
+      validate: (typed) =>
+        typed.trim() === '' || fieldProblem(orderSchema, { externalReference: typed }, 'externalReference'),
     },
   );
   draft.externalReference = value === '' ? undefined : value;
@@ -485,15 +517,14 @@ async function externalReferenceStep(draft: Draft, questions: Questions): Promis
 
 // --- the preview and what to do with it ----------------------------------------------------
 async function preview(draft: Draft, questions: Questions): Promise<Step | 'done'> {
-  const { io, answers, environment } = questions;
+  const { prompter, answers, environment } = questions;
   const order = orderOf(draft);
   const problems = validateOrder(order);
   if (problems.length > 0) {
     // Every answer was checked as it was typed; this would be a rule the questions do not know.
-    for (const problem of problems) io.err(`${problem.field}: ${problem.message}\n`);
-    throw new PromptEscape();
+    throw new GoBack(problems.map((problem) => `${problem.field}: ${problem.message}\n`).join(''));
   }
-  io.out(
+  prompter.say(
     `\nThe order, exactly as it would be sent (POST /api/v1/orders):\n${JSON.stringify(order, null, 2)}\n\n`,
   );
   const action = await questions.prompter.select<'send' | 'save' | 'both'>(

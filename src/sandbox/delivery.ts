@@ -1,12 +1,12 @@
 /**
  * Webhook deliveries of the sandbox: each notification goes through `sendNotification` (so it is
- * byte-for-byte what `webhooks trigger` sends), is retried with back-off while the receiver fails,
- * and every attempt is logged. The interface is silent on retries; a few attempts help a receiver
- * that restarts, without hiding one that is broken.
+ * byte-for-byte what `webhooks trigger` sends), is retried with back-off while the receiver is
+ * down or failing (`--delivery-retries`), and every attempt is logged. The interface is silent on
+ * retries; a few of them let a receiver that starts late or restarts still get its notifications,
+ * without hiding one that is broken (a 4xx answer, a wrong key say, is final).
  */
 import { Agent } from '../api/transport.js';
 import { describeNetworkError } from '../core/network-error.js';
-import { backOffDelay } from '../core/retry.js';
 import { sendNotification } from '../webhooks/notify.js';
 import { trimLog } from './request-log.js';
 
@@ -23,13 +23,16 @@ export interface DeliveryLogEntry {
   durationMs?: number;
   /** The order code the notification is about, when there is one. */
   code?: string;
+  /** When the attempt failed and another follows: the wait before it. Absent on the last one. */
+  retryInMs?: number;
 }
 
 export interface DelivererOptions {
   log: DeliveryLogEntry[];
   logLimit?: number;
-  maxAttempts?: number;
-  /** Delay before the second attempt; it doubles for each later one (with jitter, as clients do). */
+  /** Attempts after the first one failed; default 3. */
+  retries?: number;
+  /** Delay before the first retry; it doubles for each later one, up to 60 s. Default 500 ms. */
   backoffMs?: number;
   timeoutMs?: number;
   /** One line per attempt, for the `sandbox` command's console; never holds the key. */
@@ -37,8 +40,10 @@ export interface DelivererOptions {
   onDelivery?: (entry: DeliveryLogEntry) => void;
 }
 
-export const DEFAULT_DELIVERY_ATTEMPTS = 4;
-export const DEFAULT_DELIVERY_BACKOFF_MS = 250;
+export const DEFAULT_DELIVERY_RETRIES = 3;
+/** The most `--delivery-retries` accepts: beyond it the waits are all at the cap anyway. */
+export const MAX_DELIVERY_RETRIES = 100;
+export const DEFAULT_DELIVERY_BACKOFF_MS = 500;
 /** Longest wait between two attempts, however many the sandbox is told to make. */
 const MAX_DELIVERY_BACKOFF_MS = 60_000;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 5_000;
@@ -63,8 +68,8 @@ export class WebhookDeliverer {
     this.options = {
       ...options,
       logLimit: options.logLimit ?? Number.POSITIVE_INFINITY,
-      maxAttempts: options.maxAttempts ?? DEFAULT_DELIVERY_ATTEMPTS,
-      backoffMs: options.backoffMs ?? DEFAULT_DELIVERY_BACKOFF_MS,
+      retries: checkRetries(options.retries ?? DEFAULT_DELIVERY_RETRIES),
+      backoffMs: checkBackoff(options.backoffMs ?? DEFAULT_DELIVERY_BACKOFF_MS),
       timeoutMs: options.timeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     };
   }
@@ -108,28 +113,39 @@ export class WebhookDeliverer {
     code: string | undefined,
     signal: AbortSignal,
   ): void {
-    const run = this.send(notification, attempt, code, signal).then((delivered) => {
-      if (delivered || signal.aborted || attempt >= this.options.maxAttempts) return;
-      const timer = setTimeout(
-        () => {
-          this.timers.delete(timer);
-          this.attempt(notification, attempt + 1, code, signal);
-        },
-        backOffDelay(attempt, { baseMs: this.options.backoffMs, maxMs: MAX_DELIVERY_BACKOFF_MS }),
-      );
+    const run = this.send(notification, attempt, code, signal).then((entry) => {
+      if (entry === undefined) return;
+      const retryInMs =
+        worthRetrying(entry) && attempt <= this.options.retries ? this.delayAfter(attempt) : undefined;
+      if (retryInMs !== undefined) entry.retryInMs = retryInMs;
+      this.record(entry);
+      if (retryInMs === undefined || signal.aborted) return;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        this.attempt(notification, attempt + 1, code, signal);
+      }, retryInMs);
       this.timers.add(timer);
     });
     this.inFlight.add(run);
     void run.finally(() => this.inFlight.delete(run));
   }
 
-  /** One attempt; true when the receiver answered 2xx. Never rejects. */
+  /**
+   * The wait after attempt `attempt` failed: the base doubled per attempt, capped. No jitter, unlike
+   * the API client's retries: one sender to a few receivers herds nobody, and a fixed schedule lets
+   * a CI script know how late its receiver may start (0.5 + 1 + 2 s by default).
+   */
+  private delayAfter(attempt: number): number {
+    return Math.min(MAX_DELIVERY_BACKOFF_MS, this.options.backoffMs * 2 ** Math.min(attempt - 1, 30));
+  }
+
+  /** One attempt, as its log entry; undefined when cancelled (reset, close). Never rejects. */
   private async send(
     notification: Omit<Notification, 'body'> & { body: string },
     attempt: number,
     code: string | undefined,
     signal: AbortSignal,
-  ): Promise<boolean> {
+  ): Promise<DeliveryLogEntry | undefined> {
     const entry: DeliveryLogEntry = {
       at: new Date().toISOString(),
       event: notification.event,
@@ -150,11 +166,10 @@ export class WebhookDeliverer {
       entry.status = result.status;
       entry.durationMs = result.durationMs;
     } catch (error) {
-      if (signal.aborted) return false;
+      if (signal.aborted) return undefined;
       entry.error = describeNetworkError(error);
     }
-    this.record(entry);
-    return entry.status !== undefined && entry.status >= 200 && entry.status < 300;
+    return entry;
   }
 
   private record(entry: DeliveryLogEntry): void {
@@ -162,9 +177,42 @@ export class WebhookDeliverer {
     log.push(entry);
     trimLog(log, this.options.logLimit);
     const outcome = entry.status !== undefined ? String(entry.status) : `failed (${entry.error})`;
+    const next = entry.retryInMs !== undefined ? `, next in ${formatWait(entry.retryInMs)}` : '';
     this.options.logger?.(
-      `webhook ${entry.event}${entry.code ? ` ${entry.code}` : ''} -> ${entry.url}: ${outcome}, attempt ${entry.attempt}`,
+      `webhook ${entry.event}${entry.code ? ` ${entry.code}` : ''} -> ${entry.url}: ${outcome}, attempt ${entry.attempt}${next}`,
     );
     this.options.onDelivery?.(entry);
   }
+}
+
+/**
+ * Whether another attempt may succeed: no answer (refused, reset, timed out), a 5xx, or 408, 425
+ * and 429 (the statuses `listen --forward-to` retries too). Any other answer is the receiver's
+ * word: a 2xx is delivered, a 4xx (a wrong key, say) will not change by sending again.
+ */
+export function worthRetrying(entry: Pick<DeliveryLogEntry, 'status'>): boolean {
+  const { status } = entry;
+  if (status === undefined) return true;
+  return status >= 500 || status === 408 || status === 425 || status === 429;
+}
+
+/** The retries, or a RangeError saying what is accepted. */
+export function checkRetries(retries: number): number {
+  if (!Number.isInteger(retries) || retries < 0 || retries > MAX_DELIVERY_RETRIES)
+    throw new RangeError(
+      `delivery retries must be a whole number from 0 to ${MAX_DELIVERY_RETRIES}, not ${retries}`,
+    );
+  return retries;
+}
+
+/** The back-off, or a RangeError saying what is accepted. */
+export function checkBackoff(ms: number): number {
+  if (!(Number.isFinite(ms) && ms >= 0))
+    throw new RangeError(`delivery back-off must be a number >= 0, not ${ms}`);
+  return ms;
+}
+
+/** `500 ms`, `2 s`. */
+function formatWait(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.round(ms / 100) / 10} s`;
 }

@@ -103,6 +103,7 @@ function forbiddenUnless(right: Right | undefined, rights: Rights): SandboxRespo
 }
 
 function listEntities(context: RouteContext, kind: EntityKind): SandboxResponse {
+  if (kind === 'orders') return ok(context.store.orders().map(showOrder));
   if (kind === 'webhooks') {
     const subscriptions = context.store.list('webhooks') as unknown as WebhookSubscriptionRecord[];
     return ok(subscriptions.map((subscription) => showSubscription(subscription, context.webhookKey)));
@@ -113,10 +114,20 @@ function listEntities(context: RouteContext, kind: EntityKind): SandboxResponse 
 function getEntity(context: RouteContext, kind: EntityKind, id: string): SandboxResponse {
   const record = context.store.get(kind, id);
   if (record === undefined) return notFound(`no ${kind} record has id ${JSON.stringify(id)}`);
+  if (kind === 'orders') return ok(showOrder(record as StoredOrder));
   if (kind === 'webhooks') {
     return ok(showSubscription(record as unknown as WebhookSubscriptionRecord, context.webhookKey));
   }
   return ok(record);
+}
+
+/**
+ * An order as the sandbox shows it (201, `GET /orders/{id}`, `GET /orders`): as stored, then its
+ * validation state, always present so that `jq .validated` needs no default. See docs/assumptions.md.
+ */
+export function showOrder(order: StoredOrder): Record<string, unknown> {
+  const { validatedAt, ...rest } = order;
+  return { ...rest, validated: order.status === 'validated', validatedAt: validatedAt ?? null };
 }
 
 function showSubscription(subscription: WebhookSubscriptionRecord, key: string) {
@@ -131,7 +142,7 @@ function createOrder(context: RouteContext, request: SandboxRequest): SandboxRes
   if (problems.length > 0) return validationProblem(problems, 'The order is invalid');
   const order = context.store.createOrder(request.body as Record<string, unknown>);
   context.onOrderCreated(order);
-  return ok(order, 201);
+  return ok(showOrder(order), 201);
 }
 
 /**

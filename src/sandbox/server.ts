@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { acquireFileLock, type FileLock } from '../io/file-lock.js';
 import { authenticate, DEFAULT_TOKENS, generateWebhookKey, rightsOf, type SandboxTokens } from './auth.js';
-import { type DeliveryLogEntry, WebhookDeliverer } from './delivery.js';
+import { checkBackoff, checkRetries, type DeliveryLogEntry, WebhookDeliverer } from './delivery.js';
 import {
   DEFAULT_FAULTS,
   type FaultDecision,
@@ -32,6 +32,7 @@ export type { DeliveryLogEntry } from './delivery.js';
 export type { FaultKind, FaultOptions, FaultRule } from './faults.js';
 export type { RequestLogEntry } from './request-log.js';
 export type { StoredOrder } from './store.js';
+export { isNeverValidated } from './validation.js';
 
 export const DEFAULT_SANDBOX_PORT = 4780;
 export const DEFAULT_SANDBOX_HOST = '127.0.0.1';
@@ -63,6 +64,11 @@ export interface SandboxOptions {
   retryAfterSeconds?: number;
   /** Time from creation to validation (and the webhook); default 300 ms. */
   validationDelayMs?: number;
+  /**
+   * Share of created orders never validated nor notified (0..1; default 0), picked by a hash of
+   * their `externalId` so that the same ones are picked in every run (`isNeverValidated`).
+   */
+  validationFailRate?: number;
   tokens?: Partial<SandboxTokens>;
   /** The key of every subscription; default: random per sandbox. */
   webhookKey?: string;
@@ -83,8 +89,12 @@ export interface SandboxOptions {
   onDelivery?: (entry: DeliveryLogEntry) => void;
   /** Keeps at most about this many entries in `requests` and `deliveries`; default unlimited. */
   logLimit?: number;
-  /** Delivery attempts per notification, default 4, and the first back-off, default 250 ms. */
-  deliveryAttempts?: number;
+  /**
+   * Attempts after a notification's first one failed (no answer, 5xx, 408, 425, 429); default 3.
+   * 0: one attempt only.
+   */
+  deliveryRetries?: number;
+  /** The wait before the first retry, doubled for each next one up to 60 s; default 500 ms. */
   deliveryBackoffMs?: number;
 }
 
@@ -121,6 +131,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new RangeError(`port must be 0..65535, not ${port}`);
   const host = options.host ?? DEFAULT_SANDBOX_HOST;
+  checkWorkOptions(options);
   const initialFaults = initialFaultsOf(options);
   const faults = new FaultPlan(initialFaults);
   const tokens: SandboxTokens = { ...DEFAULT_TOKENS, ...definedTokens(options.tokens) };
@@ -180,6 +191,15 @@ interface SandboxParts {
   closing: AbortController;
 }
 
+/** Refuses out-of-range validation and delivery options before anything is opened (a lock, a port). */
+function checkWorkOptions(options: SandboxOptions): void {
+  const failRate = options.validationFailRate ?? 0;
+  if (!(failRate >= 0 && failRate <= 1))
+    throw new RangeError(`validationFailRate must be between 0 and 1, not ${failRate}`);
+  if (options.deliveryRetries !== undefined) checkRetries(options.deliveryRetries);
+  if (options.deliveryBackoffMs !== undefined) checkBackoff(options.deliveryBackoffMs);
+}
+
 /** The faults of the options, each defaulted. */
 function initialFaultsOf(options: SandboxOptions): FaultOptions {
   return {
@@ -216,13 +236,20 @@ async function openParts(
   const deliverer = new WebhookDeliverer({
     log: deliveries,
     logLimit: options.logLimit ?? Number.POSITIVE_INFINITY,
-    maxAttempts: options.deliveryAttempts,
+    retries: options.deliveryRetries,
     backoffMs: options.deliveryBackoffMs,
     logger: options.quiet ? undefined : options.logger,
     onDelivery: options.quiet ? undefined : options.onDelivery,
   });
   const delayMs = options.validationDelayMs ?? DEFAULT_VALIDATION_DELAY_MS;
-  const validation = new OrderValidation({ store, deliverer, webhookKey, delayMs });
+  const validation = new OrderValidation({
+    store,
+    deliverer,
+    webhookKey,
+    delayMs,
+    failRate: options.validationFailRate,
+    logger: options.quiet ? undefined : options.logger,
+  });
   const routes: RouteContext = { store, webhookKey, onOrderCreated: (order) => validation.schedule(order) };
   const closing = new AbortController();
   // One abort listener per request in progress: many are normal under load.

@@ -1,51 +1,37 @@
 /**
  * Who may use the inspector: the person at the terminal where `listen` printed its address.
  *
- * The gate is Jupyter's. A random secret is printed on the terminal in the page's address
- * (`http://127.0.0.1:4781/?token=…`); `GET /` with it answers the page and an HttpOnly,
- * SameSite=Strict session cookie; every other request needs that cookie, else 403, whatever its path
- * (nothing tells a caller without it which paths exist). Another local user or process can connect
- * to 127.0.0.1 but knows neither value: the secret is only on this terminal, the cookie only in the
- * browser that opened it, out of reach of scripts (HttpOnly) and not sent by other sites' pages
- * (SameSite=Strict). Both values are made per run and compared in constant time.
+ * A random secret is printed on the terminal in the page's address
+ * (`http://127.0.0.1:4781/?token=…`). The page keeps it in its tab's `sessionStorage` and sends it
+ * in the `X-Ordercli-Token` header with each of its requests (the event stream, Copy as command,
+ * Download body, Replay); a request without it is refused, whatever its path (nothing tells a caller
+ * without it which paths exist). The page itself holds no secret and no data, so it is served to
+ * anyone: that is what lets a reload work once the secret has left the address bar.
  *
- * Cookies are shared by every port of a host, so the cookie is named after the inspector's port:
- * two `listen --inspect` runs do not overwrite each other's.
+ * No cookie, on purpose: cookies ignore ports, so a cookie of 127.0.0.1:4781 is sent to every other
+ * server on 127.0.0.1 the browser visits, and `SameSite` does not help (same site). A header is only
+ * ever sent by the page's own script, and `sessionStorage` belongs to one origin (port included)
+ * and one tab. Another local user or process can connect to 127.0.0.1 but does not know the secret.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
-export class InspectorAccess {
-  /** Printed on the terminal in the page's address. */
-  readonly secret = randomBytes(32).toString('base64url');
-  /** What the browser holds once the secret was shown. */
-  private readonly session = randomBytes(32).toString('base64url');
+/** The header the page sends the secret in. */
+export const TOKEN_HEADER = 'x-ordercli-token';
 
-  constructor(private readonly port: number) {}
+export class InspectorAccess {
+  /** Printed on the terminal in the page's address; the page sends it back in `TOKEN_HEADER`. */
+  readonly secret = randomBytes(32).toString('base64url');
 
   /** The address to open: the page's, with the secret. */
   openUrl(base: string): string {
     return `${base}?token=${this.secret}`;
   }
 
-  private get cookieName(): string {
-    return `ordercli-inspector-${this.port}`;
-  }
-
-  /** `Set-Cookie` for a browser that showed the secret: for this run only (no expiry). */
-  sessionCookie(): string {
-    return `${this.cookieName}=${this.session}; Path=/; HttpOnly; SameSite=Strict`;
-  }
-
-  /** Whether the request carries this run's session cookie. */
-  hasSession(req: IncomingMessage): boolean {
-    const header = req.headers.cookie;
-    if (header === undefined) return false;
-    const prefix = `${this.cookieName}=`;
-    return header
-      .split(';')
-      .map((part) => part.trim())
-      .some((part) => part.startsWith(prefix) && sameText(part.slice(prefix.length), this.session));
+  /** Whether the request carries the secret in `X-Ordercli-Token` (only the page's script sends it). */
+  carriesSecret(req: IncomingMessage): boolean {
+    const given = req.headers[TOKEN_HEADER];
+    return typeof given === 'string' && sameText(given, this.secret);
   }
 
   /** Whether the address's `?token=` is the secret. */

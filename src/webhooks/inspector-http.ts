@@ -28,18 +28,12 @@ function contentSecurityPolicy(nonce: string): string {
   ].join('; ');
 }
 
-/** The page, its `__NONCE__`s and `__TOKEN__` filled in; `extra` headers (the session cookie). */
-export function sendPage(
-  res: ServerResponse,
-  page: string,
-  token: string,
-  extra: Record<string, string> = {},
-): void {
+/** The page, its `__NONCE__`s filled in (it holds no secret: the page's script reads it from its tab). */
+export function sendPage(res: ServerResponse, page: string): void {
   const nonce = randomBytes(16).toString('base64');
-  const html = page.replaceAll('__NONCE__', nonce).replace('__TOKEN__', token);
+  const html = page.replaceAll('__NONCE__', nonce);
   res.writeHead(200, {
     ...SECURITY_HEADERS,
-    ...extra,
     'content-security-policy': contentSecurityPolicy(nonce),
     'content-type': 'text/html; charset=utf-8',
     'content-length': Buffer.byteLength(html),

@@ -6,15 +6,16 @@
  * - bound to 127.0.0.1 whatever `--host` says, on its own port (the receiver's answers are unchanged);
  * - any request whose `Host` is not `127.0.0.1:<port>` or `localhost:<port>` is refused (403), so a
  *   page elsewhere cannot reach it through DNS rebinding; an `Origin` other than the page's is refused;
- * - nothing is served without the secret printed on the terminal or the session cookie it is
- *   exchanged for (inspector-access.ts): other local users and processes get 403 for every path;
- * - POST /replay also needs the per-run token the page holds (`X-Ordercli-Token`) and a JSON body;
- *   no CORS header is ever sent, so other origins can read neither the page, its token, nor the stream;
+ * - the page holds no secret and no data; everything else (the event stream, Copy as command,
+ *   Download body, Replay) needs the secret printed on the terminal in the `X-Ordercli-Token`
+ *   header, which only the page's script sends (inspector-access.ts): no cookie, nothing a browser
+ *   would send by itself to another port of 127.0.0.1; without it, 403 for every path;
+ * - POST /replay also needs a JSON body; no CORS header is ever sent, so other origins can read
+ *   neither the page nor the stream;
  * - every answer carries a Content-Security-Policy and the security headers of inspector-http.ts;
  * - the webhook key never reaches the page: headers are shown redacted and Replay adds the key back
  *   here, at sending.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { UsageError } from '../core/errors.js';
@@ -24,7 +25,7 @@ import { parseHttpUrl } from '../core/url.js';
 import { profileOfKeySource } from '../core/webhook-key.js';
 import { originalBodyBytes } from './event-record.js';
 import type { ForwardAttempt } from './forward-sender.js';
-import { InspectorAccess, sameText } from './inspector-access.js';
+import { InspectorAccess } from './inspector-access.js';
 import { bodyFileName, copyCommand, EXAMPLE_APP_URL } from './inspector-command.js';
 import { InspectorHistory, MAX_REQUESTS, readLogTail } from './inspector-history.js';
 import { readBody, refuse, SECURITY_HEADERS, sendJson, sendPage } from './inspector-http.js';
@@ -176,23 +177,19 @@ class InspectorSite {
   private readonly notices: string[] = [];
   private tunnel: { kind: string; publicUrl: string } | null = null;
   private readonly subscriptions: { event: string; publicUrl: string }[] = [];
-  /** The token the page sends with Replay (`X-Ordercli-Token`): it is only in the page. */
-  private readonly pageToken = randomBytes(32).toString('base64url');
-  private access: InspectorAccess | undefined;
+  private readonly access = new InspectorAccess();
   private port = 0;
 
   constructor(
     private readonly options: InspectorOptions,
     private readonly history: InspectorHistory,
   ) {
-    options.redactor.addSecret(this.pageToken);
+    options.redactor.addSecret(this.access.secret);
   }
 
-  /** Called once the port is known: the gate's secret and cookie are made for it. */
+  /** Called once the port is known (the `Host` check needs it). */
   open(port: number): InspectorAccess {
     this.port = port;
-    this.access = new InspectorAccess(port);
-    this.options.redactor.addSecret(this.access.secret);
     return this.access;
   }
 
@@ -213,25 +210,24 @@ class InspectorSite {
     }
     const target = new URL(req.url ?? '/', 'http://inspector');
     const route = `${req.method} ${target.pathname}`;
-    const access = this.access!;
-    if ((route === 'GET /' || route === 'HEAD /') && access.showsSecret(target.searchParams)) {
-      sendPage(res, PAGE, this.pageToken, { 'set-cookie': access.sessionCookie() });
+    const opening = `Open the inspector with the address listen printed on its terminal (http://127.0.0.1:${this.port}/?token=…).`;
+    if (route === 'GET /' || route === 'HEAD /') {
+      // The page is served without the secret (it holds none: a reload works); a wrong one in the
+      // address is refused, so that it never replaces the right one the tab keeps.
+      if (target.searchParams.has('token') && !this.access.showsSecret(target.searchParams))
+        this.deny(req, res, opening);
+      else sendPage(res, PAGE);
       return;
     }
-    if (!access.hasSession(req)) {
-      this.deny(
-        req,
-        res,
-        `Open the inspector with the address listen printed on its terminal (http://127.0.0.1:${this.port}/?token=…).`,
-      );
+    if (!this.access.carriesSecret(req)) {
+      this.deny(req, res, opening);
       return;
     }
     this.route(req, res, route, target);
   }
 
   private route(req: IncomingMessage, res: ServerResponse, route: string, target: URL): void {
-    if (route === 'GET /' || route === 'HEAD /') sendPage(res, PAGE, this.pageToken);
-    else if (route === 'GET /events') this.serveEvents(res);
+    if (route === 'GET /events') this.serveEvents(res);
     else if (route === 'GET /command') this.serveCommand(res, target.searchParams);
     else if (route === 'GET /body') this.serveBody(res, target.searchParams);
     else if (route === 'POST /replay') void this.serveReplay(req, res);
@@ -365,11 +361,6 @@ class InspectorSite {
   }
 
   private async serveReplay(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const given = req.headers['x-ordercli-token'];
-    if (typeof given !== 'string' || !sameText(given, this.pageToken)) {
-      this.deny(req, res, 'Replay needs the token of the inspector page (X-Ordercli-Token).');
-      return;
-    }
     if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
       req.resume();
       refuse(res, 415, 'Replay takes a JSON body: {"seq": 1, "url": "…"}.');

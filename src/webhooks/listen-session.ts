@@ -13,6 +13,7 @@ import { ExitCode } from '../core/exit-codes.js';
 import type { Redactor } from '../core/redact.js';
 import { withoutTrailingSlashes } from '../core/url.js';
 import type { WebhookKeyChoice } from '../core/webhook-key.js';
+import { ReadyFile } from '../io/ready-file.js';
 import { EventLog } from './event-log.js';
 import { type ForwardAttempt, ForwardQueue } from './forward-queue.js';
 import { type DamagedLines, damagedLinesWarning } from './forward-queue-file.js';
@@ -78,12 +79,17 @@ export interface ListenSessionOptions {
   redactor: Redactor;
   /** Ctrl-C: ends the session as 'interrupted' (and ends a wait for the queue's lock). */
   signal: AbortSignal;
-  /** Ends the session as 'done' once it resolves (the first event of --once). */
+  /** Ends the session as 'done' once it resolves (the first event of --once, the count of --expect). */
   until?: Promise<void>;
   /** With `until`: ends the session as 'timeout' when `until` has not resolved within this many ms. */
   untilMs?: number;
   /** `listen --inspect`: the inspector page on 127.0.0.1 at this port (0 picks a free one); `program` starts its commands. */
   inspect?: { port: number; program: string };
+  /**
+   * `listen --ready-file`: written (`ready-file.ts`) just before `ready` is told, once the port
+   * accepts and the tunnel's address is known; removed first thing when the session ends.
+   */
+  readyFile?: string;
   on: ListenSessionEvents;
 }
 
@@ -222,6 +228,7 @@ class ListenSession {
   private receiver: WebhookReceiver | undefined;
   private inspector: Inspector | undefined;
   private tunnel: Tunnel | undefined;
+  private readyFile: ReadyFile | undefined;
   private ending: ListenEnding | undefined;
   /** Whether `ready` was told (then `stopped` is too). */
   private wasReady = false;
@@ -237,6 +244,8 @@ class ListenSession {
   /** Inspector, log, queue, receiver, subscription, then the wait for the end. */
   async run(): Promise<ListenEnding> {
     const { options } = this;
+    if (options.readyFile !== undefined)
+      this.readyFile = await ReadyFile.prepare(options.readyFile, process.cwd(), 'nothing was received');
     if (options.inspect) await this.startInspector(options.inspect);
     if (options.logFile !== undefined) {
       const file = options.logFile;
@@ -257,6 +266,8 @@ class ListenSession {
       for (const event of options.subscribe.events)
         await this.subscribe(options.subscribe, event, receiver, publicUrl);
     }
+    const reachedAt = options.subscribe?.publicUrl ?? publicUrl;
+    await this.readyFile?.write({ url: receiver.url, ...(reachedAt ? { publicUrl: reachedAt.href } : {}) });
     this.on.ready(this.ready(receiver));
     this.wasReady = true;
     for (const { queue } of queues) queue.start();
@@ -266,6 +277,7 @@ class ListenSession {
 
   /** Closes what was opened; tells `stopped` when the session had been ready. */
   async close(): Promise<void> {
+    await this.readyFile?.remove();
     await this.tunnel?.stop();
     await this.receiver?.close();
     for (const { queue } of this.queues) await queue.close();

@@ -224,6 +224,49 @@ describe('runImport', () => {
     expect(postsTo(sandbox)).toBe(0);
   });
 
+  it('counts the records read for onReadingStart, and ends that phase before sending starts', async () => {
+    const dir = tempDir();
+    const list = orders(5);
+    (list[3] as { items: unknown[] }).items = [];
+    writeNdjson(dir, 'orders.ndjson', list);
+    const events: string[] = [];
+    let read: Readonly<{ read: number; invalid: number }> | undefined;
+    const result = (await runImport(request('orders.ndjson', { skipInvalid: true }), environment(dir), {
+      onReadingStart: (counts) => {
+        read = counts;
+        events.push('reading');
+        return () => events.push(`read ${counts.read}, ${counts.invalid} invalid`);
+      },
+      onSendingStart: () => {
+        events.push('sending');
+        return () => events.push('sent');
+      },
+    })) as ImportResult;
+    expect(events).toEqual(['reading', 'read 5, 1 invalid', 'sending', 'sent']);
+    expect(read).toEqual({ read: 5, invalid: 1 });
+    expect(result.counts).toMatchObject({ total: 5, created: 4, invalid: 1, notSent: 0 });
+  });
+
+  it('an interrupt while sending counts every record left as not sent, read or not', async () => {
+    const dir = tempDir();
+    writeNdjson(dir, 'orders.ndjson', orders(50));
+    const interrupt = new AbortController();
+    const result = (await runImport(
+      request('orders.ndjson', { concurrency: 1 }),
+      environment(dir, interrupt.signal),
+      {
+        onResult: (record) => {
+          if (record.index === 2) interrupt.abort(new CancelledError('interrupted'));
+        },
+      },
+    )) as ImportResult;
+    expect(result.stopped?.kind).toBe('interrupted');
+    const created = createdCounts(sandbox).size;
+    expect(created).toBeGreaterThanOrEqual(3);
+    expect(created).toBeLessThan(50);
+    expect(result.counts).toMatchObject({ total: 50, created, notSent: 50 - created });
+  });
+
   it('folds a journal an earlier release left beside the input into the ledger once, through onNote', async () => {
     const dir = tempDir();
     writeNdjson(dir, 'orders.ndjson', orders(4));

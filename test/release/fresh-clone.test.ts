@@ -101,16 +101,18 @@ describe.skipIf(process.env.ORDERCLI_IN_FRESH_CLONE)('a fresh clone of HEAD', ()
     expect(result.stdout).toContain('orders validated');
   }, 300_000);
 
-  it('has a .ci/run that runs exactly npm install and npm test (after installing Chromium and PostgreSQL)', () => {
+  it('has a .ci/run that runs exactly npm install and npm test (after installing Chromium, PostgreSQL, zsh and fish)', () => {
     const script = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     const commands = script
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line !== '' && !line.startsWith('#'))
       .filter((line) => line !== 'set -euo pipefail' && !/^cd "\$\(dirname "\$0"\)\/\.\."$/.test(line))
-      // The machine's part: Chromium for the inspector's browser test and PostgreSQL's server for
-      // the shared ledger's tests, installed when missing.
-      .filter((line) => line !== '.ci/install-chromium' && line !== '.ci/install-postgresql');
+      // The machine's part: Chromium for the inspector's browser test, PostgreSQL's server for
+      // the shared ledger's tests, zsh and fish for the completion tests, installed when missing.
+      .filter(
+        (line) => !['.ci/install-chromium', '.ci/install-postgresql', '.ci/install-shells'].includes(line),
+      );
     expect(commands).toEqual(['npm install', 'npm test']);
     expect(firstCodeBlock(readFileSync(join(ROOT, 'README.md'), 'utf8'))).toContain('npm test');
   });

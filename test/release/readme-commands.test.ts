@@ -12,7 +12,7 @@
  *   way of fixing the webhook key fixes it.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/server.js';
@@ -25,8 +25,20 @@ const dirs = new TempDirs();
 const children: ChildProcess[] = [];
 
 /** Commands a reader has after `npm install` in a clone, besides `npx ordercli`. */
-const SHELL_COMMANDS = new Set(['npm', 'export', 'echo', 'printenv', 'cd', 'source', 'printf']);
-const TOOLS = new Set(['cat', 'head', 'grep', 'ls', 'cut', 'sha256sum', 'jq', 'git', 'node', 'iconv']);
+const SHELL_COMMANDS = new Set(['npm', 'export', 'echo', 'printenv', 'cd', 'source', 'printf', 'wait']);
+const TOOLS = new Set([
+  'cat',
+  'head',
+  'grep',
+  'ls',
+  'cut',
+  'sha256sum',
+  'jq',
+  'git',
+  'node',
+  'iconv',
+  'timeout',
+]);
 
 describe('the commands in README.md and docs/*.md', () => {
   const files = documents().filter((file) => file !== 'docs/commands.md');
@@ -34,7 +46,7 @@ describe('the commands in README.md and docs/*.md', () => {
   it('find command lines to check (the parser reads the README)', () => {
     const readme = commandLines('README.md', readDocument('README.md')).map((c) => c.text);
     expect(readme.some((text) => text.startsWith('npm install && npx ordercli demo  '))).toBe(true);
-    expect(readme).toContain('npx ordercli orders create --file bad.json');
+    expect(readme).toContain('npx ordercli orders create --file fixtures/orders/bad.json');
     expect(readme.length).toBeGreaterThan(15);
     expect(simpleCommands('printenv TOKEN | FOO=1 npx ordercli login --x "a | b" # c')).toEqual([
       ['printenv', 'TOKEN'],
@@ -90,16 +102,8 @@ describe('the README, run as typed against a sandbox', () => {
     mkdirSync(join(project, 'node_modules/.bin'), { recursive: true });
     symlinkSync(ROOT, join(project, 'node_modules/ordercli'));
     symlinkSync('../ordercli/bin/ordercli.js', join(project, 'node_modules/.bin/ordercli'));
-    copyFileSync(join(ROOT, 'fixtures/orders/order.json'), join(project, 'order.json'));
-    copyFileSync(join(ROOT, 'fixtures/orders/orders.csv'), join(project, 'orders.csv'));
-    const good = JSON.parse(readDocument('fixtures/orders/order.json')) as Record<string, unknown>;
-    const bad = {
-      ...good,
-      contact: { id: 101, internalReferenceId: 304 },
-      deliveryAddress: { ...(good.deliveryAddress as object), country: 'fr' },
-      items: [{ internalReferenceId: 403, orderedQuantity: 0 }],
-    };
-    writeFileSync(join(project, 'bad.json'), `${JSON.stringify(bad, null, 2)}\n`);
+    // The README's examples run from the root of the repository, with their files in fixtures/orders/.
+    cpSync(join(ROOT, 'fixtures/orders'), join(project, 'fixtures/orders'), { recursive: true });
     env = releaseEnv(dirs.make('ordercli-config-'), { NO_COLOR: '1' });
     exports = line('export ORDERCLI_BASE_URL=http://127.0.0.1:4780 ORDERCLI_TOKEN=sandbox-partner-token');
   });
@@ -122,23 +126,25 @@ describe('the README, run as typed against a sandbox', () => {
   }
 
   it('creates one order, then refuses the invalid one with exit 2 and every problem', async () => {
-    const created = await run('npx ordercli orders create --file order.json');
+    const created = await run('npx ordercli orders create --file fixtures/orders/order.json');
     expect(created.code, describeRun('orders create', created)).toBe(0);
     expect(created.stdout).toMatch(/^Created order SO-\d{4}-\d{6} \(id \d+\)\.\n$/);
 
-    const refused = await run('npx ordercli orders create --file bad.json', 'echo $?');
+    const refused = await run('npx ordercli orders create --file fixtures/orders/bad.json', 'echo $?');
     expect(refused.stdout.trim()).toBe('2');
-    expect(refused.stderr).toContain('bad.json is not a valid order (3 problems); nothing was sent.');
+    expect(refused.stderr).toContain(
+      'fixtures/orders/bad.json is not a valid order (3 problems); nothing was sent.',
+    );
     for (const field of ['contact', 'deliveryAddress.country', 'items[0].orderedQuantity'])
-      expect(refused.stderr).toContain(`bad.json: ${field}: `);
+      expect(refused.stderr).toContain(`fixtures/orders/bad.json: ${field}: `);
   }, 60_000);
 
   it('imports orders.csv, and sends nothing the second time', async () => {
-    const first = await run('npx ordercli orders import orders.csv --report report.csv');
+    const first = await run('npx ordercli orders import fixtures/orders/orders.csv --report report.csv');
     expect(first.code, describeRun('orders import', first)).toBe(0);
     expect(first.stdout + first.stderr).toMatch(/created +3/);
     const again = await run(
-      'npx ordercli orders import orders.csv          # run it again: nothing is sent twice',
+      'npx ordercli orders import fixtures/orders/orders.csv          # run it again: nothing is sent twice',
     );
     expect(again.code, describeRun('orders import again', again)).toBe(0);
     expect(again.stdout + again.stderr).toMatch(/skipped +3/);
@@ -156,7 +162,7 @@ describe('the README, run as typed against a sandbox', () => {
   }, 60_000);
 
   it('gets records and lists webhook events with get, orders get, api and webhooks available', async () => {
-    await run('npx ordercli orders create --file order.json');
+    await run('npx ordercli orders create --file fixtures/orders/order.json');
     const result = await run(
       'npx ordercli get shipping_modes 2                   # GET /api/v1/<entity>/{id}, any entity kind',
       'npx ordercli orders get 10001',

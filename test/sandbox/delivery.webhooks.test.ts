@@ -1,5 +1,9 @@
+import { once } from 'node:events';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/server.js';
+import { freeLoopbackPort } from '../../src/io/free-port.js';
+import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/sandbox/server.js';
 import { VERSION } from '../../src/version.js';
 import { type Receiver, startReceiver } from '../support/receiver.js';
 import { call, partnerOrder, useSandbox } from '../support/sandbox.js';
@@ -115,10 +119,10 @@ describe('sales_order_validated deliveries', () => {
     expect(received[1]!.rawBody.equals(received[0]!.rawBody)).toBe(true);
     expect(received[2]!.rawBody.equals(received[0]!.rawBody)).toBe(true);
     await waitFor(() => sandbox.deliveries.length === 3, 10_000, 'three deliveries');
-    expect(sandbox.deliveries.map((d) => [d.attempt, d.status])).toEqual([
-      [1, 500],
-      [2, 503],
-      [3, 200],
+    expect(sandbox.deliveries.map((d) => [d.attempt, d.status, d.retryInMs])).toEqual([
+      [1, 500, 20],
+      [2, 503, 40],
+      [3, 200, undefined],
     ]);
   });
 
@@ -127,7 +131,7 @@ describe('sales_order_validated deliveries', () => {
       port: 0,
       quiet: true,
       validationDelayMs: 20,
-      deliveryAttempts: 2,
+      deliveryRetries: 1,
       deliveryBackoffMs: 10,
     });
     try {
@@ -194,5 +198,187 @@ describe('sales_order_validated deliveries', () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
+  });
+});
+
+/** A sandbox of one test, with fast retries, subscribed to `url`. */
+async function subscribedSandbox(url: string, options: SandboxOptions = {}): Promise<Sandbox> {
+  const own = await startSandbox({
+    port: 0,
+    quiet: true,
+    validationDelayMs: 1,
+    deliveryBackoffMs: 5,
+    ...options,
+  });
+  const subscribed = await call(own, 'PUT', '/api/v1/webhooks', {
+    token: own.tokens.partner,
+    body: { event: 'sales_order_validated', url },
+  });
+  expect(subscribed.status).toBe(200);
+  return own;
+}
+
+/** Waits until the sandbox has nothing left to do, then returns its delivery log. */
+async function settledDeliveries(own: Sandbox) {
+  await waitFor(
+    () => own.pending().validations === 0 && own.pending().deliveries === 0,
+    10_000,
+    'the deliveries settled',
+  );
+  return own.deliveries;
+}
+
+/**
+ * A receiver whose first `resets` connections are reset as soon as they open (a receiver that
+ * crashes or refuses), and whose later ones reach an HTTP server answering 200.
+ */
+async function resettingReceiver(resets: number): Promise<{ url: string; close(): Promise<void> }> {
+  let connections = 0;
+  const http: Server = createHttpServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.end('ok'));
+  });
+  const tcp: TcpServer = createTcpServer((socket) => {
+    connections++;
+    if (connections <= resets) socket.resetAndDestroy();
+    else http.emit('connection', socket);
+  });
+  tcp.listen(0, '127.0.0.1');
+  await once(tcp, 'listening');
+  const { port } = tcp.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    },
+  };
+}
+
+describe('delivery retries (--delivery-retries)', () => {
+  it('retries a receiver that resets the first two connections: the third attempt gets through', async () => {
+    const flaky = await resettingReceiver(2);
+    const own = await subscribedSandbox(flaky.url, { deliveryBackoffMs: 10 });
+    try {
+      await call(own, 'POST', '/api/v1/orders', { token: own.tokens.partner, body: partnerOrder('RT-1') });
+      const deliveries = await settledDeliveries(own);
+      expect(deliveries.map((d) => [d.attempt, d.status, d.retryInMs])).toEqual([
+        [1, undefined, 10],
+        [2, undefined, 20],
+        [3, 200, undefined],
+      ]);
+      expect(deliveries[0]!.error).toMatch(/ECONNRESET|socket/i);
+    } finally {
+      await own.close();
+      await flaky.close();
+    }
+  });
+
+  it('delivers to a receiver that starts late, after two refused attempts', async () => {
+    const port = await freeLoopbackPort();
+    const url = `http://127.0.0.1:${port}/hook`;
+    let lateServer: Server | undefined;
+    const received: string[] = [];
+    const own = await subscribedSandbox(url, {
+      // Told of each attempt before its retry is scheduled: the receiver starts after the second
+      // refusal, and binds before any timer (the retry) can fire.
+      quiet: false,
+      onDelivery: (entry) => {
+        if (entry.attempt !== 2 || lateServer) return;
+        lateServer = createHttpServer((req, res) => {
+          req.resume();
+          req.on('end', () => {
+            received.push(String(req.headers['x-webhook-event']));
+            res.end('ok');
+          });
+        });
+        lateServer.listen(port, '127.0.0.1');
+      },
+    });
+    try {
+      await call(own, 'POST', '/api/v1/orders', { token: own.tokens.partner, body: partnerOrder('RT-2') });
+      const deliveries = await settledDeliveries(own);
+      expect(deliveries.map((d) => [d.attempt, d.status])).toEqual([
+        [1, undefined],
+        [2, undefined],
+        [3, 200],
+      ]);
+      expect(deliveries[0]!.error).toMatch(/ECONNREFUSED/);
+      expect(received).toEqual(['sales_order_validated']);
+    } finally {
+      await own.close();
+      if (lateServer) await new Promise<void>((resolve) => lateServer!.close(() => resolve()));
+    }
+  });
+
+  it('makes one attempt only with deliveryRetries 0', async () => {
+    const own = await subscribedSandbox(receiver.url, { deliveryRetries: 0 });
+    try {
+      receiver.failNext(503);
+      await call(own, 'POST', '/api/v1/orders', { token: own.tokens.partner, body: partnerOrder('RT-3') });
+      const deliveries = await settledDeliveries(own);
+      expect(deliveries.map((d) => [d.attempt, d.status, d.retryInMs])).toEqual([[1, 503, undefined]]);
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('takes a 4xx answer as final (a wrong key will not change), and retries 5xx, 408 and 429', async () => {
+    const own = await subscribedSandbox(receiver.url);
+    try {
+      receiver.failNext(401);
+      await call(own, 'POST', '/api/v1/orders', { token: own.tokens.partner, body: partnerOrder('RT-4') });
+      expect((await settledDeliveries(own)).map((d) => [d.attempt, d.status])).toEqual([[1, 401]]);
+
+      own.reset();
+      await call(own, 'PUT', '/api/v1/webhooks', {
+        token: own.tokens.partner,
+        body: { event: 'sales_order_validated', url: receiver.url },
+      });
+      receiver.failNext(408, 429, 502);
+      await call(own, 'POST', '/api/v1/orders', { token: own.tokens.partner, body: partnerOrder('RT-5') });
+      expect((await settledDeliveries(own)).map((d) => [d.attempt, d.status])).toEqual([
+        [1, 408],
+        [2, 429],
+        [3, 502],
+        [4, 200],
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('gives up after the default 3 retries, waiting 0.5 s, 1 s and 2 s by default', async () => {
+    const port = await freeLoopbackPort();
+    // The default back-off, read from the log rather than waited for: the retries are cut short
+    // by closing the sandbox once the first attempt is logged.
+    const own = await subscribedSandbox(`http://127.0.0.1:${port}/hook`, { deliveryBackoffMs: undefined });
+    try {
+      await call(own, 'POST', '/api/v1/orders', { token: own.tokens.partner, body: partnerOrder('RT-6') });
+      await waitFor(() => own.deliveries.length === 1, 10_000, 'the first attempt');
+      expect(own.deliveries[0]).toMatchObject({ attempt: 1, retryInMs: 500 });
+    } finally {
+      await own.close();
+    }
+    const fast = await subscribedSandbox(`http://127.0.0.1:${port}/hook`, { deliveryBackoffMs: 1 });
+    try {
+      await call(fast, 'POST', '/api/v1/orders', { token: fast.tokens.partner, body: partnerOrder('RT-7') });
+      const deliveries = await settledDeliveries(fast);
+      expect(deliveries.map((d) => [d.attempt, d.retryInMs])).toEqual([
+        [1, 1],
+        [2, 2],
+        [3, 4],
+        [4, undefined],
+      ]);
+    } finally {
+      await fast.close();
+    }
+  });
+
+  it('refuses a retry count or a back-off out of range', async () => {
+    await expect(startSandbox({ port: 0, quiet: true, deliveryRetries: -1 })).rejects.toThrow(RangeError);
+    await expect(startSandbox({ port: 0, quiet: true, deliveryRetries: 1.5 })).rejects.toThrow(RangeError);
+    await expect(startSandbox({ port: 0, quiet: true, deliveryBackoffMs: -5 })).rejects.toThrow(RangeError);
   });
 });

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/server.js';
 import { call, fullAccessOrder, partnerOrder, useSandbox } from '../support/sandbox.js';
 import { waitFor } from '../support/wait.js';
 
@@ -230,6 +231,70 @@ describe('POST /api/v1/orders', () => {
       'L-1',
       'L-2',
     ]);
+  });
+});
+
+describe('GET /api/v1/orders/{id}', () => {
+  it('shows a created order as stored, not validated yet: validated false, validatedAt null', async () => {
+    // Validation an hour away: the order stays pending for the whole test.
+    const slow = await startSandbox({ port: 0, quiet: true, validationDelayMs: 3_600_000 });
+    try {
+      const created = await call(slow, 'POST', '/api/v1/orders', {
+        token: slow.tokens.partner,
+        body: partnerOrder('GET-1'),
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ status: 'pending', validated: false, validatedAt: null });
+      const { id } = created.body as { id: number };
+      for (const token of [slow.tokens.partner, slow.tokens.full]) {
+        const fetched = await call(slow, 'GET', `/api/v1/orders/${id}`, { token });
+        expect(fetched.status).toBe(200);
+        expect(fetched.body).toEqual(created.body);
+      }
+      expect(slow.pending().validations).toBe(1);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('shows it validated once the delay has passed: validated true and validatedAt', async () => {
+    const created = await call(sandbox, 'POST', '/api/v1/orders', {
+      token: partner,
+      body: partnerOrder('GET-2'),
+    });
+    const order = created.body as Record<string, unknown>;
+    await waitFor(() => sandbox.pending().validations === 0, 10_000, 'the validation');
+    const fetched = await call(sandbox, 'GET', `/api/v1/orders/${order.id}`, { token: partner });
+    expect(fetched.status).toBe(200);
+    const shown = fetched.body as Record<string, unknown>;
+    expect(shown).toEqual({
+      ...order,
+      status: 'validated',
+      validated: true,
+      validatedAt: expect.any(String),
+    });
+    expect(Date.parse(shown.validatedAt as string)).toBeGreaterThanOrEqual(
+      Date.parse(order.createdAt as string),
+    );
+    // The validation state comes last, after the order as stored.
+    expect(Object.keys(shown).slice(-3)).toEqual(['createdAt', 'validated', 'validatedAt']);
+    const list = await call(sandbox, 'GET', '/api/v1/orders', { token: full });
+    expect(list.body).toEqual([shown]);
+  });
+
+  it('answers 404 to an unknown id and 401 without a token', async () => {
+    const created = await call(sandbox, 'POST', '/api/v1/orders', {
+      token: partner,
+      body: partnerOrder('GET-3'),
+    });
+    const { id } = created.body as { id: number };
+    const unknown = await call(sandbox, 'GET', `/api/v1/orders/${id + 1}`, { token: partner });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: 404, detail: `no orders record has id "${id + 1}"` });
+    const anonymous = await call(sandbox, 'GET', `/api/v1/orders/${id}`);
+    expect(anonymous.status).toBe(401);
+    const wrong = await call(sandbox, 'GET', `/api/v1/orders/${id}`, { token: 'not-a-token' });
+    expect(wrong.status).toBe(401);
   });
 });
 

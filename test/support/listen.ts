@@ -71,12 +71,14 @@ export interface RunningBin {
   exited: Promise<number | null>;
 }
 
-/** Spawns the built binary's `listen` and waits for its ready line. */
-export async function spawnListen(
+export type LaunchedBin = Omit<RunningBin, 'url'>;
+
+/** Spawns the built binary's `listen` without waiting for anything (a test that waits for a file). */
+export function launchListen(
   args: string[],
   env: Record<string, string | undefined> = {},
   cwd?: string,
-): Promise<RunningBin> {
+): LaunchedBin {
   const child = spawn(process.execPath, [BIN, 'listen', ...args], {
     env: testEnv(env),
     cwd,
@@ -87,23 +89,31 @@ export async function spawnListen(
   child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   child.stdin.end();
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Spawns the built binary's `listen` and waits for its ready line. */
+export async function spawnListen(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  cwd?: string,
+): Promise<RunningBin> {
+  const launched = launchListen(args, env, cwd);
   let exitCode: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      exitCode = code;
-      resolve(code);
-    }),
-  );
+  void launched.exited.then((code) => {
+    exitCode = code;
+  });
   const url = await waitFor(
     () => {
       if (exitCode !== undefined)
-        throw new Error(`listen exited (${exitCode}) before it was ready:\n${stderr}`);
-      return READY.exec(stderr)?.[1];
+        throw new Error(`listen exited (${exitCode}) before it was ready:\n${launched.stderr()}`);
+      return READY.exec(launched.stderr())?.[1];
     },
     15_000,
     'the ready line of the binary',
   );
-  return { url, child, stdout: () => stdout, stderr: () => stderr, exited };
+  return { url, ...launched };
 }
 
 export interface HttpAnswer {

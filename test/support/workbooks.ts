@@ -4,7 +4,7 @@
  * number with the "Code postal" format `00000`, a date, a formula, rich text, a hyperlink and
  * an externalId merged over the rows of an order's items. Also a hand-made zip for the refusals.
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
@@ -200,4 +200,238 @@ export function writeZip(
   end.writeUInt32LE(directory.length, 12);
   end.writeUInt32LE(offset, 16);
   writeFileSync(path, Buffer.concat([...locals, directory, end]));
+}
+
+/**
+ * Text given in pieces, where `{ char, count }` is `count` times one ASCII character: a part of
+ * gigabytes described in a few bytes (see `writeLargeZip`).
+ */
+export type Pieces = (string | Buffer | { char: string; count: number })[];
+
+/**
+ * A raw deflate stream written bit by bit with the fixed Huffman codes: literals, and a run of
+ * one byte as copies of 258 bytes at distance 1 (13 bits each, so a run expands about 159 times:
+ * under the ratio a zip bomb is refused at). Every 8 copies end on a byte boundary of the same
+ * state, so long runs are written by repeating those 13 bytes.
+ */
+class FixedDeflate {
+  private readonly chunks: Buffer[] = [];
+  private pending: number[] = [];
+  private bits = 0;
+  private count = 0;
+  /** The bytes it inflates to. */
+  size = 0;
+
+  constructor() {
+    this.write(1, 1); // the last block
+    this.write(1, 2); // fixed Huffman codes
+  }
+
+  private write(value: number, n: number): void {
+    this.bits |= value << this.count;
+    this.count += n;
+    while (this.count >= 8) {
+      this.pending.push(this.bits & 0xff);
+      this.bits >>>= 8;
+      this.count -= 8;
+    }
+  }
+
+  /** A Huffman code, its most significant bit first. */
+  private code(code: number, n: number): void {
+    let reversed = 0;
+    for (let i = 0; i < n; i++) reversed |= ((code >> i) & 1) << (n - 1 - i);
+    this.write(reversed, n);
+  }
+
+  private flush(): void {
+    this.chunks.push(Buffer.from(this.pending));
+    this.pending = [];
+  }
+
+  private literal(byte: number): void {
+    if (byte < 144) this.code(0x30 + byte, 8);
+    else this.code(0x190 + byte - 144, 9);
+    this.size++;
+  }
+
+  private copy(): void {
+    this.code(0xc5, 8); // length 258: symbol 285
+    this.write(0, 5); // distance 1: code 0
+    this.size += 258;
+  }
+
+  add(piece: Pieces[number]): void {
+    if (typeof piece === 'string' || Buffer.isBuffer(piece)) {
+      for (const byte of Buffer.from(piece)) this.literal(byte);
+      return;
+    }
+    const byte = piece.char.charCodeAt(0);
+    this.literal(byte);
+    let copies = Math.floor((piece.count - 1) / 258);
+    // Two rounds of 8 copies by hand; from then on each round writes the same 13 bytes.
+    for (let round = 0; round < 2 && copies >= 8; round++, copies -= 8) {
+      this.flush();
+      for (let i = 0; i < 8; i++) this.copy();
+    }
+    if (copies >= 8) {
+      const round = Buffer.from(this.pending.slice(-13));
+      const rounds = Math.floor(copies / 8);
+      this.flush();
+      this.chunks.push(Buffer.alloc(rounds * 13, round));
+      this.size += rounds * 8 * 258;
+      copies -= rounds * 8;
+    }
+    for (; copies > 0; copies--) this.copy();
+    for (let left = (piece.count - 1) % 258; left > 0; left--) this.literal(byte);
+  }
+
+  end(): Buffer {
+    this.code(0, 7); // end of block
+    if (this.count > 0) this.write(0, 8 - this.count);
+    this.flush();
+    return Buffer.concat(this.chunks);
+  }
+}
+
+/**
+ * A zip of the given parts as `writeZip` writes it, the parts given in pieces deflated by
+ * `FixedDeflate`: a workbook whose parts expand to gigabytes, each about 150 times, written in a
+ * moment without its text ever being held.
+ */
+export function writeLargeZip(path: string, parts: Record<string, string | Buffer | Pieces>): void {
+  const fd = openSync(path, 'w');
+  try {
+    const centrals: Buffer[] = [];
+    let offset = 0;
+    for (const [name, content] of Object.entries(parts)) {
+      let data: Buffer;
+      let size: number;
+      if (Array.isArray(content)) {
+        const deflate = new FixedDeflate();
+        for (const piece of content) deflate.add(piece);
+        data = deflate.end();
+        size = deflate.size;
+      } else {
+        data = deflateRawSync(Buffer.from(content));
+        size = Buffer.byteLength(content);
+      }
+      const nameBytes = Buffer.from(name);
+      const local = Buffer.alloc(30);
+      local.writeUInt32LE(0x04034b50, 0);
+      local.writeUInt16LE(20, 4);
+      local.writeUInt16LE(8, 8);
+      local.writeUInt32LE(data.length, 18);
+      local.writeUInt32LE(size, 22);
+      local.writeUInt16LE(nameBytes.length, 26);
+      const central = Buffer.alloc(46);
+      central.writeUInt32LE(0x02014b50, 0);
+      central.writeUInt16LE(20, 4);
+      central.writeUInt16LE(20, 6);
+      central.writeUInt16LE(8, 10);
+      central.writeUInt32LE(data.length, 20);
+      central.writeUInt32LE(size, 24);
+      central.writeUInt16LE(nameBytes.length, 28);
+      central.writeUInt32LE(offset, 42);
+      writeSync(fd, Buffer.concat([local, nameBytes, data]));
+      centrals.push(central, nameBytes);
+      offset += 30 + nameBytes.length + data.length;
+    }
+    const directory = Buffer.concat(centrals);
+    const end = Buffer.alloc(22);
+    end.writeUInt32LE(0x06054b50, 0);
+    end.writeUInt16LE(centrals.length / 2, 8);
+    end.writeUInt16LE(centrals.length / 2, 10);
+    end.writeUInt32LE(directory.length, 12);
+    end.writeUInt32LE(offset, 16);
+    writeSync(fd, Buffer.concat([directory, end]));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const SPREADSHEET_NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+const RELATIONSHIPS_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+
+/** The contract columns of a hand-made order sheet, A to F. */
+export const HAND_MADE_HEADER = [
+  'externalId',
+  'contact.internalReferenceId',
+  'customer.name',
+  'deliveryAddress.street',
+  'item.internalReferenceId',
+  'item.orderedQuantity',
+];
+
+/** A cell of a hand-made sheet: a shared string (`s`), a number, or an inline string. */
+export const xmlCell = {
+  shared: (ref: string, index: number | string) => `<c r="${ref}" t="s"><v>${index}</v></c>`,
+  number: (ref: string, value: number) => `<c r="${ref}"><v>${value}</v></c>`,
+  inline: (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`,
+};
+
+/** The shared strings of `handMadeOrderRow`: externalId, customer and street of order 1. */
+export const HAND_MADE_STRINGS = ['SO-1', 'Maison Rousseau', '12 rue des Halles'];
+
+/** Row `row` of a valid order (SO-1, contact 301, item 401 × 1), its strings shared as Excel writes them. */
+export function handMadeOrderRow(row: number, cells: string[] = []): string {
+  return `<row r="${row}">${[
+    xmlCell.shared(`A${row}`, 0),
+    xmlCell.number(`B${row}`, 301),
+    xmlCell.shared(`C${row}`, 1),
+    xmlCell.shared(`D${row}`, 2),
+    xmlCell.number(`E${row}`, 401),
+    xmlCell.number(`F${row}`, 1),
+    ...cells,
+  ].join('')}</row>`;
+}
+
+export interface HandMadeWorkbook {
+  /** The rows of the `Commandes` sheet below its header (row 1), as XML. */
+  rows: string | Pieces;
+  /** The `<si>` texts (default HAND_MADE_STRINGS), or the whole part in pieces. */
+  strings?: (string | Buffer)[] | Pieces;
+  /** Sheets before `Commandes` in tab order, each with the same header and the rows given. */
+  before?: Record<string, string | Pieces>;
+  /** Parts left out of the zip. */
+  without?: string[];
+}
+
+/**
+ * A workbook written by hand, part by part, as a tool other than Excel might: one sheet of
+ * orders (`Commandes`, the contract's columns in row 1) whose XML the test gives, and its shared
+ * strings. Returns its path.
+ */
+export function writeHandMadeWorkbook(dir: string, book: HandMadeWorkbook, name = 'orders.xlsx'): string {
+  const names = [...Object.keys(book.before ?? {}), 'Commandes'];
+  const header = `<row r="1">${HAND_MADE_HEADER.map((column, i) => xmlCell.inline(`${String.fromCharCode(65 + i)}1`, column)).join('')}</row>`;
+  const sheetXml = (rows: string | Pieces): Pieces => [
+    `<?xml version="1.0" encoding="UTF-8"?><worksheet ${SPREADSHEET_NS}><sheetData>${header}`,
+    ...(typeof rows === 'string' ? [rows] : rows),
+    '</sheetData></worksheet>',
+  ];
+  const strings = book.strings ?? HAND_MADE_STRINGS;
+  const parts: Record<string, string | Buffer | Pieces> = {
+    'xl/workbook.xml': `<workbook ${SPREADSHEET_NS} xmlns:r="${RELATIONSHIPS_NS}"><sheets>${names.map((sheet, i) => `<sheet name="${sheet}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`).join('')}</sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels': `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${names.map((_, i) => `<Relationship Id="rId${i + 1}" Type="${RELATIONSHIPS_NS}/worksheet" Target="worksheets/sheet${i + 1}.xml"/>`).join('')}</Relationships>`,
+    'xl/sharedStrings.xml': strings.some((piece) => typeof piece === 'object' && !Buffer.isBuffer(piece))
+      ? (strings as Pieces)
+      : Buffer.concat([
+          Buffer.from(`<sst ${SPREADSHEET_NS}>`),
+          ...(strings as (string | Buffer)[]).flatMap((text) => [
+            Buffer.from('<si><t>'),
+            Buffer.from(text),
+            Buffer.from('</t></si>'),
+          ]),
+          Buffer.from('</sst>'),
+        ]),
+  };
+  Object.values(book.before ?? {}).forEach((rows, i) => {
+    parts[`xl/worksheets/sheet${i + 1}.xml`] = sheetXml(rows);
+  });
+  parts[`xl/worksheets/sheet${names.length}.xml`] = sheetXml(book.rows);
+  for (const part of book.without ?? []) delete parts[part];
+  const path = join(dir, name);
+  writeLargeZip(path, parts);
+  return path;
 }

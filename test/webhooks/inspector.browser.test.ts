@@ -2,16 +2,19 @@
  * `listen --inspect` in a real Chromium, through the built binary (`npm run build` first): the
  * page shows the `--log` history and then each request live, refused ones with their reason; the
  * key never reaches it; Replay sends the same bytes again with the key; other hosts and origins
- * are refused; the filters hide rows. It leaves a screenshot in test/.output/inspector.png (and,
+ * are refused; the browser holds no cookie, so a page of another server on 127.0.0.1 (cookies
+ * ignore ports) gets nothing from it; the filters hide rows. It leaves a screenshot in test/.output/inspector.png (and,
  * with ORDERCLI_UPDATE_DOC_SCREENSHOT=1, docs/images/listen-inspect.png for the README).
  *
  * Without a Chromium (see test/support/chromium.ts) it does not run, and says so in one SKIPPED
  * line that `npm test` repeats in its summary; with `CI` set it fails instead, saying how to get one.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatEventLine, recordedHeaders } from '../../src/webhooks/event-record.js';
@@ -54,6 +57,134 @@ function prettyBody(code: string, extra: Record<string, unknown> = {}): Buffer {
     ...extra,
   };
   return Buffer.from(`${JSON.stringify(body, null, 2)}\n`, 'utf8');
+}
+
+interface OtherSite {
+  url: string;
+  /** Every request this server received: what the browser sent it. */
+  received: { method: string; url: string; headers: IncomingHttpHeaders }[];
+  close(): Promise<void>;
+}
+
+/**
+ * Another local server, on 127.0.0.1 at another port (cookies ignore ports: a cookie of the
+ * inspector would come here too). Its page tries, with the browser's credentials, every way a page
+ * can reach the inspector: fetch (cors and no-cors), images, and (driven by the test) a form POST to
+ * Replay; what it could read is left in `window.attempts`.
+ */
+async function startOtherSite(inspector: string, seq: number): Promise<OtherSite> {
+  const received: OtherSite['received'] = [];
+  const server: Server = createServer((req, res) => {
+    received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });
+    req.resume();
+    if (req.url !== '/') {
+      res.writeHead(404).end();
+      return;
+    }
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(attackPage(inspector, site.url, seq));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const site: OtherSite = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  return site;
+}
+
+interface SentRequest {
+  method: string;
+  path: string;
+  /** The headers Chromium put on the wire (cookies included). */
+  headers: Record<string, string>;
+  status: number | undefined;
+}
+
+/**
+ * Records, through the DevTools protocol, every request the tab puts on the wire to `origin`, with
+ * its headers and the status answered (one stopped before sending, after a failed preflight, is
+ * left out).
+ */
+async function watchRequests(tab: Page, origin: string) {
+  const session: CDPSession = await tab.context().newCDPSession(tab);
+  const byId = new Map<string, SentRequest>();
+  const entry = (requestId: string) => {
+    let found = byId.get(requestId);
+    if (found === undefined) {
+      found = { method: '', path: '', headers: {}, status: undefined };
+      byId.set(requestId, found);
+    }
+    return found;
+  };
+  session.on('Network.requestWillBeSent', (event) => {
+    const one = entry(event.requestId);
+    one.method = event.request.method;
+    one.path = event.request.url;
+  });
+  session.on('Network.requestWillBeSentExtraInfo', (event) => {
+    const one = entry(event.requestId);
+    for (const [name, value] of Object.entries(event.headers))
+      one.headers[name.toLowerCase()] = String(value);
+  });
+  session.on('Network.responseReceivedExtraInfo', (event) => {
+    entry(event.requestId).status = event.statusCode;
+  });
+  await session.send('Network.enable');
+  const start = origin.replace(/\/$/, '');
+  return {
+    list: (): SentRequest[] =>
+      [...byId.values()]
+        .filter((one) => one.path.startsWith(`${start}/`) && Object.keys(one.headers).length > 0)
+        .map((one) => ({ ...one, path: one.path.slice(start.length) })),
+    stop: () => session.detach(),
+  };
+}
+
+function attackPage(inspector: string, self: string, seq: number): string {
+  const replayTo = JSON.stringify({ seq, url: `${self}/replayed` });
+  return `<!doctype html><title>another local site</title>
+<form id="replay-form" method="POST" action="${inspector}/replay" enctype="text/plain">
+<input name='{"seq":${seq},"url":"${self}/replayed","x":"' value='"}'></form>
+<script>
+(async () => {
+  const attempts = {};
+  const attempt = async (name, url, init) => {
+    try {
+      const res = await fetch(url, { credentials: 'include', ...init });
+      attempts[name] = { type: res.type, status: res.status, text: res.type === 'opaque' ? '' : await res.text() };
+    } catch (error) {
+      attempts[name] = { error: String(error) };
+    }
+  };
+  for (const path of ['/', '/events', '/command?seq=${seq}', '/body?seq=${seq}']) {
+    await attempt('cors ' + path, '${inspector}' + path, {});
+    if (path !== '/events') await attempt('no-cors ' + path, '${inspector}' + path, { mode: 'no-cors' });
+  }
+  await attempt('replay json', '${inspector}/replay', {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: ${JSON.stringify(replayTo)},
+  });
+  for (const body of [${JSON.stringify(replayTo)}, '{"seq":${seq}}'])
+    await attempt('replay no-cors ' + body, '${inspector}/replay', {
+      method: 'POST', mode: 'no-cors', headers: { 'content-type': 'text/plain' }, body,
+    });
+  for (const path of ['/', '/body?seq=${seq}'])
+    attempts['img ' + path] = await new Promise((resolve) => {
+      const img = new Image();
+      img.onload = () => resolve('load');
+      img.onerror = () => resolve('error');
+      img.src = '${inspector}' + path;
+    });
+  attempts.cookie = document.cookie;
+  attempts.sessionStorage = JSON.stringify(sessionStorage);
+  window.attempts = attempts;
+})();
+</script>`;
 }
 
 describe.skipIf(!hasChromium)('listen --inspect in Chromium', () => {
@@ -147,9 +278,9 @@ describe.skipIf(!hasChromium)('listen --inspect in Chromium', () => {
     await cancelled?.close();
   });
 
-  /** The inspector's session cookie as the browser holds it, for requests made outside the page. */
-  async function cookieHeader(): Promise<string> {
-    return (await context.cookies(pageUrl)).map((cookie) => `${cookie.name}=${cookie.value}`).join('; ');
+  /** The header the page sends with each request: the secret of the printed address. */
+  function secretHeader(): { 'x-ordercli-token': string } {
+    return { 'x-ordercli-token': new URL(openUrl).searchParams.get('token')! };
   }
 
   /** Posts one notification to the receiver with a real HTTP client. */
@@ -174,37 +305,44 @@ describe.skipIf(!hasChromium)('listen --inspect in Chromium', () => {
       );
   }
 
-  it('is nothing to a browser without the printed secret', async () => {
+  it('is nothing to a browser without the printed secret: an empty page that says so', async () => {
     const stranger = await browser.newContext();
     try {
       const tab = await stranger.newPage();
-      for (const url of [pageUrl, `${pageUrl}?token=not-the-secret`, `${pageUrl}events`]) {
+      for (const url of [`${pageUrl}?token=not-the-secret`, `${pageUrl}events`]) {
         const answer = await tab.goto(url);
         expect(answer?.status(), url).toBe(403);
-        expect(await tab.content()).not.toContain('ordercli-token');
         expect(await tab.content()).not.toContain(history.code);
       }
+      expect((await tab.goto(pageUrl))?.status()).toBe(200);
+      await expect.poll(() => tab.locator(id('status-line')).textContent()).toBe('no access');
+      expect(await tab.locator('#no-selection').textContent()).toContain(
+        'open the address listen printed on its terminal',
+      );
+      expect(await tab.content()).not.toContain(history.code);
+      expect(await tab.locator(row('')).count()).toBe(0);
       expect(await stranger.cookies()).toEqual([]);
     } finally {
       await stranger.close();
     }
   });
 
-  it("prints the page's address with its secret; opening it leaves an HttpOnly, SameSite=Strict cookie and drops the secret from the address bar", async () => {
+  it("prints the page's address with its secret; opening it sets no cookie, keeps the secret in the tab's sessionStorage and drops it from the address bar", async () => {
     expect(openUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${inspectPort}/\\?token=[A-Za-z0-9_-]{43}$`));
     const answer = await page.goto(openUrl);
     expect(answer?.status()).toBe(200);
+    expect(await answer?.headerValue('set-cookie')).toBeNull();
     await expect.poll(() => page.url()).toBe(pageUrl);
-    const cookies = await context.cookies(pageUrl);
-    expect(cookies).toHaveLength(1);
-    expect(cookies[0]).toMatchObject({
-      name: `ordercli-inspector-${inspectPort}`,
-      httpOnly: true,
-      sameSite: 'Strict',
-    });
+    expect(await context.cookies()).toEqual([]);
     expect(await page.evaluate('document.cookie')).toBe('');
-    // A reload (the cookie, no secret) shows the page again.
+    expect(await page.evaluate('Object.values(sessionStorage)')).toEqual([
+      secretHeader()['x-ordercli-token'],
+    ]);
+    await expect.poll(() => page.locator(id('status-line')).textContent()).toBe('live');
+    // A reload (no secret in the address) shows the page again, live: the tab kept the secret.
     expect((await page.reload())?.status()).toBe(200);
+    await expect.poll(() => page.locator(id('status-line')).textContent()).toBe('live');
+    expect(await context.cookies()).toEqual([]);
   });
 
   it('warns of the damaged line of the forwarding queue, as the console does', async () => {
@@ -303,14 +441,13 @@ describe.skipIf(!hasChromium)('listen --inspect in Chromium', () => {
   it('never puts the key in the page: HTML, DOM text, the event stream', async () => {
     expect(await page.content()).not.toContain(KEY);
     expect(await page.locator('html').textContent()).not.toContain(KEY);
-    const cookie = await cookieHeader();
-    const html = await request(pageUrl, { headers: { cookie } });
+    const html = await request(pageUrl, { headers: secretHeader() });
     expect(html.statusCode).toBe(200);
     expect(await html.body.text()).not.toContain(KEY);
 
     // The stream's history holds every request so far; read until the last one, then stop.
     const abort = new AbortController();
-    const stream = await request(`${pageUrl}events`, { signal: abort.signal, headers: { cookie } });
+    const stream = await request(`${pageUrl}events`, { signal: abort.signal, headers: secretHeader() });
     expect(stream.statusCode).toBe(200);
     expect(String(stream.headers['content-type'])).toMatch(/^text\/event-stream/);
     let text = '';
@@ -457,14 +594,12 @@ describe.skipIf(!hasChromium)('listen --inspect in Chromium', () => {
     }
 
     const seq = Number(await page.locator(row(`[data-code="${live.code}"]`)).getAttribute('data-seq'));
-    const token = await page.locator('meta[name="ordercli-token"]').getAttribute('content');
-    expect(token).toBeTruthy();
+    const token = secretHeader()['x-ordercli-token'];
     const before = app.received.length;
-    const cookie = await cookieHeader();
     const replay = async (headers: Record<string, string>): Promise<number> => {
       const answer = await request(`${pageUrl}replay`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', cookie, ...headers },
+        headers: { 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ seq }),
       });
       await answer.body.text();
@@ -472,15 +607,99 @@ describe.skipIf(!hasChromium)('listen --inspect in Chromium', () => {
     };
     expect(await replay({})).toBe(403);
     expect(await replay({ 'x-ordercli-token': 'not-the-token' })).toBe(403);
-    expect(
-      await replay({ 'x-ordercli-token': token!, origin: `http://${REBOUND_HOST}:${inspectPort}` }),
-    ).toBe(403);
+    expect(await replay({ 'x-ordercli-token': token, origin: `http://${REBOUND_HOST}:${inspectPort}` })).toBe(
+      403,
+    );
     expect([421, 403]).toContain(
-      await replay({ 'x-ordercli-token': token!, host: `${REBOUND_HOST}:${inspectPort}` }),
+      await replay({ 'x-ordercli-token': token, host: `${REBOUND_HOST}:${inspectPort}` }),
     );
     // The same request with the token is what the page sends: it works (so the refusals above are the checks').
-    expect(await replay({ 'x-ordercli-token': token!, origin: pageUrl.slice(0, -1) })).toBe(200);
+    expect(await replay({ 'x-ordercli-token': token, origin: pageUrl.slice(0, -1) })).toBe(200);
     await waitFor(() => app.received.length === before + 1, 10_000, 'the one accepted replay');
+  });
+
+  it('Download body saves the recorded body under its file name', async () => {
+    const liveRow = page.locator(row(`[data-code="${live.code}"]`));
+    await liveRow.click();
+    const seq = await liveRow.getAttribute('data-seq');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('#download-body').click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${live.event}-${seq}.json`);
+    expect(readFileSync((await download.path())!).equals(live.bytes)).toBe(true);
+  });
+
+  it('gives a page of another server on 127.0.0.1, opened next in the same tab, no cookie and nothing of the inspector', async () => {
+    const seq = Number(await page.locator(row(`[data-code="${live.code}"]`)).getAttribute('data-seq'));
+    const other = await startOtherSite(pageUrl.slice(0, -1), seq);
+    const before = { app: app.received.length, cancelled: cancelled.received.length };
+    const rows = await page.locator(row('')).count();
+    // What Chromium sent to the inspector and what it answered, seen from the network (also for
+    // answers that CORS or CORP then hid from the page).
+    const sent = await watchRequests(page, pageUrl);
+    try {
+      // As in the report: the inspector was opened in this tab, then another local site.
+      await page.goto(other.url);
+      const attempts = (await (await page.waitForFunction('window.attempts')).jsonValue()) as Record<
+        string,
+        unknown
+      >;
+      // Last, a form (no script needed) that posts a replay to its own address, navigating the tab.
+      const [formAnswer] = await Promise.all([
+        page.waitForResponse((response) => response.url() === `${pageUrl}replay`),
+        page.evaluate("document.getElementById('replay-form').submit()"),
+      ]);
+      expect(formAnswer.status()).toBe(403);
+      expect(await formAnswer.text()).not.toContain(live.code);
+
+      // The browser sent the other server no cookie, and holds none.
+      expect(other.received.length).toBeGreaterThan(0);
+      for (const request of other.received) expect(request.headers.cookie, request.url).toBeUndefined();
+      expect(await context.cookies()).toEqual([]);
+      // The other page read nothing: no answer through CORS, nothing in its storage.
+      expect(attempts.cookie).toBe('');
+      expect(attempts.sessionStorage).toBe('{}');
+      const secret = secretHeader()['x-ordercli-token'];
+      for (const [name, result] of Object.entries(attempts)) {
+        const text = JSON.stringify(result);
+        for (const hidden of [secret, live.code, history.code, KEY]) expect(text, name).not.toContain(hidden);
+        if (name.startsWith('cors ') || name === 'replay json') expect(text, name).toContain('TypeError');
+      }
+      expect(attempts[`img /body?seq=${seq}`]).toBe('error');
+      // The inspector refused every request but the empty page, and replayed nothing.
+      const toInspector = sent.list();
+      for (const path of ['/events', `/command?seq=${seq}`, `/body?seq=${seq}`, '/replay'])
+        expect(
+          toInspector.some((one) => one.path === path),
+          path,
+        ).toBe(true);
+      for (const one of toInspector) {
+        const what = `${one.method} ${one.path}`;
+        expect(one.headers.cookie, what).toBeUndefined();
+        expect(one.headers['x-ordercli-token'], what).toBeUndefined();
+        // The empty page (no data, no secret) is the only answer that is not a refusal.
+        if (one.path !== '/') expect(one.status, what).toBe(403);
+      }
+      expect(other.received.filter((request) => request.url === '/replayed')).toEqual([]);
+    } finally {
+      await sent.stop();
+      await other.close();
+      // Back in the tab, without the secret in the address (what the next tests use too).
+      await page.goto(pageUrl);
+    }
+    // The page still works there: the tab kept the secret. Its own replay is the later event
+    // after which nothing else arrived.
+    await expect.poll(() => page.locator(id('status-line')).textContent()).toBe('live');
+    await expect.poll(() => page.locator(row('')).count()).toBe(rows);
+    await page.locator(row(`[data-code="${live.code}"]`)).click();
+    await page.locator(id('replay-url')).fill('');
+    await page.locator(id('replay')).click();
+    await expect.poll(() => page.locator(id('replay-result')).textContent()).toMatch(/\b200\b/);
+    await waitFor(() => app.received.length === before.app + 1, 10_000, "the page's own replay");
+    expect(app.received.length).toBe(before.app + 1);
+    expect(cancelled.received.length).toBe(before.cancelled);
+    expect(await context.cookies()).toEqual([]);
   });
 
   it('hides the rows the filters leave out', async () => {

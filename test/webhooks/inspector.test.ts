@@ -31,7 +31,7 @@ interface StreamEvent {
 }
 
 /** An event-stream client that keeps every event it reads. */
-function openEvents(url: string, headers: Record<string, string> = { cookie: session }) {
+function openEvents(url: string, headers: Record<string, string> = { 'x-ordercli-token': secret }) {
   const events: StreamEvent[] = [];
   let status: number | undefined;
   let buffer = '';
@@ -92,8 +92,8 @@ afterEach(async () => {
   app = undefined;
 });
 
-/** The session cookie of the inspector last opened, as a browser would send it back. */
-let session = '';
+/** The secret of the inspector last opened (the page sends it in `X-Ordercli-Token`). */
+let secret = '';
 
 /** Starts listen --inspect, and opens the printed address as a browser does: `page` is the address without the secret. */
 async function startInspected(args: string[] = [], env: Record<string, string> = {}, globals: string[] = []) {
@@ -103,123 +103,146 @@ async function startInspected(args: string[] = [], env: Record<string, string> =
   const page = `${new URL(printed).origin}/`;
   const opened = await post(printed, '', {}, 'GET');
   expect(opened.status).toBe(200);
-  session = String(opened.headers['set-cookie']).split(';')[0]!;
+  secret = new URL(printed).searchParams.get('token')!;
   return { listen, page, printed, port: new URL(page).port };
 }
 
-/** A request with the session cookie (what the page's own requests carry). */
+/** A request with the secret in its header, as the page's own requests carry it (`headers` may replace it). */
 function ask(url: string, body: string, headers: Record<string, string>, method?: string) {
-  return post(url, body, { cookie: session, ...headers }, method);
-}
-
-/** The page's token, read as its script reads it. */
-async function tokenOf(page: string): Promise<string> {
-  const html = (await ask(page, '', {}, 'GET')).body;
-  return /<meta name="ordercli-token" content="([^"]+)">/.exec(html)![1]!;
+  return post(url, body, { 'x-ordercli-token': secret, ...headers }, method);
 }
 
 function replay(page: string, body: unknown, headers: Record<string, string>) {
   return ask(`${page}replay`, JSON.stringify(body), { 'content-type': 'application/json', ...headers });
 }
 
+/** The same secret with its last character changed. */
+function wrong(text: string): string {
+  return `${text.slice(0, -1)}${text.endsWith('A') ? 'B' : 'A'}`;
+}
+
 describe('listen --inspect', () => {
-  it("prints the page address with its secret before the ready line; the page's Replay token is not printed", async () => {
+  it('prints the page address with its secret before the ready line; the page itself holds no secret', async () => {
     const { listen, page, printed } = await startInspected();
     const stderr = listen.io.stderrText();
     expect(stderr.indexOf('Inspector: ')).toBeLessThan(stderr.indexOf('Ready: listening on'));
     expect(printed).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
-    const token = await tokenOf(page);
-    expect(stderr).not.toContain(token);
-    expect(listen.io.stdoutText()).not.toContain(token);
+    for (const url of [printed, page]) {
+      const answer = await post(url, '', {}, 'GET');
+      expect(answer.status, url).toBe(200);
+      expect(answer.body).not.toContain(secret);
+    }
   });
 
-  it('serves nothing without the secret or its session cookie: 403 for every path, the same for a wrong one', async () => {
+  it('needs the secret in X-Ordercli-Token for everything but the empty page: 403 without it, with a wrong one, or with it in a cookie', async () => {
     app = await startApp();
-    const { page, printed, port } = await startInspected(['--forward-to', app.url]);
+    const { page, port } = await startInspected(['--forward-to', app.url]);
     await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
     await waitFor(() => app!.received.length === 1, 10_000, 'the forwarded event');
-    const token = await tokenOf(page);
-    const secret = new URL(printed).searchParams.get('token')!;
-    const wrongSecret = `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
-    const wrongCookie = `${session.slice(0, -1)}${session.endsWith('A') ? 'B' : 'A'}`;
-    const asks: [string, string, string?, string?][] = [
-      ['GET', page],
-      ['HEAD', page],
-      ['GET', `${page}?token=${wrongSecret}`],
+    const asks: [string, string, string?][] = [
+      ['GET', `${page}?token=${wrong(secret)}`],
       ['GET', `${page}?token=`],
+      ['HEAD', `${page}?token=${wrong(secret)}`],
       ['GET', `${page}events`],
       ['GET', `${page}events?token=${secret}`],
       ['GET', `${page}command?seq=1`],
+      ['GET', `${page}command?seq=1&token=${secret}`],
       ['GET', `${page}body?seq=1`],
-      ['POST', `${page}replay`, JSON.stringify({ seq: 1 }), token],
+      ['POST', `${page}replay`, JSON.stringify({ seq: 1 })],
+      ['POST', `${page}replay?token=${secret}`, JSON.stringify({ seq: 1 })],
       ['GET', `${page}no-such-page`],
-      ['GET', page, undefined, undefined],
+      ['POST', page],
     ];
-    for (const cookie of [
-      '',
-      wrongCookie,
-      `ordercli-inspector-${Number(port) + 1}=${session.split('=')[1]}`,
-    ]) {
-      for (const [method, url, body, pageToken] of asks) {
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (cookie !== '') headers.cookie = cookie;
-        if (pageToken) headers['x-ordercli-token'] = pageToken;
-        const answer = await post(url, body ?? '', headers, method);
-        expect(answer.status, `${method} ${url} with cookie ${JSON.stringify(cookie)}`).toBe(403);
-        expect(answer.headers['set-cookie']).toBeUndefined();
-        for (const hidden of ['ordercli-token', 'SO-2026-000041', token, 'webhooks replay'])
-          expect(answer.body).not.toContain(hidden);
+    // What a browser could send by itself (a cookie of any name, even holding the secret) opens nothing.
+    const credentials: Record<string, string>[] = [
+      {},
+      { 'x-ordercli-token': wrong(secret) },
+      { 'x-ordercli-token': '' },
+      { cookie: `ordercli-inspector-${port}=${secret}` },
+      { cookie: `ordercli-inspector-token=${secret}; x-ordercli-token=${secret}` },
+      { authorization: `Bearer ${secret}` },
+    ];
+    for (const given of credentials) {
+      for (const [method, url, body] of asks) {
+        const answer = await post(url, body ?? '', { 'content-type': 'application/json', ...given }, method);
+        const what = `${method} ${url} with ${JSON.stringify(given)}`;
+        expect(answer.status, what).toBe(403);
+        expect(answer.headers['set-cookie'], what).toBeUndefined();
+        for (const hidden of ['SO-2026-000041', secret, 'webhooks replay', '<script'])
+          expect(answer.body, what).not.toContain(hidden);
       }
     }
     expect(app.received).toHaveLength(1);
-    const refused = await post(page, '', {}, 'GET');
+    const refused = await post(`${page}events`, '', {}, 'GET');
     expect(refused.body).toContain('Open the inspector with the address listen printed on its terminal');
     expect(refused.body).not.toContain(secret);
+    // The same requests with the secret in the header pass the gate (so the refusals above are its).
+    expect((await ask(`${page}command?seq=1`, '', {}, 'GET')).status).toBe(200);
+    expect((await ask(`${page}no-such-page`, '', {}, 'GET')).status).toBe(404);
+    expect((await replay(page, { seq: 1 }, {})).status).toBe(200);
+    expect(app.received).toHaveLength(2);
   });
 
-  it('exchanges the secret for an HttpOnly, SameSite=Strict cookie of this port that opens everything else', async () => {
-    const { page, printed, port } = await startInspected();
-    const opened = await post(printed, '', {}, 'GET');
-    const cookie = String(opened.headers['set-cookie']);
-    expect(cookie).toMatch(
-      new RegExp(`^ordercli-inspector-${port}=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Strict$`),
-    );
-    // The cookie is not the printed secret: one does not give the other.
-    expect(cookie).not.toContain(new URL(printed).searchParams.get('token')!);
-    expect(opened.body).toContain('ordercli-token');
-    const withCookie = await post(page, '', { cookie: cookie.split(';')[0]! }, 'GET');
-    expect(withCookie.status).toBe(200);
-    expect(withCookie.headers['set-cookie']).toBeUndefined();
-    expect((await post(`${page}no-such-page`, '', { cookie: cookie.split(';')[0]! }, 'GET')).status).toBe(
-      404,
-    );
-  });
-
-  it.skipIf(!HAS_CURL)('refuses a plain curl: no page, no stream, no command', async () => {
-    const { page } = await startInspected();
+  it('sets no cookie, ever: not with the printed address, not on any answer', async () => {
+    app = await startApp();
+    const { page, printed } = await startInspected(['--forward-to', app.url]);
     await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
-    for (const path of ['', 'events', 'command?seq=1', 'body?seq=1']) {
-      const out = await curl(['-sS', '--max-time', '10', '-D', '-', `${page}${path}`]);
-      expect(out, path).toMatch(/^HTTP\/1\.1 403 /);
-      expect(out).not.toContain('SO-2026-000041');
-      expect(out).not.toContain('ordercli-token');
-    }
-    const replayed = await curl([
-      '-sS',
-      '--max-time',
-      '10',
-      '-D',
-      '-',
-      '-X',
-      'POST',
-      '-H',
-      'content-type: application/json',
-      '--data',
-      '{"seq":1,"url":"http://127.0.0.1:9/"}',
-      `${page}replay`,
-    ]);
-    expect(replayed).toMatch(/^HTTP\/1\.1 403 /);
+    await waitFor(() => app!.received.length === 1, 10_000, 'the forwarded event');
+    const answers = [
+      await post(printed, '', {}, 'GET'),
+      await post(printed, '', {}, 'HEAD'),
+      await post(page, '', {}, 'GET'),
+      await ask(page, '', {}, 'GET'),
+      await ask(`${page}command?seq=1`, '', {}, 'GET'),
+      await ask(`${page}body?seq=1`, '', {}, 'GET'),
+      await replay(page, { seq: 1 }, {}),
+      await ask(`${page}no-such-page`, '', {}, 'GET'),
+      await post(`${page}events`, '', {}, 'GET'),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 404, 403]);
+    for (const answer of answers) expect(answer.headers['set-cookie']).toBeUndefined();
+    stream = openEvents(`${page}events`);
+    await waitFor(() => stream!.requests().length === 1, 10_000, 'the stream');
+    // The page is the same with or without the secret in the address: static, no data, no secret.
+    const shown = (html: string) => html.replace(/nonce="[^"]*"/g, '');
+    expect(shown(answers[0]!.body)).toBe(shown(answers[2]!.body));
+    expect(answers[0]!.body).not.toContain('SO-2026-000041');
   });
+
+  it.skipIf(!HAS_CURL)(
+    'refuses a plain curl: an empty page, no stream, no command, no body, no replay',
+    async () => {
+      app = await startApp();
+      const { page } = await startInspected(['--forward-to', app.url]);
+      await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
+      await waitFor(() => app!.received.length === 1, 10_000, 'the forwarded event');
+      const empty = await curl(['-sS', '--max-time', '10', '-D', '-', page]);
+      expect(empty).toMatch(/^HTTP\/1\.1 200 /);
+      expect(empty).not.toContain('SO-2026-000041');
+      expect(empty).not.toContain(secret);
+      for (const path of ['events', 'command?seq=1', 'body?seq=1']) {
+        const out = await curl(['-sS', '--max-time', '10', '-D', '-', `${page}${path}`]);
+        expect(out, path).toMatch(/^HTTP\/1\.1 403 /);
+        expect(out).not.toContain('SO-2026-000041');
+      }
+      const replayed = await curl([
+        '-sS',
+        '--max-time',
+        '10',
+        '-D',
+        '-',
+        '-X',
+        'POST',
+        '-H',
+        'content-type: application/json',
+        '--data',
+        `{"seq":1,"url":"${app.url}"}`,
+        `${page}replay`,
+      ]);
+      expect(replayed).toMatch(/^HTTP\/1\.1 403 /);
+      expect(app.received).toHaveLength(1);
+    },
+  );
 
   it('listens on 127.0.0.1 whatever --host says, on its own port', async () => {
     const { listen, page } = await startInspected(['--host', '127.0.0.2']);
@@ -240,10 +263,11 @@ describe('listen --inspect', () => {
     ]) {
       const answer = await ask(page, '', { host }, 'GET');
       expect(answer.status, host).toBe(403);
-      expect(answer.body).not.toContain('ordercli-token');
+      expect(answer.body).not.toContain('<script');
     }
     const events = await ask(`${page}events`, '', { host: 'rebound.example' }, 'GET');
     expect(events.status).toBe(403);
+    expect((await ask(`${page}events?x`, '', { host: 'rebound.example' }, 'GET')).status).toBe(403);
     expect((await ask(page, '', { host: `localhost:${port}` }, 'GET')).status).toBe(200);
     expect((await ask(page, '', { host: `127.0.0.1:${port}` }, 'GET')).status).toBe(200);
   });
@@ -264,36 +288,23 @@ describe('listen --inspect', () => {
     expect(answer.body).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
 
-  it('replay needs the page token, a JSON body, and no foreign Origin', async () => {
+  it('replay needs the secret, a JSON body, and no foreign Origin', async () => {
     app = await startApp();
     const { page, port } = await startInspected(['--forward-to', app.url]);
     await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': KEY });
     await waitFor(() => app!.received.length === 1, 10_000, 'the forwarded event');
-    const token = await tokenOf(page);
 
-    expect((await replay(page, { seq: 1 }, {})).status).toBe(403);
-    expect((await replay(page, { seq: 1 }, { 'x-ordercli-token': `${token.slice(0, -1)}x` })).status).toBe(
+    expect((await replay(page, { seq: 1 }, { 'x-ordercli-token': wrong(secret) })).status).toBe(403);
+    expect((await replay(page, { seq: 1 }, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await replay(page, { seq: 1 }, { origin: `http://127.0.0.1:${Number(port) + 1}` })).status).toBe(
       403,
     );
-    expect(
-      (await replay(page, { seq: 1 }, { 'x-ordercli-token': token, origin: 'http://evil.example' })).status,
-    ).toBe(403);
-    expect(
-      (await replay(page, { seq: 1 }, { 'x-ordercli-token': token, origin: `http://localhost:${port}` }))
-        .status,
-    ).toBe(403);
-    const form = await ask(`${page}replay`, 'seq=1', {
-      'content-type': 'application/x-www-form-urlencoded',
-      'x-ordercli-token': token,
-    });
+    expect((await replay(page, { seq: 1 }, { origin: `http://localhost:${port}` })).status).toBe(403);
+    const form = await ask(`${page}replay`, 'seq=1', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(form.status).toBe(415);
     expect(app.received).toHaveLength(1);
 
-    const ok = await replay(
-      page,
-      { seq: 1 },
-      { 'x-ordercli-token': token, origin: `http://127.0.0.1:${port}` },
-    );
+    const ok = await replay(page, { seq: 1 }, { origin: `http://127.0.0.1:${port}` });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, status: 200, url: app.url });
     expect(JSON.parse(ok.body).text).toMatch(/^200 OK in \d+ ms$/);
@@ -302,7 +313,7 @@ describe('listen --inspect', () => {
 
   it('refuses event streams asked for by other origins', async () => {
     const { page } = await startInspected();
-    stream = openEvents(`${page}events`, { cookie: session, origin: 'http://evil.example' });
+    stream = openEvents(`${page}events`, { 'x-ordercli-token': secret, origin: 'http://evil.example' });
     expect(await waitFor(() => stream!.status())).toBe(403);
   });
 
@@ -429,10 +440,9 @@ describe('listen --inspect', () => {
       expect(second).toMatchObject({ seq: 1, attempt: { attempt: 2, outcome: 'delivered', status: 200 } });
       expect(typeof second.attempt.durationMs).toBe('number');
 
-      const token = await tokenOf(page);
-      const toTarget = await replay(page, { seq: 1 }, { 'x-ordercli-token': token });
+      const toTarget = await replay(page, { seq: 1 }, {});
       expect(JSON.parse(toTarget.body)).toMatchObject({ ok: true, status: 200, url: app.url });
-      const toOther = await replay(page, { seq: 1, url: other.url }, { 'x-ordercli-token': token });
+      const toOther = await replay(page, { seq: 1, url: other.url }, {});
       expect(JSON.parse(toOther.body)).toMatchObject({ ok: true, status: 200, url: other.url });
 
       const forwarded = app.received[1]!;
@@ -478,10 +488,9 @@ describe('listen --inspect', () => {
       await waitFor(() => stream!.requests().length === 3, 5_000, 'three requests');
       expect(stream.requests().map((r) => r.forwardTarget)).toEqual([orders.url, app.url, null]);
 
-      const token = await tokenOf(page);
-      const second = await replay(page, { seq: 2 }, { 'x-ordercli-token': token });
+      const second = await replay(page, { seq: 2 }, {});
       expect(JSON.parse(second.body)).toMatchObject({ ok: true, url: app.url });
-      const unrouted = await replay(page, { seq: 3 }, { 'x-ordercli-token': token });
+      const unrouted = await replay(page, { seq: 3 }, {});
       expect(unrouted.status).toBe(400);
       expect(JSON.parse(unrouted.body).text).toBe(
         'listen forwards no packaging_updated (no --forward-to for it): type the URL to replay to.',
@@ -503,19 +512,18 @@ describe('listen --inspect', () => {
       `${formatEventLine('2026-01-01T10:00:00.000Z', EVENT, { 'x-webhook-event': EVENT, 'x-custom': 'kept', 'x-webhook-key': '[redacted]' }, raw, BODY, JSON.parse(BODY))}\n`,
     );
     const { page } = await startInspected(['--log', log]);
-    const token = await tokenOf(page);
     await post(listen!.url, BODY, { 'x-webhook-event': EVENT, 'x-webhook-key': 'wrong' });
 
-    const noTarget = await replay(page, { seq: 1 }, { 'x-ordercli-token': token });
+    const noTarget = await replay(page, { seq: 1 }, {});
     expect(noTarget.status).toBe(400);
     expect(JSON.parse(noTarget.body).text).toMatch(/no --forward-to: type the URL/);
-    const refused = await replay(page, { seq: 2, url: app.url }, { 'x-ordercli-token': token });
+    const refused = await replay(page, { seq: 2, url: app.url }, {});
     expect(refused.status).toBe(409);
-    const badUrl = await replay(page, { seq: 1, url: 'file:///etc/passwd' }, { 'x-ordercli-token': token });
+    const badUrl = await replay(page, { seq: 1, url: 'file:///etc/passwd' }, {});
     expect(badUrl.status).toBe(400);
     expect(app.received).toHaveLength(0);
 
-    const sent = await replay(page, { seq: 1, url: app.url }, { 'x-ordercli-token': token });
+    const sent = await replay(page, { seq: 1, url: app.url }, {});
     expect(JSON.parse(sent.body)).toMatchObject({ ok: true, status: 200 });
     expect(app.received[0]!.body.equals(raw)).toBe(true);
     expect(app.received[0]!.headers['x-custom']).toBe('kept');

@@ -2,17 +2,18 @@
  * `completion bash|zsh|fish`: a completion script generated from the commander program tree, so
  * that it always knows every command, option and argument choice of this version.
  */
-import { completionValues } from '../../command-support/command-help.js';
+import { completionValues, isListed, type ListedValues } from '../../command-support/command-help.js';
 import type { Argument, CommandUnknownOpts, Option } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 
 /**
- * What completes the value of an option: fixed words (`csv json ndjson`), file names, folder
- * names, or nothing at all (a number, a URL, a search text: file names would only mislead).
+ * What completes the value of an option: fixed words (`csv json ndjson`), words an ordercli
+ * command lists at each Tab (the profile names), file names, folder names, or nothing at all (a
+ * number, a URL, a search text: file names would only mislead).
  */
-export type ValueCompletion = readonly string[] | 'files' | 'dirs' | 'none';
+export type ValueCompletion = readonly string[] | ListedValues | 'files' | 'dirs' | 'none';
 
 interface OptionSpec {
   /** `--base-url`, `-y`. */
@@ -57,7 +58,7 @@ function optionSpec(option: Option): OptionSpec {
  */
 export function valueCompletion(option: Option): ValueCompletion {
   const choices = completionValues.get(option) ?? option.argChoices;
-  if (choices && choices.length > 0) return choices;
+  if (choices && (isListed(choices) || choices.length > 0)) return choices;
   const placeholder = /<([^>]*)>|\[([^\]]*)\]/.exec(option.flags);
   const value = (placeholder?.[1] ?? placeholder?.[2] ?? '').toLowerCase();
   const name = (option.long ?? '').replace(/^--/, '').toLowerCase();
@@ -68,7 +69,9 @@ export function valueCompletion(option: Option): ValueCompletion {
 }
 
 function argumentChoices(argument: Argument): readonly string[] {
-  return completionValues.get(argument) ?? argument.argChoices ?? [];
+  const values = completionValues.get(argument);
+  // completeWith lists values for options only.
+  return values && !isListed(values) ? values : (argument.argChoices ?? []);
 }
 
 /** Walks `program.commands` depth-first: one node per command path. */
@@ -142,13 +145,30 @@ function wordsFunction(nodes: CommandNode[]): string {
   return `_ordercli_words() {\n  case "$2:$1" in\n${cases.join('\n')}\n  esac\n}\n`;
 }
 
-/** How an option's value is completed, as a word of the scripts: `@files`, `@dirs`, or the choices. */
+/**
+ * How an option's value is completed, as a word of the scripts: `@files`, `@dirs`, `@ordercli
+ * config profiles` (the words that command prints at each Tab), or the choices.
+ */
 function valueWords(values: ValueCompletion): string {
   if (values === 'files') return '@files';
   if (values === 'dirs') return '@dirs';
   if (values === 'none') return '';
+  if (isListed(values)) return `@ordercli ${values.listedBy.join(' ')}`;
   return values.join(' ');
 }
+
+/**
+ * `_ordercli_listed <typed command> <args...>` (bash and zsh): the words an ordercli command lists
+ * at this Tab, one a line. It runs the ordercli being completed (`./bin/ordercli` too), else the
+ * one on the PATH; its errors are silenced and it reads no terminal, so that a Tab never prompts.
+ */
+const LISTED_FUNCTION = `_ordercli_listed() {
+  local cmd="$1"
+  shift
+  command -v "$cmd" >/dev/null 2>&1 || cmd=ordercli
+  "$cmd" "$@" </dev/null 2>/dev/null
+}
+`;
 
 /**
  * `_ordercli_values <path> <option>`: what completes the option's value there (bash and zsh);
@@ -180,6 +200,7 @@ export function bashScript(nodes: CommandNode[]): string {
 # Load it always:  ordercli completion bash > ~/.local/share/bash-completion/completions/ordercli
 ${wordsFunction(nodes)}
 ${valuesFunction(nodes)}
+${LISTED_FUNCTION}
 _ordercli() {
   local cur prev word cmdpath=ordercli skip=0 i values
   cur="\${COMP_WORDS[COMP_CWORD]}"
@@ -193,6 +214,9 @@ ${PATH_LOOP}
     case "$values" in
       @files) COMPREPLY=( $(compgen -f -- "$cur") ) ;;
       @dirs) COMPREPLY=( $(compgen -d -- "$cur") ) ;;
+      '@ordercli '*)
+        compopt +o default 2>/dev/null
+        COMPREPLY=( $(compgen -W "$(_ordercli_listed "\${COMP_WORDS[0]}" \${values#@ordercli })" -- "$cur") ) ;;
       *)
         # Not file names, even when nothing matches.
         compopt +o default 2>/dev/null
@@ -235,6 +259,7 @@ export function zshScript(nodes: CommandNode[]): string {
 # Load it always:  ordercli completion zsh > "\${fpath[1]}/_ordercli"
 ${wordsFunction(nodes)}
 ${valuesFunction(nodes)}
+${LISTED_FUNCTION}
 _ordercli_described() {
   case "$2:$1" in
 ${described.join('\n')}
@@ -254,6 +279,7 @@ ${PATH_LOOP}
     case "$values" in
       @files) _files ;;
       @dirs) _files -/ ;;
+      '@ordercli '*) compadd -- \${(f)"$(_ordercli_listed "\${words[1]}" \${=values#@ordercli })"} ;;
       '') _message 'a value' ;;
       *) compadd -- \${=values} ;;
     esac
@@ -284,10 +310,12 @@ function fishValue(values: ValueCompletion): string {
   if (values === 'files') return ' -r -F';
   if (values === 'dirs') return " -x -a '(__fish_complete_directories)'";
   if (values === 'none') return ' -x';
+  if (isListed(values)) return ` -x -a ${fishQuote(`(__ordercli_listed ${values.listedBy.join(' ')})`)}`;
   return ` -x -a ${fishQuote(values.join(' '))}`;
 }
 
-export function fishScript(nodes: CommandNode[]): string {
+/** fish's `switch` cases of the words of each command path, and its `complete` lines. */
+function fishLines(nodes: CommandNode[]): { cases: string[]; completes: string[] } {
   const cases: string[] = [];
   const completes: string[] = [];
   for (const node of nodes) {
@@ -324,6 +352,11 @@ export function fishScript(nodes: CommandNode[]): string {
       );
     }
   }
+  return { cases, completes };
+}
+
+export function fishScript(nodes: CommandNode[]): string {
+  const { cases, completes } = fishLines(nodes);
   return `# fish completion for ordercli, generated from its commands.
 # Load it now:     ordercli completion fish | source
 # Load it always:  ordercli completion fish > ~/.config/fish/completions/ordercli.fish
@@ -358,6 +391,14 @@ end
 
 function __ordercli_at
     test (__ordercli_path) = "$argv[1]"
+end
+
+# The words an ordercli command lists at this Tab (profile names), one a line: the ordercli being
+# completed, else the one on the PATH; its errors silenced, no terminal read, so it never prompts.
+function __ordercli_listed
+    set -l cmd (commandline -opc)[1]
+    command -q -- $cmd; or set cmd ordercli
+    $cmd $argv </dev/null 2>/dev/null
 end
 
 complete -c ordercli -f

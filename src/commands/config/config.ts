@@ -1,6 +1,6 @@
 /** `config list|get|set|path`: profile values; secrets are never printed. */
 import type { Context } from '../../command-support/context.js';
-import { parseDuration } from '../../config/duration.js';
+import { formatDuration, parseDuration } from '../../config/duration.js';
 import {
   configPath,
   isProfileKey,
@@ -9,11 +9,14 @@ import {
   ProfileStore,
   SECRET_KEYS,
 } from '../../config/profiles.js';
+import { type SettingSource, sourceName, sourceOf } from '../../config/sources.js';
 import { UsageError } from '../../core/errors.js';
 import { urlPasswords } from '../../core/redact.js';
 import { checkBaseUrl, withoutPassword } from '../../core/url.js';
 import { writeJson } from '../../io/json-output.js';
+import { type ListFlags, listOptions } from '../../io/list-flags.js';
 import { writeList } from '../../io/list-output.js';
+import type { Column } from '../../io/record-columns.js';
 
 /** How a secret is shown: that it is set, never what it is. */
 export function maskSecret(value: string | undefined): string {
@@ -32,7 +35,27 @@ function checkKey(key: string): ProfileKey {
   return key;
 }
 
-export async function list(ctx: Context): Promise<void> {
+/** One row of `config list`; `--json` prints these fields (`source` and `sourceName` came last). */
+interface ConfigRow {
+  key: ProfileKey;
+  /** The profile's value as stored (secrets masked). */
+  profile: string;
+  /** The value in effect, as before: the timeout in milliseconds (`30000`). */
+  effective: string;
+  source: SettingSource | null;
+  /** The flag, variable, `profile` or `default` it comes from; null when not set. */
+  sourceName: string | null;
+}
+
+const CONFIG_COLUMNS: Column<ConfigRow>[] = [
+  { key: 'key', header: 'KEY', value: (r) => r.key, identifier: true },
+  { key: 'profile', header: 'IN PROFILE', value: (r) => shownDuration(r.key, r.profile) },
+  { key: 'effective', header: 'EFFECTIVE', value: (r) => shownDuration(r.key, r.effective) },
+  { key: 'source', header: 'SOURCE', value: (r) => r.sourceName ?? '' },
+];
+
+/** `config list`: each key's value in the profile, its effective value and where that comes from. */
+export async function list(flags: ListFlags, ctx: Context): Promise<void> {
   const settings = await ctx.settings();
   const effective: Record<ProfileKey, string | undefined> = {
     'base-url': settings.baseUrl,
@@ -43,21 +66,35 @@ export async function list(ctx: Context): Promise<void> {
     'webhook-key': settings.webhookKey,
     ledger: settings.ledger,
   };
-  const rows = PROFILE_KEYS.map((key) => ({
-    key,
-    profile: shown(key, settings.profile[key]),
-    effective: shown(key, effective[key]),
-  }));
+  const rows = PROFILE_KEYS.map((key): ConfigRow => {
+    const source = sourceOf(settings, key);
+    return {
+      key,
+      profile: shown(key, settings.profile[key]),
+      effective: shown(key, effective[key]),
+      source: source ?? null,
+      sourceName: sourceName(key, source) ?? null,
+    };
+  });
+  const options = listOptions(flags, ctx.json);
   if (ctx.json) {
+    // An object, not writeList's array: its shape predates the list flags and scripts read it.
+    if (flags.csv) throw new UsageError('Choose one of --json and --csv.');
     writeJson(ctx.io, { profile: settings.profileName, path: configPath(ctx.env), values: rows });
     return;
   }
   ctx.io.err(`Profile "${settings.profileName}" in ${configPath(ctx.env)}\n`);
-  await writeList(ctx.io, rows, [
-    { key: 'key', header: 'KEY', value: (r) => r.key },
-    { key: 'profile', header: 'IN PROFILE', value: (r) => r.profile },
-    { key: 'effective', header: 'EFFECTIVE', value: (r) => r.effective },
-  ]);
+  await writeList(ctx.io, rows, CONFIG_COLUMNS, { ...options, what: 'settings' });
+}
+
+/** A duration with its unit (`30s`), as the user writes it; other values, and one unreadable, as they are. */
+function shownDuration(key: ProfileKey, value: string): string {
+  if (key !== 'timeout' || value === '') return value;
+  try {
+    return formatDuration(parseDuration(value, { name: 'timeout', bare: 'ms', minMs: 1 }));
+  } catch {
+    return value;
+  }
 }
 
 export async function get(key: string, ctx: Context): Promise<void> {

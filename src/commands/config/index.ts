@@ -2,6 +2,9 @@ import { completeWith, withExamples } from '../../command-support/command-help.j
 import type { Command } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 import { PROFILE_KEYS } from '../../config/profiles.js';
+import { columnKeys, withListOptions } from '../../io/list-flags.js';
+
+const CONFIG_LIST_KEYS = 'key, profile, effective, source';
 
 export function registerConfig(program: Command, ctx: Context): void {
   const config = program
@@ -15,13 +18,45 @@ export function registerConfig(program: Command, ctx: Context): void {
     'ordercli --profile staging config get base-url',
   ]);
 
+  registerList(config, ctx);
+  registerGetSet(config, ctx);
+  registerProfiles(program, config, ctx);
   withExamples(
     config
-      .command('list')
-      .description('the values of the profile (secrets redacted) and where each effective value comes from')
-      .action(async () => (await import('./config.js')).list(ctx)),
-    ['ordercli config list', 'ordercli config list --profile staging --json'],
+      .command('path')
+      .description('the path of the config file')
+      .action(async () => (await import('./config.js')).path(ctx)),
+    ['ordercli config path', 'cat "$(ordercli config path)"'],
   );
+}
+
+/** `config list`: the profile's values and where each effective one comes from. */
+function registerList(config: Command, ctx: Context): void {
+  const list = withListOptions(
+    config
+      .command('list')
+      .description('the values of the profile (secrets redacted) and where each effective value comes from'),
+    CONFIG_LIST_KEYS,
+  )
+    .addHelpText(
+      'after',
+      `
+SOURCE is where the effective value comes from: the flag (--timeout), the environment variable
+(ORDERCLI_TIMEOUT), the profile, or the default. Durations are shown with their unit (30s).
+--json prints {profile, path, values: [{key, profile, effective, source, sourceName}]}, with
+the timeout's effective value in milliseconds and source one of flag, env, profile, default.`,
+    )
+    .action(async (flags) => (await import('./config.js')).list(flags, ctx));
+  completeWith(list, '--columns', columnKeys(CONFIG_LIST_KEYS));
+  withExamples(list, [
+    'ordercli config list',
+    'ordercli config list --profile staging --json',
+    'ordercli config list --csv --columns key,source',
+  ]);
+}
+
+/** `config get <key>` and `config set <key> [value]`. */
+function registerGetSet(config: Command, ctx: Context): void {
   const get = withExamples(
     config
       .command('get')
@@ -59,11 +94,23 @@ timeout is a duration, as --timeout: 60s, 500ms, 2m; a bare number is millisecon
       'ordercli config set webhook-key - < .webhook-key',
     ],
   );
+}
+
+/** `config profiles`, and the completion of the global --profile with what it prints. */
+function registerProfiles(program: Command, config: Command, ctx: Context): void {
   withExamples(
     config
-      .command('path')
-      .description('the path of the config file')
-      .action(async () => (await import('./config.js')).path(ctx)),
-    ['ordercli config path', 'cat "$(ordercli config path)"'],
+      .command('profiles')
+      .description('the names of the profiles in the config file, one a line (never their values)')
+      .addHelpText(
+        'after',
+        `
+Quick and quiet: it reads the config file only, so the shell completion of --profile runs it at
+each Tab. --json prints [{name}].`,
+      )
+      .action(async () => (await import('./profiles.js')).run(ctx)),
+    ['ordercli config profiles', 'ordercli config profiles --json'],
   );
+  // The global --profile completes with the names that command prints, read at each Tab.
+  completeWith(program, '--profile', { listedBy: ['config', 'profiles'] });
 }

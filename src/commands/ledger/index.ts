@@ -6,7 +6,7 @@ import { LEDGER_LIST_KEYS, LEDGER_STATUSES } from './statuses.js';
 
 /**
  * The `ledger` group: the order ledger (local folder or PostgreSQL, `--ledger`) read and kept from
- * any runner: list, status, forget and copy.
+ * any runner: list, status, forget, copy and init.
  */
 export function registerLedger(program: Command, ctx: Context): void {
   const ledger = program
@@ -23,6 +23,34 @@ export function registerLedger(program: Command, ctx: Context): void {
   registerStatus(ledger, ctx);
   registerForget(ledger, ctx);
   registerCopy(ledger, ctx);
+  registerInit(ledger, ctx);
+}
+
+/** `ledger init [--print-sql]`: the ledger created now, or the SQL that creates it. */
+function registerInit(ledger: Command, ctx: Context) {
+  return withExamples(
+    ledger
+      .command('init')
+      .description(
+        'create the order ledger now (a folder, or the PostgreSQL schema and tables) rather than at the first send; --print-sql prints the SQL for an owner to run instead',
+      )
+      .option(
+        '--print-sql',
+        'print the SQL that creates the PostgreSQL schema and tables, and connect to nothing',
+      )
+      .addHelpText(
+        'after',
+        '\nFor a role that may not create tables (PostgreSQL 15 gives no one CREATE on public): an owner runs the SQL once, then grants SELECT, INSERT, UPDATE, DELETE on the tables.',
+      )
+      .action(async (flags) => {
+        const { run } = await import('./init.js');
+        await run(flags, ctx);
+      }),
+    [
+      'ordercli --ledger postgres://owner@db.example.com/orders ledger init',
+      'ordercli ledger init --print-sql | psql postgres://owner@db.example.com/orders',
+    ],
+  );
 }
 
 /** `ledger list`: one row per key. Its flags are `LedgerListFlags` (`list.ts`). */

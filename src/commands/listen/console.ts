@@ -198,10 +198,7 @@ export class ListenConsole {
   }
 
   /** The lines before the first event, ending with the one a script waits for ("Ready: listening on"). */
-  ready(
-    ready: ListenReady,
-    once: { event: string | undefined; waitMs: number | undefined } | undefined,
-  ): void {
+  ready(ready: ListenReady, waiting: { what: string; waitMs: number | undefined } | undefined): void {
     const { io } = this;
     if (ready.logFile) io.err(`Logging accepted events to ${ready.logFile}\n`);
     for (const forwarding of ready.forwarding) {
@@ -214,9 +211,9 @@ export class ListenConsole {
       io.err(`Forwarding${what} to ${forwarding.target} (queue ${forwarding.queueFile}${resumed})\n`);
       if (forwarding.damaged) io.err(`warning: ${damagedLinesWarning(forwarding.damaged)}\n`);
     }
-    if (once) {
-      const until = once.waitMs === undefined ? '' : ` (up to ${formatDuration(once.waitMs)})`;
-      io.err(`Waiting for one ${once.event ?? 'notification'}${until}.\n`);
+    if (waiting) {
+      const until = waiting.waitMs === undefined ? '' : ` (up to ${formatDuration(waiting.waitMs)})`;
+      io.err(`Waiting for ${waiting.what}${until}.\n`);
     }
     // The address holds the inspector's secret: the one place it is shown (it is masked elsewhere).
     if (ready.inspectorUrl)

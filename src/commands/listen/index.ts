@@ -73,8 +73,23 @@ function declareListen(program: Command) {
     )
     .option('--once', 'exit 0 after the first accepted event (see --events and --wait)')
     .option(
+      '--expect <events>',
+      'exit 0 once --count notifications of these events (a,b; repeatable) were accepted, 5 when --wait passes first',
+      collectNames,
+    )
+    .option(
+      '--where <field=value>',
+      'with --expect: count only notifications whose body field (a dotted path such as data.code) reads this value (repeatable: all must hold)',
+      collectValues,
+    )
+    .option('--count <n>', 'with --expect: how many matching notifications to wait for (default 1)')
+    .option(
       '--wait <duration>',
-      'with --once: exit 1 if no event came within this time (30s, 2m, 500ms; a bare number is seconds)',
+      'how long --once (then exit 1) or --expect (then exit 5; default 5m) waits (30s, 2m, 500ms; a bare number is seconds)',
+    )
+    .option(
+      '--ready-file <path>',
+      'once listening, write {"url","pid"} (and "publicUrl") to this file, atomically; removed at exit',
     )
     .option(
       '--events <names>',
@@ -99,6 +114,17 @@ A script can wait for the line on stderr that starts with "Ready: listening on".
 minutes. --timeout keeps its global meaning here too (per-request timeout of --fetch and
 --subscribe; a bare number is ms): it does not end the wait.
 
+--expect is for CI assertions: listen --expect sales_order_validated --count 3 --wait 2m exits 0
+as soon as three were accepted (key checked, logged and queued, answered 200; a refused one never
+counts), and 5 when two minutes pass first, saying how many arrived. --where code=SO-12 counts
+only notifications whose body field reads SO-12 (compared as text; data.code for a nested one).
+--wait defaults to 5m with --expect.
+
+--ready-file l.json is written (whole, by a rename) once the port accepts connections, after the
+tunnel's address is known with --tunnel: {"url","pid"}, and "publicUrl" with --tunnel or
+--public-url. It is removed when listen ends (Ctrl-C, SIGTERM, --once, --expect); a file left at
+that path by a killed run is removed at start. A script waits for it instead of sleeping.
+
 --forward-to keeps a queue on disk (fsync'ed before the 200): events are forwarded in order with
 their original headers and body, the key added back; connection errors, 5xx, 408, 425 and 429 are
 retried with back-off until the application answers; another 3xx or 4xx is final (shown, not
@@ -121,6 +147,8 @@ const EXAMPLES = [
   'ordercli listen --key "$KEY" --log events.ndjson',
   'ORDERCLI_WEBHOOK_KEY=$KEY ordercli listen --forward-to http://127.0.0.1:3000/webhooks',
   'ordercli listen --once --event sales_order_validated --wait 60s --json > event.json',
+  'ordercli listen --expect sales_order_validated --count 3 --wait 2m --ready-file listen.json',
+  'ordercli listen --expect sales_order_validated --where code=SO-2026-000012 --log events.ndjson',
   "ordercli listen --fetch --exec 'jq .code'",
   'ordercli listen --log events.ndjson --forward-to http://127.0.0.1:3000/webhooks --inspect',
   'ordercli listen --forward-to sales_order_validated=http://127.0.0.1:3000/orders --forward-to http://127.0.0.1:3000/webhooks',

@@ -11,6 +11,7 @@ import { chooseWebhookKey, type WebhookKeyChoice } from '../../core/webhook-key.
 import { lockWaitFromEnv } from '../../io/file-lock.js';
 import { invocation } from '../../io/invocation.js';
 import { writeNote } from '../../io/wrap.js';
+import { type Expectation, ExpectedNotifications, parseFieldCondition } from '../../webhooks/expectation.js';
 import { type ForwardRoute, parseForwardRoutes } from '../../webhooks/forward-routes.js';
 import type { ListenSubscription } from '../../webhooks/listen-session.js';
 import {
@@ -28,13 +29,17 @@ import type { ListenFlags } from './index.js';
 const EXAMPLE_URL = 'http://127.0.0.1:3000/webhooks';
 /** The inspector's port when `--inspect` is given without one. */
 const DEFAULT_INSPECT_PORT = 4781;
+/** How long `--expect` waits without `--wait`: a CI job fails in minutes, not at its own time limit. */
+const DEFAULT_EXPECT_WAIT_MS = 5 * 60_000;
 
 export interface ListenPlan {
   port: number;
   host: string;
   path: string;
-  /** How long --once waits (--wait), in ms; undefined waits for ever. */
-  onceWaitMs: number | undefined;
+  /** How long --once or --expect waits (--wait), in ms; undefined waits for ever. */
+  waitMs: number | undefined;
+  /** `--expect`, `--where`, `--count`: what ends the session with exit 0; undefined without --expect. */
+  expect: Expectation | undefined;
   /** `--forward-to`: one route per target, in the order given; empty without it. */
   forwardTo: ForwardRoute[];
   /** `--forward-timeout`, in ms: how long each forwarding attempt waits for the application. */
@@ -95,24 +100,14 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
       );
     }
   }
-  let onceWaitMs: number | undefined;
-  if (flags.wait !== undefined) {
-    if (!flags.once) {
-      throw new UsageError('--wait only bounds --once: add --once, or leave --wait out.');
-    }
-    onceWaitMs = parseDuration(flags.wait, { name: '--wait', bare: 's', minMs: 1, maxMs: 7 * 86_400_000 });
-  } else if (flags.once && ctx.globalFlags.timeout !== undefined) {
-    // --timeout once meant "seconds to wait" here; it is the per-request timeout everywhere now.
-    ctx.io.err(
-      'note: --timeout is the per-request timeout (of --fetch and --subscribe), not how long --once waits: to stop waiting after a while, use --wait (e.g. --wait 30s). Waiting without a limit.\n',
-    );
-  }
   const events = acceptedEvents(flags);
+  const expect = planExpect(flags, events);
   return {
     port,
     host: flags.host,
     path: flags.path,
-    onceWaitMs,
+    waitMs: planWait(flags, ctx, expect),
+    expect,
     forwardTo: parseForwardRoutes(flags.forwardTo ?? [], events),
     forwardTimeoutMs,
     publicUrl:
@@ -121,6 +116,60 @@ export function planListen(flags: ListenFlags, ctx: Context): ListenPlan {
     tunnel,
     events,
   };
+}
+
+/** `--wait`: how long --once or --expect waits, in ms (--expect: 5m unless said); undefined for ever. */
+function planWait(flags: ListenFlags, ctx: Context, expect: Expectation | undefined): number | undefined {
+  if (flags.wait !== undefined) {
+    if (!flags.once && !expect) {
+      throw new UsageError('--wait only bounds --once or --expect: add one, or leave --wait out.');
+    }
+    return parseDuration(flags.wait, { name: '--wait', bare: 's', minMs: 1, maxMs: 7 * 86_400_000 });
+  }
+  // --timeout once meant "seconds to wait" here; it is the per-request timeout everywhere now.
+  if (expect && ctx.globalFlags.timeout !== undefined) {
+    throw new UsageError(
+      `--timeout is the per-request timeout (of --fetch and --subscribe), not how long --expect waits: say that with --wait (e.g. --wait 30s; default ${formatDuration(DEFAULT_EXPECT_WAIT_MS)}).`,
+    );
+  }
+  if (expect) return DEFAULT_EXPECT_WAIT_MS;
+  if (flags.once && ctx.globalFlags.timeout !== undefined) {
+    ctx.io.err(
+      'note: --timeout is the per-request timeout (of --fetch and --subscribe), not how long --once waits: to stop waiting after a while, use --wait (e.g. --wait 30s). Waiting without a limit.\n',
+    );
+  }
+  return undefined;
+}
+
+/** `--expect` with its `--where` and `--count`; undefined without it (and then neither may be given). */
+function planExpect(flags: ListenFlags, accepted: string[] | undefined): Expectation | undefined {
+  if (flags.expect === undefined) {
+    if (flags.where !== undefined)
+      throw new UsageError('--where only narrows --expect: add --expect <event>.');
+    if (flags.count !== undefined) throw new UsageError('--count only matters with --expect <event>.');
+    return undefined;
+  }
+  if (flags.once) {
+    throw new UsageError(
+      '--once and --expect both end listen: --expect <event> waits for --count of them and exits 5 when --wait passes; keep one.',
+    );
+  }
+  const events = [...new Set(flags.expect)];
+  if (events.length === 0)
+    throw new UsageError('--expect needs an event, such as --expect sales_order_validated.');
+  const left = accepted === undefined ? [] : events.filter((event) => !accepted.includes(event));
+  if (left.length > 0) {
+    throw new UsageError(
+      `--expect ${left.join(',')}: --events leaves ${left.length === 1 ? 'it' : 'them'} out, so none could ever be accepted; add ${left.length === 1 ? 'it' : 'them'} to --events.`,
+    );
+  }
+  const count = Number(flags.count ?? '1');
+  if (!/^\d+$/.test(flags.count ?? '1') || count < 1 || count > 1_000_000) {
+    throw new UsageError(
+      `--count must be a whole number from 1 to 1000000, not ${JSON.stringify(flags.count)}.`,
+    );
+  }
+  return { events, where: (flags.where ?? []).map(parseFieldCondition), count };
 }
 
 /** `--events` and `--event` (one option under two names): the events accepted, or all. */
@@ -198,6 +247,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
   const logFile = flags.log === undefined ? undefined : resolve(ctx.cwd, flags.log);
   const out = new ListenConsole(io, { json: ctx.json, logFile });
   const shown = new EventShowing(flags, out, followUpsOf(flags, ctx, api));
+  const expected = plan.expect && new ExpectedNotifications(plan.expect);
 
   let result: ListenResult | undefined;
   try {
@@ -218,22 +268,23 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
         env: ctx.env,
         ngrokApi: ctx.env.ORDERCLI_NGROK_API || undefined,
       },
+      readyFile: flags.readyFile === undefined ? undefined : resolve(ctx.cwd, flags.readyFile),
       redactor: io.redactor,
       signal: ctx.signal,
-      until: flags.once ? shown.firstEvent : undefined,
-      untilMs: plan.onceWaitMs,
+      until: flags.once ? shown.firstEvent : expected?.met,
+      untilMs: plan.waitMs,
       on: {
-        accepted: (event) => shown.present(event),
+        accepted: (event) => {
+          // Counted when accepted (its 200 written after the log and the queue have it), shown as ever.
+          expected?.count(event);
+          shown.present(event);
+        },
         rejected: (rejection) => out.rejected(rejection),
         forwardAttempt: (attempt) => out.forward(attempt),
         lockWait: (message) => io.err(`${message}\n`),
         subscribed: (subscription) => out.subscribed(subscription, plan.path),
         tunnel: (tunnel) => out.tunnel(tunnel),
-        ready: (ready) =>
-          out.ready(
-            ready,
-            flags.once ? { event: plan.events?.join(' or '), waitMs: plan.onceWaitMs } : undefined,
-          ),
+        ready: (ready) => out.ready(ready, waitingFor(plan, flags, expected)),
         ignored: (event) => out.ignored(event),
         looped: (event) => out.looped(event),
         stopped: (stopped) => {
@@ -244,12 +295,7 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     // Ctrl-C: 130 like every interrupted command, also what the shell sees through `npx ordercli`
     // (npm runs it under sh, which dash ends with the same SIGINT).
     if (ending === 'interrupted') ctx.exitCode = ExitCode.Interrupted;
-    if (ending === 'timeout') {
-      throw new IncompleteError(
-        `No ${plan.events?.join(' or ') ?? 'notification'} was accepted within ${formatDuration(plan.onceWaitMs!)} (listen --once --wait).`,
-        ExitCode.Failure,
-      );
-    }
+    if (ending === 'timeout') throw timedOut(plan, expected);
   } finally {
     await shown.followUps?.idle();
     out.close();
@@ -257,6 +303,27 @@ export async function run(flags: ListenFlags, ctx: Context): Promise<void> {
     if (result && out.subscriptions.length > 0)
       writeNote(io, `${subscriptionsLeft(out.subscriptions, plan)}\n`);
   }
+}
+
+/** What the ready lines say is waited for (--once, --expect); undefined when listen runs until Ctrl-C. */
+function waitingFor(
+  plan: ListenPlan,
+  flags: ListenFlags,
+  expected: ExpectedNotifications | undefined,
+): { what: string; waitMs: number | undefined } | undefined {
+  if (expected) return { what: expected.describe(), waitMs: plan.waitMs };
+  if (flags.once) return { what: `one ${plan.events?.join(' or ') ?? 'notification'}`, waitMs: plan.waitMs };
+  return undefined;
+}
+
+/** The error of a wait that --wait ended: exit 1 for --once, 5 for --expect (some may have come). */
+function timedOut(plan: ListenPlan, expected: ExpectedNotifications | undefined): IncompleteError {
+  const within = formatDuration(plan.waitMs!);
+  if (expected) return new IncompleteError(`${expected.shortfall(within)}.`, ExitCode.Unconfirmed);
+  return new IncompleteError(
+    `No ${plan.events?.join(' or ') ?? 'notification'} was accepted within ${within} (listen --once --wait).`,
+    ExitCode.Failure,
+  );
 }
 
 /**

@@ -31,7 +31,14 @@ export function withImportInputOptions<
     )
     // A number's default shown as one (commander would print the string's JSON, "8").
     .addOption(new Option('--concurrency <n>', 'requests in flight at once').default('8', '8'))
-    .option('--dry-run', 'validate the whole input and stop; nothing is sent')
+    .option(
+      '--dry-run',
+      'validate the whole input, check what the real run needs (the ledger, the token, the outputs), and stop; nothing is sent',
+    )
+    .option(
+      '--offline',
+      'with --dry-run: check the input alone, without the ledger or the service (a job with no secrets)',
+    )
     .option(
       '--force',
       'use a ledger that has no record of this service although the default ledger has some (see ledger copy)',

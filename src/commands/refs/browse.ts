@@ -16,9 +16,11 @@ import {
   type Prompter,
   requirePrompts,
 } from '../../io/prompter.js';
+import type { IOStreams } from '../../io/streams.js';
 import { writeNote } from '../../io/wrap.js';
 import {
   contactReferenceChoice,
+  fitChoiceLine,
   joinParts,
   packagingReferenceChoice,
   type ReferenceChoice,
@@ -31,10 +33,14 @@ type Kind = 'packagings' | 'contacts';
 /** One browsable record, with what the prompt shows and searches. */
 interface Entry extends ReferenceChoice {
   id: unknown;
+  /** Shown whole after the choice's line: ` (inactive)`. */
+  suffix: string;
 }
 
 interface KindSpec {
   title: string;
+  /** The title on a narrow terminal. */
+  shortTitle: string;
   what: string;
   /** "Packaging reference", to title one record. */
   one: string;
@@ -48,11 +54,20 @@ interface KindSpec {
 
 /** Choices shown at once; more would only slow every keystroke down on a list of 50,000. */
 const MAX_CHOICES = 200;
+/** Choices on one page, at most: a taller terminal shows no more. */
 const PAGE_SIZE = 12;
+/** Cells kept on the search's row, after its question, for what the user types. */
+const SEARCH_ROOM = 16;
+/**
+ * Rows the search takes besides its question and its page: a blank row, the choice's description,
+ * the keys' help, and one more for a search longer than its room.
+ */
+const ROWS_BESIDES_PAGE = 4;
 
 const KINDS: Record<Kind, KindSpec> = {
   packagings: {
     title: 'Packaging references (items)',
+    shortTitle: 'Packaging references',
     what: 'packaging references',
     one: 'Packaging reference',
     path: PATHS.packagingReferences,
@@ -64,6 +79,7 @@ const KINDS: Record<Kind, KindSpec> = {
         ...choice,
         id: record.id,
         line: choice.line + (choice.inactive ? ' (inactive)' : ''),
+        suffix: choice.inactive ? ' (inactive)' : '',
         description: joinParts([choice.description, choice.inactive ? 'inactive' : 'active']),
       };
     },
@@ -74,11 +90,12 @@ const KINDS: Record<Kind, KindSpec> = {
   },
   contacts: {
     title: 'Contact references (the contact of an order)',
+    shortTitle: 'Contact references',
     what: 'contact references',
     one: 'Contact reference',
     path: PATHS.contactReferences,
     listCommand: 'ordercli refs contacts list',
-    toEntry: (record) => ({ ...contactReferenceChoice(record), id: record.id }),
+    toEntry: (record) => ({ ...contactReferenceChoice(record), id: record.id, suffix: '' }),
     usage: (id) => ({
       where: 'in an order',
       snippet: `"contact": {"internalReferenceId": ${JSON.stringify(id)}}`,
@@ -154,16 +171,19 @@ function toEntries(kind: Kind, answer: ListAnswer, ctx: Context): Entry[] | unde
 /** Search, pick, details, next step; until the user goes back to the lists or quits. */
 async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx: Context): Promise<Step> {
   const spec = KINDS[kind];
+  const { columns } = ctx.io;
   const idWidth = Math.min(
     12,
     entries.reduce((widest, entry) => Math.max(widest, displayWidth(cleanCell(scalarText(entry.id)))), 1),
   );
-  const lineWidth = Math.max(20, ctx.io.columns - idWidth - 5);
+  // The pointer and a space before the id, two spaces after it, and the last column left free.
+  const lineWidth = Math.max(20, columns - idWidth - 5);
   const choice = (entry: Entry) => ({
     value: entry,
-    name: `${scalarText(entry.id).padStart(idWidth)}  ${truncate(cleanCell(entry.line), lineWidth)}`,
+    name: `${scalarText(entry.id).padStart(idWidth)}  ${fitChoiceLine(entry, lineWidth, entry.suffix)}`,
     short: scalarText(entry.id),
-    description: cleanCell(entry.description),
+    // One row, whatever its length: the page's height is counted with it.
+    description: truncate(cleanCell(entry.description), columns - 1),
   });
 
   const source = (term: string): ChoiceItem<Entry>[] => {
@@ -194,11 +214,9 @@ async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx:
   for (;;) {
     let entry: Entry;
     try {
-      entry = await prompter.search<Entry>(
-        `${spec.title}: type to filter (${formatCount(entries.length)}), Enter to pick, Esc to go back`,
-        remembered,
-        { pageSize: PAGE_SIZE, initial: term },
-      );
+      // Measured at each search: the window may have been resized meanwhile.
+      const { question, pageSize } = searchLayout(spec, entries.length, ctx.io);
+      entry = await prompter.search<Entry>(question, remembered, { pageSize, initial: term });
     } catch (error) {
       if (error instanceof PromptEscape) return 'lists';
       throw error;
@@ -217,6 +235,32 @@ async function browseList(kind: Kind, entries: Entry[], prompter: Prompter, ctx:
     }
     if (next !== 'back') return next;
   }
+}
+
+/**
+ * The search's question and page size for the terminal's window. The question is the longest that
+ * leaves room on its row for the search; the page leaves room above it for the question, so that
+ * the whole prompt fits the window: a prompt taller than the window scrolls its question off,
+ * where no redraw can reach it, and each keystroke would leave a copy of it there.
+ */
+function searchLayout(spec: KindSpec, count: number, io: IOStreams): { question: string; pageSize: number } {
+  const n = formatCount(count);
+  const questions = [
+    `${spec.title}: type to filter (${n}), Enter to pick, Esc to go back`,
+    `${spec.shortTitle}: type to filter (${n}), Esc to go back`,
+    `${spec.shortTitle} (${n}): type to filter`,
+  ];
+  // `? ` before the question, a space and the search after it.
+  const rowWidth = (question: string) => displayWidth(question) + 3 + SEARCH_ROOM;
+  const question = questions.find((q) => rowWidth(q) <= io.columns) ?? questions.at(-1)!;
+  const questionRows = Math.ceil(rowWidth(question) / io.columns);
+  const pageSize = Math.min(PAGE_SIZE, terminalRows(io) - questionRows - ROWS_BESIDES_PAGE);
+  return { question, pageSize: Math.max(1, pageSize) };
+}
+
+/** Rows of the terminal's window (24 when it does not say). */
+function terminalRows(io: IOStreams): number {
+  return (io.stdout as { rows?: number }).rows || 24;
 }
 
 /** All the fields of the record, then what to put in an order. */

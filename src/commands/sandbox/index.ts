@@ -35,6 +35,18 @@ export function registerSandbox(program: Command, ctx: Context) {
         '--validation-delay <duration>',
         'time before a created order becomes validated (default 300ms; a bare number is ms)',
       )
+      .option(
+        '--validation-fail-rate <0..1>',
+        'fraction of orders never validated nor notified, the same ones each run (picked by a hash of their externalId)',
+      )
+      .option(
+        '--delivery-retries <n>',
+        'retries of a notification the receiver refused or failed (no answer, 5xx), after 0.5s, 1s, 2s… (default 3)',
+      )
+      .option(
+        '--ready-file <path>',
+        'once the port accepts connections, write {url, pid, token names, webhook key source} here; removed at exit',
+      )
       .option('-q, --quiet', 'do not print one line per request')
       .action(async (flags) => {
         const { run } = await import('./sandbox.js');
@@ -44,6 +56,7 @@ export function registerSandbox(program: Command, ctx: Context) {
       'ordercli sandbox',
       'ordercli sandbox --port 0 --latency 20 --fail-rate 0.05',
       'ordercli sandbox --data ./.sandbox-state --webhook-key whsec_local',
+      'ordercli sandbox --port 0 --ready-file sandbox.ready --validation-fail-rate 0.1 &',
     ],
   );
 }

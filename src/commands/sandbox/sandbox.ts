@@ -6,7 +6,8 @@ import { ExitCode } from '../../core/exit-codes.js';
 import { isLoopbackHost } from '../../core/url.js';
 import { invocation } from '../../io/invocation.js';
 import { wrapForStderr, wrapForStdout } from '../../io/wrap.js';
-import type { SandboxOptions } from '../../sandbox/server.js';
+import { MAX_DELIVERY_RETRIES } from '../../sandbox/delivery.js';
+import type { Sandbox, SandboxOptions } from '../../sandbox/server.js';
 import type { SandboxFlags } from './index.js';
 
 function number(value: string | undefined, flag: string, min: number, max: number): number | undefined {
@@ -38,19 +39,77 @@ export function sandboxOptions(flags: SandboxFlags, env: NodeJS.ProcessEnv): San
     webhookKey: flags.webhookKey ?? (env.ORDERCLI_WEBHOOK_KEY || undefined),
     extraPackagingReferences: number(flags.packagingReferences, '--packaging-references', 0, 10_000_000),
     validationDelayMs: duration(flags.validationDelay, '--validation-delay', 3_600_000),
+    validationFailRate: number(flags.validationFailRate, '--validation-fail-rate', 0, 1),
+    quiet: Boolean(flags.quiet),
+    deliveryRetries: wholeNumber(flags.deliveryRetries, '--delivery-retries', 0, MAX_DELIVERY_RETRIES),
+  };
+}
+
+function wholeNumber(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+  const n = number(value, flag, min, max);
+  if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`${flag} must be a whole number.`);
+  return n;
+}
+
+/** Where the webhook key comes from, for the banner and the ready file (never the key itself). */
+type KeySource = 'flag' | 'env' | 'generated';
+
+function keySourceOf(flags: SandboxFlags, options: SandboxOptions): KeySource {
+  if (flags.webhookKey !== undefined) return 'flag';
+  return options.webhookKey !== undefined ? 'env' : 'generated';
+}
+
+/**
+ * What `--ready-file` holds besides the pid: enough to connect, never a secret (the tokens by their
+ * names, the key by where it comes from).
+ */
+function readyFileContent(sandbox: Pick<Sandbox, 'url' | 'tokens'>, keySource: KeySource) {
+  return {
+    url: sandbox.url,
+    tokens: Object.keys(sandbox.tokens),
+    webhookKey: { source: keySource },
   };
 }
 
 export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
   const options = sandboxOptions(flags, ctx.env);
+  // Checked, and a file left by a killed run removed, before listening: until the new file is
+  // written, the path never says "ready".
+  const { ReadyFile } = await import('../../io/ready-file.js');
+  const ready =
+    flags.readyFile === undefined
+      ? undefined
+      : await ReadyFile.prepare(flags.readyFile, ctx.cwd, 'the sandbox did not start');
+  const sandbox = await start(options, ctx);
+  ctx.onClose(() => sandbox.close());
+  const keySource = keySourceOf(flags, options);
+  printBanner(sandbox, options, keySource, ctx);
+  // Last, once the server listens (startSandbox resolved once it did) and the banner is out: a
+  // client told by the file connects at once.
+  if (ready !== undefined) {
+    // Registered after close(), so it runs first: the file goes before the port closes.
+    ctx.onClose(() => ready.remove());
+    await ready.write(readyFileContent(sandbox, keySource));
+  }
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  ctx.io.err('Stopping the sandbox.\n');
+  // Ctrl-C is the only way it ends: 130 like every interrupted command, which is also what the
+  // shell sees through `npx ordercli` (npm runs it under sh, which dash ends with the same SIGINT).
+  ctx.exitCode = ExitCode.Interrupted;
+}
+
+/** Starts the sandbox of the options, its console on stderr; a port it cannot take is bad usage. */
+async function start(options: SandboxOptions, ctx: Context): Promise<Sandbox> {
   const { startSandbox } = await import('../../sandbox/server.js');
   const { lockWaitFromEnv } = await import('../../io/file-lock.js');
   const { io } = ctx;
-  const sandbox = await startSandbox({
+  return startSandbox({
     ...options,
     lockWaitMs: lockWaitFromEnv(ctx.env),
     onLockWait: (message) => io.err(`${message}\n`),
-    quiet: Boolean(flags.quiet),
     logger: (line) => io.err(`${line}\n`),
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') {
@@ -65,8 +124,11 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
     }
     throw error;
   });
-  ctx.onClose(() => sandbox.close());
+}
 
+/** The banner on stdout (or its `--json` line), and the warning of a non-loopback host. */
+function printBanner(sandbox: Sandbox, options: SandboxOptions, keySource: KeySource, ctx: Context): void {
+  const { io } = ctx;
   if (!isLoopbackHost(options.host ?? '127.0.0.1')) {
     io.err(
       wrapForStderr(
@@ -78,12 +140,11 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
   // The commands to try as they can be typed where this one was.
   const cli = invocation(ctx.env);
   // A random key changes at every start, so a receiver configured with it stops matching.
-  const keyOrigin =
-    flags.webhookKey !== undefined
-      ? '(from --webhook-key)'
-      : options.webhookKey !== undefined
-        ? '(from ORDERCLI_WEBHOOK_KEY)'
-        : '(random, new at each start: --webhook-key <key> keeps one)';
+  const keyOrigin = {
+    flag: '(from --webhook-key)',
+    env: '(from ORDERCLI_WEBHOOK_KEY)',
+    generated: '(random, new at each start: --webhook-key <key> keeps one)',
+  }[keySource];
   const banner = [
     `Sandbox listening on ${sandbox.url}`,
     `  base URL        ${sandbox.url}`,
@@ -109,12 +170,4 @@ export async function run(flags: SandboxFlags, ctx: Context): Promise<void> {
         '\nPress Ctrl-C to stop.\n',
     );
   }
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  io.err('Stopping the sandbox.\n');
-  // Ctrl-C is the only way it ends: 130 like every interrupted command, which is also what the
-  // shell sees through `npx ordercli` (npm runs it under sh, which dash ends with the same SIGINT).
-  ctx.exitCode = ExitCode.Interrupted;
 }

@@ -7,7 +7,8 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
-import { describeCode } from '../../io/file-lock.js';
+import { describeCode } from '../../io/code-words.js';
+import { ensureOutputFolder } from '../../io/output-folder.js';
 import { quote } from '../../io/quote.js';
 import { jsonSchemaFor } from '../../schemas/json-schema.js';
 import { isSchemaName, SCHEMA_NAMES } from '../../schemas/schema-names.js';
@@ -27,6 +28,7 @@ export async function run(name: string, flags: SchemaFlags, ctx: Context): Promi
     ctx.io.out(text);
     return;
   }
+  await ensureOutputFolder(flags.output, ctx.cwd, `the schema ${flags.output}`, 'nothing was written');
   try {
     await writeFile(resolve(ctx.cwd, flags.output), text);
   } catch (error) {

@@ -10,6 +10,7 @@ import {
   ANNOTATIONS_PER_KIND,
   Annotator,
   appendJobSummary,
+  appendStepOutputs,
   inGitHubActions,
   type JobSummary,
   type ProblemRank,
@@ -35,6 +36,14 @@ export interface CiImportOptions {
   dryRun?: boolean | undefined;
   report?: string | undefined;
   rejects?: string | undefined;
+}
+
+/** How a run ended, for its step outputs. */
+export interface StepOutcome {
+  counts?: Pick<ImportCounts, 'created' | 'skipped' | 'failed' | 'unknown' | 'invalid' | 'notSent' | 'total'>;
+  exitCode: number;
+  /** The report's path as typed, when one was written. */
+  report?: string | undefined;
 }
 
 /** Rows of a job summary's lists: the first records not created, the first problems. */
@@ -161,9 +170,30 @@ export class ImportCiOutput {
       counts: rows,
       notCreated: result.notCreated.slice(0, SUMMARY_ROWS).map(keyedResult),
       notCreatedTotal: notCreatedCount(counts),
-      report: this.options.report,
-      rejects: this.options.rejects,
+      report: result.written.report ? this.options.report : undefined,
+      rejects: result.written.rejects ? this.options.rejects : undefined,
     });
+  }
+
+  /**
+   * Appends the step outputs to `$GITHUB_OUTPUT` when it is set: the counts when they are known
+   * (an import that sent, a dry run, an input refused as invalid), the exit code, and the report's
+   * path when one was written. Called at the end of every run past argument parsing.
+   */
+  async stepOutputs(end: StepOutcome): Promise<void> {
+    const path = this.ctx.env.GITHUB_OUTPUT;
+    if (!path) return;
+    const outputs: Record<string, string | number> = {};
+    if (end.counts) {
+      const { created, skipped, failed, unknown, invalid, total } = end.counts;
+      Object.assign(outputs, { created, skipped, failed, unknown, invalid });
+      outputs['not-sent'] = end.counts.notSent;
+      outputs.total = total;
+    }
+    outputs['exit-code'] = end.exitCode;
+    if (end.report !== undefined) outputs.report = end.report;
+    const warning = await appendStepOutputs(path, outputs);
+    if (warning) this.ctx.io.err(warning);
   }
 
   private flushAnnotations(where: string): void {

@@ -4,19 +4,27 @@
  * renders what it returns: progress and the summary on stderr, `--json` on stdout, CI output.
  */
 import type { Context } from '../../command-support/context.js';
-import { UsageError } from '../../core/errors.js';
+import { parseDuration } from '../../config/duration.js';
+import { CliError, UsageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
+import { InvalidInputError } from '../../import/check/validate.js';
 import { type ImportKind, ORDER_IMPORT } from '../../import/kind.js';
 import { formatChoices } from '../../import/read/formats.js';
 import { inputLimits } from '../../import/read/limits.js';
-import { ImportProgress, renderSummary } from '../../import/report/progress.js';
-import { type ImportCounts, reportFormatFor, reportRecord } from '../../import/report/report.js';
+import {
+  ImportProgress,
+  type ProgressOptions,
+  ReadingProgress,
+  renderSummary,
+} from '../../import/report/progress.js';
+import { emptyCounts, type ImportCounts, reportFormatFor, reportRecord } from '../../import/report/report.js';
 import { type DryRunResult, type ImportResult, runImport } from '../../import/run-import.js';
 import type { SubmitStop } from '../../import/send/submit.js';
 import { formatCount } from '../../io/numbers.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';
 import type { ImportFlags } from '../orders/index.js';
-import { ImportCiOutput } from './import-ci.js';
+import { ImportCiOutput, type StepOutcome } from './import-ci.js';
 
 /**
  * An import command's flags and its input, typed by the declarations of `orders import`. Those of
@@ -43,17 +51,51 @@ export async function runImportCommand(
   kind: ImportKind,
   advice?: ImportAdvice,
 ): Promise<void> {
-  const concurrency = parseConcurrency(options.concurrency);
-  const limits = inputLimits(options);
+  parseConcurrency(options.concurrency);
+  inputLimits(options);
   if (options.report !== undefined) reportFormatFor(options.report);
   checkStdinOptions(options, kind);
-  const { io } = ctx;
+  if (options.offline && !options.dryRun) {
+    throw new UsageError(
+      '--offline goes with --dry-run: a run that sends needs the ledger and the service; add --dry-run, or drop --offline.',
+    );
+  }
   const ci = new ImportCiOutput(ctx, options, {
     command: `ordercli ${kind.command}`,
     keyName: kind.keyField,
     recordName: kind.one,
     recordsName: kind.many,
   });
+  let end: StepOutcome & { failure?: Error | undefined };
+  try {
+    end = await runImportAndRender(options, ctx, kind, ci, advice);
+  } catch (error) {
+    const exitCode = exitCodeOf(error, ctx);
+    const invalid = error instanceof InvalidInputError ? error.counts : undefined;
+    const counts = invalid && { ...emptyCounts(invalid.total), invalid: invalid.invalid };
+    // Nothing of an invalid input is sent: its valid records are the ones not sent.
+    if (counts) counts.notSent = invalid!.total - invalid!.invalid;
+    const report = error instanceof InvalidInputError ? error.report : undefined;
+    await ci.stepOutputs({ counts, exitCode, report });
+    throw error;
+  }
+  await ci.stepOutputs(end);
+  if (end.failure) throw end.failure;
+  ctx.exitCode = end.exitCode;
+}
+
+/** Runs the pipeline and renders its end; what the step outputs say of it. */
+async function runImportAndRender(
+  options: ImportOptions,
+  ctx: Context,
+  kind: ImportKind,
+  ci: ImportCiOutput,
+  advice: ImportAdvice | undefined,
+): Promise<StepOutcome & { failure?: Error | undefined }> {
+  const { io } = ctx;
+  const concurrency = parseConcurrency(options.concurrency);
+  const limits = inputLimits(options);
+  const progress = progressOptions(ctx, kind);
   const result = await runImport(
     {
       kind,
@@ -66,6 +108,7 @@ export async function runImportCommand(
       limits,
       concurrency,
       dryRun: Boolean(options.dryRun),
+      offline: Boolean(options.offline),
       skipInvalid: Boolean(options.skipInvalid),
       checkRefs: Boolean(options.checkRefs),
       journal: options.journal,
@@ -78,10 +121,19 @@ export async function runImportCommand(
     ctx,
     {
       onNote: (text) => writeNote(io, text),
+      onReadingStart: (counts) => {
+        const reading = new ReadingProgress(io, counts, progress);
+        reading.start();
+        return () => {
+          reading.stop();
+          // The lines of a log keep their period from one phase to the next.
+          progress.lastLineAt = reading.lastLineAt;
+        };
+      },
       onSendingStart: (counts) => {
-        const progress = new ImportProgress(io, counts, { noun: kind.many });
-        progress.start();
-        return () => progress.stop();
+        const sending = new ImportProgress(io, counts, progress);
+        sending.start();
+        return () => sending.stop();
       },
       onResult: ci.onResult,
     },
@@ -93,13 +145,38 @@ export async function runImportCommand(
     ci.dryRunAnnotations(result);
     renderDryRun(ctx, result, kind);
     await ci.dryRunSummary(result);
-    return;
+    const { total, invalid } = result.counts;
+    const counts = { ...emptyCounts(total), invalid, notSent: total - invalid };
+    return { counts, exitCode: ExitCode.Ok };
   }
   ci.importAnnotations();
   renderImport(ctx, options, result, kind, advice);
   await ci.importSummary(result, stopLabel(result.stopped));
-  if (result.failure) throw result.failure;
-  ctx.exitCode = result.exitCode;
+  const report = result.written.report ? options.report : undefined;
+  const { counts, failure } = result;
+  return { counts, exitCode: failure ? exitCodeOf(failure, ctx) : result.exitCode, report, failure };
+}
+
+/** The exit code main() gives an error (src/cli/main.ts). */
+function exitCodeOf(error: unknown, ctx: Context): number {
+  if (error instanceof CliError) return error.exitCode;
+  return ctx.signal.aborted ? ExitCode.Interrupted : ExitCode.Failure;
+}
+
+/**
+ * For tests only, not in the contract: the period of the progress lines printed when stderr is
+ * not a terminal (a duration such as `200ms`; default 5 s), so that a test sees them without
+ * waiting for seconds.
+ */
+const PROGRESS_INTERVAL_VARIABLE = 'ORDERCLI_PROGRESS_INTERVAL';
+
+/** How an import's progress is shown, for each of its phases (reading, sending). */
+function progressOptions(ctx: Context, kind: ImportKind): ProgressOptions {
+  const interval = ctx.env[PROGRESS_INTERVAL_VARIABLE];
+  const options: ProgressOptions = { noun: kind.many, signal: ctx.signal };
+  if (interval)
+    options.lineIntervalMs = parseDuration(interval, { name: PROGRESS_INTERVAL_VARIABLE, minMs: 10 });
+  return options;
 }
 
 /**
@@ -195,8 +272,8 @@ function renderImport(
         input: result.input,
         baseUrl: result.baseUrl,
         journal: result.journal,
-        report: options.report,
-        rejects: options.rejects,
+        report: result.written.report ? options.report : undefined,
+        rejects: result.written.rejects ? options.rejects : undefined,
         stopped,
         sent: result.sent,
         sentPerSecond: result.sentPerSecond,

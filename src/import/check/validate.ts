@@ -164,11 +164,17 @@ export async function validateImport(
   const maxInvalid = options.maxInvalid ?? Number.POSITIVE_INFINITY;
   let omitted = 0;
   let total = 0;
+  const counts = options.counts;
+  const turns = new EventLoopTurns();
   try {
     for await (const order of source.records()) {
+      // A reader that parses from memory would otherwise hold the event loop for the whole input:
+      // no progress drawn, and Ctrl-C not seen until the end.
+      if (turns.due()) await turns.yield();
       // Ctrl-C during a long validation stops it: nothing has been sent yet.
       if (source.signal?.aborted) throw source.signal.reason;
       total++;
+      if (counts) counts.read = total;
       const prepared = await prepareRecord(order, options.references, prepareOptions);
       const orderProblems = prepared.problems;
       if (order.key !== undefined) {
@@ -184,6 +190,7 @@ export async function validateImport(
       if (source.locateCell) for (const problem of orderProblems) problem.cell ??= source.locateCell(problem);
       options.onRecord?.(order, orderProblems);
       invalidIndexes.add(order.index);
+      if (counts) counts.invalid = invalidIndexes.size;
       if (invalid.length >= maxInvalid) {
         omitted++;
         continue;
@@ -208,6 +215,29 @@ export async function validateImport(
     omitted,
     keys: seen,
   };
+}
+
+/** How long a pass may run without giving the event loop a turn (timers, signals). */
+const TURN_EVERY_MS = 50;
+
+/**
+ * Gives the event loop a turn when the pass has held it too long. A record read from a file
+ * stream usually comes after an I/O callback anyway; checking the clock every 64 records costs
+ * nothing next to reading them.
+ */
+class EventLoopTurns {
+  private records = 0;
+  private last = performance.now();
+
+  due(): boolean {
+    if (++this.records % 64 !== 0) return false;
+    return performance.now() - this.last >= TURN_EVERY_MS;
+  }
+
+  async yield(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.last = performance.now();
+  }
 }
 
 function duplicateProblem(
@@ -239,6 +269,8 @@ export type InvalidRecord = Pick<SourceRecord, 'key' | 'location' | 'problems'>;
 export class InvalidInputError extends InputError {
   /** The `--report` written with every record of the input (as typed), when there is one. */
   report: string | undefined;
+  /** Records read, and how many of them are invalid (`invalid` lists the first thousand). */
+  counts: { total: number; invalid: number } | undefined;
 
   constructor(
     message: string,
@@ -270,9 +302,11 @@ export function invalidInputError(
           },
         ]
       : validation.problems;
-  return new InvalidInputError(
+  const error = new InvalidInputError(
     `${count} of ${validation.total} ${kind.many} in ${escapeControl(source.file)} ${count === 1 ? 'is' : 'are'} invalid; nothing was sent.${skip}`,
     problems,
     validation.invalid,
   );
+  error.counts = { total: validation.total, invalid: count };
+  return error;
 }

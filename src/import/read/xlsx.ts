@@ -29,11 +29,13 @@ export const reader: FormatReader = {
       isKnownColumn: (header) => known.has((map?.[header] ?? header).toLowerCase()),
       describeColumns: kind.columns.join(', '),
       records: kind.many,
+      limits: options.limits,
     });
     const columns = planWorkbookColumns(xlsx, options, file);
     const byPath = new Map(columns.map((column) => [column.path, column.index]));
     const cellOf = (index: number, row: number) => cellReference(xlsx.sheet, index, row);
-    const rows = () => readXlsxRows(path, file, xlsx, { columnName: columnNamer(columns) });
+    const rows = () =>
+      readXlsxRows(path, file, xlsx, { columnName: columnNamer(columns), limits: options.limits });
     return {
       layout: { format: 'xlsx', header: xlsx.header, details: xlsx },
       records: () => recordsOfRows(rows(), { header: xlsx.header, columns, file, kind }, cellOf),

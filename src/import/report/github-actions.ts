@@ -3,6 +3,7 @@
  * each problem on the offending line of the pull request, and the markdown job summary appended
  * to `$GITHUB_STEP_SUMMARY`. Generic over keyed records (orders, contact references).
  */
+import { randomUUID } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { InputProblem } from '../../core/errors.js';
@@ -311,5 +312,31 @@ export async function appendJobSummary(path: string, markdown: string): Promise<
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     return `warning: cannot append the job summary to ${escapeControl(path)} (${code}); the import itself is not affected.\n`;
+  }
+}
+
+/**
+ * Appends step outputs to `$GITHUB_OUTPUT` in the multi-line form GitHub documents
+ * (`name<<DELIMITER`, the value, `DELIMITER`), safe for any value: the delimiter is random and
+ * checked not to occur in the value. Never fails the command: a write error is one warning line.
+ */
+export async function appendStepOutputs(
+  path: string,
+  outputs: Record<string, string | number>,
+): Promise<string | undefined> {
+  let text = '';
+  for (const [name, raw] of Object.entries(outputs)) {
+    const value = String(raw);
+    let delimiter: string;
+    do delimiter = `ghadelimiter_${randomUUID()}`;
+    while (value.includes(delimiter));
+    text += `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+  }
+  try {
+    await appendFile(path, text, 'utf8');
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return `warning: cannot append the step outputs to ${escapeControl(path)} (${code}); the import itself is not affected.\n`;
   }
 }

@@ -8,9 +8,11 @@
  * only at the end) is written first with room kept for its final counts, and written again in
  * place when the report is closed. Memory stays flat whatever the number of records.
  */
+
 import { createWriteStream, fstatSync, type WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { formatInputProblem, type InputProblem, UsageError } from '../../core/errors.js';
+import { codeWords } from '../../io/code-words.js';
 import { OutputWriteError } from './output-error.js';
 
 /** The outcome of one record, as the reports and the CI annotations show it. */
@@ -97,7 +99,7 @@ export class JUnitWriter {
       stream.once('error', (error) =>
         reject(
           new UsageError(
-            `Cannot write the report ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`,
+            `Cannot write the report ${path} (${codeWords((error as NodeJS.ErrnoException).code ?? error.message)}).`,
           ),
         ),
       );

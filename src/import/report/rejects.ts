@@ -6,8 +6,10 @@
  * string is text that could not be read as a record (not JSON, not an object): it is written back
  * exactly as it was.
  */
+
 import { lstat, open, unlink } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
+import { describeCode } from '../../io/code-words.js';
 import { formatNamed, formatOfExtension } from '../read/formats.js';
 import type { InputFormat, RejectsWriter } from '../read/input-format.js';
 import type { InputLayout, SourceRecord } from '../types.js';
@@ -70,6 +72,8 @@ export async function checkRejectsPath(path: string, shown: string): Promise<voi
     await (await open(path, 'w')).close();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(`Cannot write the rejects file ${shown}: ${code}; nothing was sent.`);
+    throw new UsageError(
+      `Cannot write the rejects file ${shown} (${code}: ${describeCode(code)}); nothing was sent.`,
+    );
   }
 }

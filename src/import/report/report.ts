@@ -3,9 +3,11 @@
  * `--report` file (CSV, NDJSON or JUnit XML), the counts behind the progress bar and the summary,
  * and the `--json` result object.
  */
+
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { extname } from 'node:path';
 import { type InputProblem, UsageError } from '../../core/errors.js';
+import { codeWords } from '../../io/code-words.js';
 import { csvField, formulaSafe } from '../../io/delimited.js';
 import { escapeControl } from '../../io/quote.js';
 import type { RecordOutcome, SourceLocation } from '../types.js';
@@ -52,16 +54,12 @@ export function emptyCounts(total: number): ImportCounts {
   return { total, created: 0, failed: 0, skipped: 0, invalid: 0, unknown: 0, exists: 0, notSent: 0 };
 }
 
+/**
+ * Records this run has an outcome for: what the progress counts. Those it stopped before sending
+ * are none, so that the bar stands still after Ctrl-C rather than racing through the rest.
+ */
 export function doneCount(counts: ImportCounts): number {
-  return (
-    counts.created +
-    counts.failed +
-    counts.skipped +
-    counts.invalid +
-    counts.unknown +
-    counts.exists +
-    counts.notSent
-  );
+  return counts.created + counts.failed + counts.skipped + counts.invalid + counts.unknown + counts.exists;
 }
 
 /** Records that are where they should be: created, created before, or already at the service. */
@@ -194,7 +192,7 @@ export class ReportWriter {
       stream.once('error', (error) =>
         reject(
           new UsageError(
-            `Cannot write the report ${path}: ${(error as NodeJS.ErrnoException).code ?? error.message}.`,
+            `Cannot write the report ${path} (${codeWords((error as NodeJS.ErrnoException).code ?? error.message)}).`,
           ),
         ),
       );

@@ -1,8 +1,9 @@
 // `completion bash|zsh|fish`: scripts generated from the program tree. The bash one is run in a
-// real bash; zsh and fish are not installed here, so their scripts are checked for every command.
+// real bash; the zsh and fish ones are checked for every command, and run where those shells are
+// installed for the profile names, which `config profiles` lists at each Tab.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli/program.js';
 import type { CommandUnknownOpts as Command } from '../../../src/command-support/commander.js';
@@ -11,7 +12,7 @@ import { CONTACT_REFERENCE_KEYS } from '../../../src/commands/refs/index.js';
 import { columnKeys } from '../../../src/io/list-flags.js';
 import { createTestIO } from '../../../src/io/memory.js';
 import { TUNNEL_KINDS } from '../../../src/webhooks/tunnel.js';
-import { runCli, tempDir } from '../../support/cli.js';
+import { BIN, runCli, tempDir, testEnv } from '../../support/cli.js';
 import { probe, requireTool } from '../../support/requirements.js';
 
 const hasBash = requireTool('bash', {
@@ -24,11 +25,33 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** What bash completes for the words typed so far (the last one is being completed), in `cwd`. */
-function complete(script: string, words: string[], cwd?: string): string[] {
-  const array = words.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+const hasZsh = requireTool('zsh', {
+  what: 'the zsh completion of profile names run in a real zsh (test/commands/completion/completion.test.ts)',
+  missing: probe('zsh', '--version'),
+  how: 'apt-get install -y zsh (.ci/install-shells)',
+  ciRequired: true,
+});
+
+const hasFish = requireTool('fish', {
+  what: 'the fish completion of profile names run in a real fish (test/commands/completion/completion.test.ts)',
+  missing: probe('fish', '--version'),
+  how: 'apt-get install -y fish (.ci/install-shells)',
+  ciRequired: true,
+});
+
+/** POSIX single quotes. */
+function sq(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What bash completes for the words typed so far (the last one is being completed), in `cwd`,
+ * with `env` (else this process's).
+ */
+function complete(script: string, words: string[], cwd?: string, env?: NodeJS.ProcessEnv): string[] {
+  const array = words.map(sq).join(' ');
   const program = `${script}\nCOMP_WORDS=(${array}); COMP_CWORD=${words.length - 1}; _ordercli; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8', cwd });
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8', cwd, env });
   expect(result.stderr).toBe('');
   return result.stdout.split('\n').filter((line) => line !== '');
 }
@@ -188,5 +211,138 @@ describe('completion of option values', () => {
     });
     expect(result.stderr).not.toContain('Allowed choices');
     expect(result.stderr).not.toContain('Unknown format');
+  });
+});
+
+describe('completion of profile names (listed by config profiles at each Tab)', () => {
+  const TOKEN = 'tok-Qz8Wd3Lp6Rv1';
+
+  /** A config folder with profiles default, staging and prod (one holding a token). */
+  function configDir(): string {
+    const dir = tempDir('ordercli-config-');
+    const profiles = {
+      default: { token: TOKEN },
+      staging: { 'base-url': 'https://staging.example' },
+      prod: {},
+    };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
+    return dir;
+  }
+
+  /** The environment of the shell: that config folder, and the built binary as `ordercli` on the PATH. */
+  function shellEnv(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const path = tempDir('ordercli-path-');
+    symlinkSync(BIN, join(path, 'ordercli'));
+    return testEnv({ ORDERCLI_CONFIG_DIR: dir, PATH: `${path}${delimiter}${process.env.PATH}`, ...extra });
+  }
+
+  it.runIf(hasBash)('offers the names after --profile, at the root and after a command (bash)', async () => {
+    const { stdout: script } = await runCli(['completion', 'bash']);
+    const env = shellEnv(configDir());
+    expect(complete(script, ['ordercli', '--profile', ''], undefined, env)).toEqual([
+      'default',
+      'staging',
+      'prod',
+    ]);
+    const importing = ['ordercli', 'orders', 'import', 'orders.csv', '--profile', 'st'];
+    expect(complete(script, importing, undefined, env)).toEqual(['staging']);
+    expect(
+      complete(script, ['ordercli', 'refs', 'packagings', 'list', '--profile', 'p'], undefined, env),
+    ).toEqual(['prod']);
+  });
+
+  it.runIf(hasBash)('reads the config file at each Tab, not when the script was made (bash)', async () => {
+    const dir = configDir();
+    const { stdout: script } = await runCli(['completion', 'bash'], { env: { ORDERCLI_CONFIG_DIR: dir } });
+    expect(script).not.toContain('staging');
+    const env = shellEnv(dir);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { qa: {}, staging: {} } }));
+    expect(complete(script, ['ordercli', '--profile', ''], undefined, env)).toEqual(['qa', 'staging']);
+  });
+
+  it.runIf(hasBash)('runs the ordercli typed, when it is not on the PATH (bash)', async () => {
+    const { stdout: script } = await runCli(['completion', 'bash']);
+    const env = testEnv({ ORDERCLI_CONFIG_DIR: configDir() });
+    expect(complete(script, [BIN, '--profile', 'de'], undefined, env)).toEqual(['default']);
+  });
+
+  it.runIf(hasBash)(
+    'offers nothing, and says nothing, when the config file cannot be read (bash)',
+    async () => {
+      const { stdout: script } = await runCli(['completion', 'bash']);
+      const dir = tempDir('ordercli-config-');
+      writeFileSync(join(dir, 'config.json'), '{ not json');
+      // complete() also checks that stderr stays empty.
+      expect(complete(script, ['ordercli', '--profile', ''], dir, shellEnv(dir))).toEqual([]);
+      // A profile of the environment that does not exist does not stop the listing.
+      const env = shellEnv(configDir(), { ORDERCLI_PROFILE: 'gone', ORDERCLI_TIMEOUT: 'soon' });
+      expect(complete(script, ['ordercli', '--profile', 'pr'], dir, env)).toEqual(['prod']);
+    },
+  );
+
+  it.runIf(hasZsh)('offers the names after --profile (zsh)', async () => {
+    const { stdout: script } = await runCli(['completion', 'zsh']);
+    const file = join(tempDir('ordercli-completion-'), '_ordercli');
+    writeFileSync(file, script);
+    // compadd and compdef exist only inside compinit's widgets: stand-ins print what compadd would
+    // offer (the words that start with the one being completed, as compadd keeps).
+    const stubs = [
+      'compdef() { :; }',
+      `compadd() { [[ $1 == -- ]] && shift; local w; for w in "$@"; do [[ $w == "\${words[CURRENT]}"* ]] && print -r -- $w; done; }`,
+      "_describe() { print -r -- '(described)'; }",
+      "_files() { print -r -- '(files)'; }",
+      "_message() { print -r -- '(message)'; }",
+    ].join('\n');
+    const zsh = (words: string[]) => {
+      const program = `${stubs}\nsource ${sq(file)}\nwords=(${words.map(sq).join(' ')}); CURRENT=${words.length}; _ordercli`;
+      const result = spawnSync('zsh', ['-f', '-c', program], {
+        encoding: 'utf8',
+        env: shellEnv(configDir()),
+      });
+      expect(result.stderr).toBe('');
+      return result.stdout.split('\n').filter((line) => line !== '');
+    };
+    expect(zsh(['ordercli', '--profile', ''])).toEqual(['default', 'staging', 'prod']);
+    expect(zsh(['ordercli', 'refs', 'packagings', 'list', '--profile', 'st'])).toEqual(['staging']);
+  });
+
+  it.runIf(hasFish)('offers the names after --profile (fish)', async () => {
+    const { stdout: script } = await runCli(['completion', 'fish']);
+    const home = tempDir('ordercli-fish-');
+    const file = join(home, 'ordercli.fish');
+    writeFileSync(file, script);
+    const env = shellEnv(configDir(), { XDG_CONFIG_HOME: home, XDG_DATA_HOME: home });
+    const fish = (line: string) => {
+      const program = 'source $argv[1]; complete -C $argv[2]';
+      const result = spawnSync('fish', ['--no-config', '-c', program, file, line], { encoding: 'utf8', env });
+      expect(result.stderr).toBe('');
+      // Each line is the word, a tab, and the option's description.
+      return result.stdout
+        .split('\n')
+        .filter((entry) => entry !== '')
+        .map((entry) => entry.split('\t')[0]);
+    };
+    expect(fish('ordercli --profile ')).toEqual(['default', 'prod', 'staging']);
+    expect(fish('ordercli refs packagings list --profile st')).toEqual(['staging']);
+  });
+
+  it('writes the listing command into each script, not the names', async () => {
+    const env = { ORDERCLI_CONFIG_DIR: configDir() };
+    const bash = (await runCli(['completion', 'bash'], { env })).stdout;
+    expect(bash).toContain("'ordercli --profile') echo '@ordercli config profiles' ;;");
+    expect(bash).toContain("'ordercli orders import --profile') echo '@ordercli config profiles' ;;");
+    const zsh = (await runCli(['completion', 'zsh'], { env })).stdout;
+    expect(zsh).toContain("'ordercli --profile') echo '@ordercli config profiles' ;;");
+    expect(zsh).toContain(`'@ordercli '*) compadd -- \${(f)"$(_ordercli_listed`);
+    expect(zsh).toContain('"$cmd" "$@" </dev/null 2>/dev/null');
+    const fish = (await runCli(['completion', 'fish'], { env })).stdout;
+    expect(fish).toContain(
+      "complete -c ordercli -l 'profile' -x -a '(__ordercli_listed config profiles)' -d",
+    );
+    expect(fish).toContain('$cmd $argv </dev/null 2>/dev/null');
+    for (const script of [bash, zsh, fish]) {
+      expect(script).not.toContain('staging');
+      expect(script).not.toContain(TOKEN);
+    }
   });
 });

@@ -166,7 +166,7 @@ describe('the move check', () => {
     expect(next.code, next.stderr).toBe(0);
   });
 
-  it('orders import and refs contacts import are refused the same way; a dry run, another service and the default ledger are not', async () => {
+  it('orders import and refs contacts import are refused the same way, and so is a dry run (not --offline); another service and the default ledger are not', async () => {
     const on = machine();
     await seedEveryStatus(sandbox, on);
     const before = posts(sandbox);
@@ -175,8 +175,16 @@ describe('the move check', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('ledger copy --to state/ledger');
     expect(posts(sandbox)).toBe(before);
+    // A dry run checks what the real run needs: refused the same way; --offline checks the file alone.
     const dry = await on.run([...at(sandbox), ...NEW_LEDGER, 'orders', 'import', 'more.ndjson', '--dry-run']);
-    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.code, dry.stderr).toBe(2);
+    expect(dry.stderr).toContain('ledger copy --to state/ledger');
+    const offline = await on.run([
+      ...at(sandbox),
+      ...NEW_LEDGER,
+      ...['orders', 'import', 'more.ndjson', '--dry-run', '--offline'],
+    ]);
+    expect(offline.code, offline.stderr).toBe(0);
     const usual = await on.run([...at(sandbox), 'orders', 'import', 'more.ndjson']);
     expect(usual.code, usual.stderr).toBe(0);
 

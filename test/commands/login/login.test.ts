@@ -212,6 +212,113 @@ describe('login on a terminal', () => {
     expect(screen.filter((line) => line.includes('Header to send the token in'))).toHaveLength(1);
   });
 
+  it('Escape erases the answer it goes back to: each question is on the screen once', async () => {
+    const dir = tempDir();
+    const token = sandbox.tokens.partner;
+    const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir });
+    await session.waitFor('Base URL of the service');
+    session.type('http://127.0.0.1:1');
+    session.type(KEY.enter);
+    await session.waitFor('API token (not shown)');
+    session.type(KEY.escape);
+    await session.waitFor('Base URL of the service (http://127.0.0.1:1)');
+    session.type('\x7f'); // the offered answer dropped: type the right one
+    session.type(sandbox.url);
+    session.type(KEY.enter);
+    await session.waitFor('API token (not shown)');
+    session.type(token);
+    session.type(KEY.enter);
+    await session.waitFor('Header to send the token in');
+    session.type('X-Api-Key');
+    session.type(KEY.enter);
+    expect(await session.done, session.io.stderrText()).toBe(0);
+    const screen = screenLines(session.io.stdoutText()).filter((line) => line !== '');
+    expect(screen).toEqual([
+      `✔ Base URL of the service ${sandbox.url}`,
+      '✔ API token (not shown)',
+      '✔ Header to send the token in (empty: Authorization: Bearer) X-Api-Key',
+    ]);
+  });
+
+  it('says why a token is refused and asks for it again, then saves the right one; --with-token still exits 3', async () => {
+    const dir = tempDir();
+    const wrong = 'tok_wrong_5e1a7c93d2b04f68';
+    const token = sandbox.tokens.partner;
+    const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir, ORDERCLI_BASE_URL: sandbox.url });
+    await session.waitFor('Base URL of the service');
+    session.type(KEY.enter); // the default, from ORDERCLI_BASE_URL
+    await session.waitFor('API token (not shown)');
+    session.type(wrong);
+    session.type(KEY.enter);
+    await session.waitFor('Header to send the token in');
+    session.type(KEY.enter);
+    await session.waitFor(`The service at ${sandbox.url} refused the token (401 Unauthorized)`);
+    await session.waitFor('API token (not shown)');
+    session.type(token);
+    session.type(KEY.enter);
+    await session.waitFor('Header to send the token in');
+    session.type(KEY.enter);
+    expect(await session.done, session.io.stderrText()).toBe(0);
+    expect(readConfig(dir).profiles.default).toEqual({ 'base-url': sandbox.url, token });
+    expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /api/v1/webhooks/available',
+      'GET /api/v1/webhooks/available',
+    ]);
+    const output = `${session.io.stdoutText()}${session.io.stderrText()}`;
+    expect(output).not.toContain(wrong.slice(0, 12));
+    expect(output).not.toContain(token.slice(0, 12));
+    // Why, once, above the token asked again; each question shown once.
+    const screen = screenLines(session.io.stdoutText()).filter((line) => line !== '');
+    expect(screen[0]).toBe(`✔ Base URL of the service ${sandbox.url}`);
+    expect(screen[1]).toBe(
+      `The service at ${sandbox.url} refused the token (401 Unauthorized); nothing was saved.`,
+    );
+    expect(screen.slice(-2)).toEqual([
+      '✔ API token (not shown)',
+      '✔ Header to send the token in (empty: Authorization: Bearer)',
+    ]);
+    // Wrapped at words to the terminal's width: read as one text.
+    expect(screen.join(' ').replace(/\s+/g, ' ')).toContain(
+      'Check the token, and that the service reads it as Authorization: Bearer. 2 more tries (Esc goes back to the base URL, Ctrl-C leaves).',
+    );
+    expect(screen.filter((line) => line.includes('API token'))).toHaveLength(1);
+
+    // Without a terminal there is no one to ask: a refused token is exit 3, nothing saved.
+    const other = tempDir();
+    const piped = await runCli(['login', '--with-token', '--base-url', sandbox.url], {
+      env: { ORDERCLI_CONFIG_DIR: other },
+      stdin: wrong,
+    });
+    expect(piped.code).toBe(3);
+    expect(piped.stderr).toContain('The service refused the credentials for GET /api/v1/webhooks/available');
+    expect(existsSync(join(other, 'config.json'))).toBe(false);
+  });
+
+  it(`gives up after ${3} refused tokens on a terminal (exit 3, nothing saved)`, async () => {
+    const dir = tempDir();
+    const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir, ORDERCLI_BASE_URL: sandbox.url });
+    await session.waitFor('Base URL of the service');
+    session.type(KEY.enter);
+    for (const [attempt, left] of [
+      [1, '2 more tries'],
+      [2, 'One more try'],
+      [3, undefined],
+    ] as const) {
+      await session.waitFor('API token (not shown)');
+      session.type(`tok_wrong_attempt_${attempt}`);
+      session.type(KEY.enter);
+      await session.waitFor('Header to send the token in');
+      session.type(KEY.enter);
+      if (left !== undefined) await session.waitFor(left);
+    }
+    expect(await session.done).toBe(3);
+    expect(stripAnsi(session.io.stderrText())).toContain(
+      'The service refused the credentials for GET /api/v1/webhooks/available',
+    );
+    expect(sandbox.requests).toHaveLength(3);
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
+  });
+
   it('Escape at the first question leaves, erasing it, and saves nothing (exit 130)', async () => {
     const dir = tempDir();
     const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir });

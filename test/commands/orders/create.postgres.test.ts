@@ -505,7 +505,7 @@ describe.skipIf(!hasPostgres)('the PostgreSQL ledger through the binary', () => 
     const listed = await ordercli(on, ['config', 'list']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(
-      new RegExp(`^ledger\\t${literally(redacted())}\\t${literally(redacted())}$`, 'm'),
+      new RegExp(`^ledger\\t${literally(redacted())}\\t${literally(redacted())}\\tprofile$`, 'm'),
     );
     const json = await ordercli(on, ['--json', 'config', 'list']);
     expect(json.code, json.stderr).toBe(0);
@@ -513,6 +513,8 @@ describe.skipIf(!hasPostgres)('the PostgreSQL ledger through the binary', () => 
       key: 'ledger',
       profile: redacted(),
       effective: redacted(),
+      source: 'profile',
+      sourceName: 'profile',
     });
 
     const id = externalId(1, 'PGP');

@@ -1,7 +1,15 @@
 // `orders import` through the CLI against a real sandbox: exit codes, re-runs, faults, outputs.
 // The order ledger (in the test's config folder) is the only record: nothing is written beside
 // the input unless asked.
-import { existsSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox } from '../../../src/sandbox/server.js';
@@ -177,13 +185,21 @@ describe('orders import: invalid input', () => {
   it('a rejects file that cannot be written: exit 2 before sending, or exit 1 after the summary', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'orders.csv'), `${badCsv}\n`);
-    // A folder that does not exist: refused before anything is read or sent.
+    // A folder that cannot be created (a file in its way): refused before anything is read or sent.
+    writeFileSync(join(dir, 'no'), '');
     const missing = await run(cli('orders.csv', '--skip-invalid', '--rejects', 'no/such/rejects.csv'), {
       cwd: dir,
     });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(
-      'Cannot write the rejects file no/such/rejects.csv: ENOENT; nothing was sent.',
+      `Cannot create the folder ${join(dir, 'no/such')} for --rejects no/such/rejects.csv (${join(dir, 'no')} is a file, not a folder); nothing was sent.`,
+    );
+    // A folder in place of the file: its own reason, in words.
+    mkdirSync(join(dir, 'taken.csv'));
+    const folder = await run(cli('orders.csv', '--skip-invalid', '--rejects', 'taken.csv'), { cwd: dir });
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toContain(
+      'Cannot write the rejects file taken.csv (EISDIR: it is a folder); nothing was sent.',
     );
     expect(postsTo(sandbox)).toBe(0);
     if (!existsSync('/dev/full')) return;
@@ -241,7 +257,14 @@ describe('orders import: invalid input', () => {
       dryRun: true,
       counts: { total: 25, valid: 25, invalid: 0 },
     });
-    expect(sandbox.requests).toHaveLength(0);
+    // One GET that checks the token, as the real run would need it; no order sent.
+    expect(sandbox.requests.map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      'GET /api/v1/webhooks/available',
+    ]);
+    // --offline: the input alone, no request at all.
+    const offline = await run(cli('orders.csv', '--dry-run', '--offline'), { cwd: dir });
+    expect(offline.code, offline.stderr).toBe(0);
+    expect(sandbox.requests).toHaveLength(1);
   });
 
   it('refuses a bad --concurrency or --report name before reading anything (exit 2)', async () => {

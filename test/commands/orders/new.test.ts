@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { KEY, type Session, startSession, stripAnsi } from '../../support/session.js';
+import { screenLines } from '../../support/terminal.js';
 
 const sandbox = useSandbox({ validationDelayMs: 10 });
 
@@ -37,13 +38,13 @@ async function answer(session: Session, question: string, text: string): Promise
   session.type(KEY.enter);
 }
 
-/** Types a new address, field by field. */
+/** Types a new address, field by field (the country before the zip code, checked against it). */
 async function typeAddress(session: Session, what: string, address: typeof ADDRESS): Promise<void> {
   await answer(session, `${what}, recipient:`, address.recipient);
   await answer(session, `${what}, street:`, address.street);
+  await answer(session, `${what}, country`, address.country.toLowerCase());
   await answer(session, `${what}, zip code:`, address.zipCode);
   await answer(session, `${what}, city:`, address.city);
-  await answer(session, `${what}, country`, address.country.toLowerCase());
 }
 
 /** Picks contact reference 302 (Gaëlle Morvan) from the list. */
@@ -167,11 +168,14 @@ describe('orders new', () => {
     };
     await typeAddress(again, 'Delivery address', depot);
     await answer(again, 'externalId', 'WEB-NEW-1');
-    await again.waitFor('✔ externalId');
-    await again.waitFor(/\? externalId [^\n]*\(ORD-\d{8}-1\)/);
-    expect(again.io.stderrText()).toMatch(
-      /The order ledger says "WEB-NEW-1" was created at .* by orders new .*: choose another externalId\./,
+    // Refused at the question itself, with when and by what; the typed answer stays to be changed.
+    await again.waitFor('The order ledger says "WEB-NEW-1" was created at');
+    expect(stripAnsi(again.io.stdoutText()).replace(/\s+/g, ' ')).toMatch(
+      /The order ledger says "WEB-NEW-1" was created at .* by orders new .*: choose another externalId, such as ORD-\d{8}-1\./,
     );
+    expect(again.screen()).not.toContain('✔ externalId');
+    again.type('\x7f'.repeat('WEB-NEW-1'.length)); // emptied, the suggestion is offered again
+    await again.waitFor(/\? externalId [^\n]*\(ORD-\d{8}-1\)/);
     again.type(KEY.enter); // the suggestion
     await answer(again, 'externalReference', '');
     await again.waitFor('What now?');
@@ -203,7 +207,8 @@ describe('orders new', () => {
     await answer(session, 'First name:', 'Élodie');
     await answer(session, 'Last name:', 'Fontaine');
     await answer(session, 'E-mail:', 'elodie.fontaine');
-    await session.waitFor('type an e-mail address such as name@example.com');
+    // The rule and the words of orders create, at the question.
+    await session.waitFor('must be an e-mail address such as name@example.com');
     session.type('@epicerie-fontaine.fr');
     session.type(KEY.enter);
     await answer(session, 'Customer name', 'Épicerie Fontaine');
@@ -299,6 +304,126 @@ describe('orders new', () => {
       deliveryAddress: ADDRESS,
       items: [{ internalReferenceId: 401, orderedQuantity: 7 }],
     });
+  });
+
+  it('refuses a zip code that is not one of the country chosen at its own question, and creates the order once', async () => {
+    const session = startSession(['orders', 'new'], envWith());
+    await pickContact302(session);
+    await session.waitFor('Item 1, packaging reference');
+    session.type('creme pot');
+    await session.waitFor('401  Crème fraîche');
+    session.type(KEY.enter);
+    await answer(session, 'Quantity of Crème fraîche', '1');
+    await session.waitFor('Add another item?');
+    session.type(KEY.down);
+    session.type(KEY.enter);
+    await answer(session, 'Invoicing address, recipient:', ADDRESS.recipient);
+    await answer(session, 'Invoicing address, street:', ADDRESS.street);
+    await answer(session, 'Invoicing address, country', 'fr');
+    await answer(session, 'Invoicing address, zip code:', '1000');
+    // orders create's own rule and words (src/schemas/postal-code.ts), at the question itself.
+    await session.waitFor('"1000" is not a FR postal code, "01000" is: a leading zero looks lost');
+    expect(session.screen()).not.toContain('Invoicing address, city');
+    session.type('\x7f'.repeat(4));
+    session.type('01000');
+    session.type(KEY.enter);
+    await answer(session, 'Invoicing address, city:', ADDRESS.city);
+    await session.waitFor('Delivery address?');
+    session.type(KEY.enter); // same as the invoicing address
+    await answer(session, 'externalId', 'WEB-ZIP-1');
+    await answer(session, 'externalReference', '');
+    await session.waitFor('What now?');
+    session.type(KEY.enter); // send it
+    expect(await session.done, session.io.stderrText()).toBe(0);
+    expect(posts()).toHaveLength(1);
+    expect(sandbox.orders()).toHaveLength(1);
+    expect(posts()[0]?.body).toEqual({
+      externalId: 'WEB-ZIP-1',
+      contact: { internalReferenceId: 302 },
+      invoicingAddress: ADDRESS,
+      deliveryAddress: ADDRESS,
+      items: [{ internalReferenceId: 401, orderedQuantity: 1 }],
+    });
+    // Asked once, answered once: no refusal left over on the screen, nothing on stderr about it.
+    const screen = screenLines(session.io.stdoutText());
+    expect(screen.filter((line) => line.includes('zip code'))).toEqual([
+      '✔ Invoicing address, zip code: 01000',
+    ]);
+    expect(screen.join('\n')).not.toContain('is not a FR postal code');
+    expect(session.io.stderrText()).not.toContain('postal code');
+  });
+
+  it('Escape erases the answer it goes back to, and the preview: each question is on the screen once', async () => {
+    const session = startSession(['orders', 'new'], envWith());
+    await pickContact302(session);
+    await session.waitFor('Item 1, packaging reference');
+    session.type('creme pot');
+    await session.waitFor('401  Crème fraîche');
+    session.type(KEY.enter);
+    await answer(session, 'Quantity of Crème fraîche', '4');
+    await session.waitFor('1 item. Add another item?');
+    session.type(KEY.escape); // back to the quantity, 4 offered
+    await session.waitFor('(whole packagings): (4)');
+    session.type('6');
+    session.type(KEY.enter);
+    await session.waitFor('1 item. Add another item?');
+    const quantities = () =>
+      screenLines(session.io.stdoutText()).filter((line) => line.includes('Quantity of Crème fraîche'));
+    expect(quantities()).toEqual([
+      '✔ Quantity of Crème fraîche épaisse 30 % MG · Pot 20 cl · CRF-30 (whole packagings): 6',
+    ]);
+    session.type(KEY.down);
+    session.type(KEY.enter);
+    await answer(session, 'Invoicing address, recipient:', ADDRESS.recipient);
+    await answer(session, 'Invoicing address, street:', ADDRESS.street);
+    await answer(session, 'Invoicing address, country', 'BE');
+    await answer(session, 'Invoicing address, zip code:', '1000'); // Brussels
+    await session.waitFor('Invoicing address, city:');
+    session.type(KEY.escape); // back to the zip code
+    await session.waitFor('Invoicing address, zip code: (1000)');
+    session.type(KEY.escape); // back to the country
+    await session.waitFor('Invoicing address, country (two letters, e.g. FR): (BE)');
+    session.type('\x7f'.repeat(2));
+    session.type('FR');
+    session.type(KEY.enter);
+    await session.waitFor('Invoicing address, zip code: (1000)');
+    session.type(KEY.enter); // the answer offered, now checked against FR: refused
+    await session.waitFor('"1000" is not a FR postal code');
+    session.type('01000');
+    session.type(KEY.enter);
+    await answer(session, 'Invoicing address, city:', ADDRESS.city);
+    await session.waitFor('Delivery address?');
+    session.type(KEY.enter);
+    await answer(session, 'externalId', 'WEB-ESC-1');
+    await answer(session, 'externalReference', 'PO-1');
+    await session.waitFor('What now?');
+    session.type(KEY.escape); // back to externalReference: the preview goes with the question
+    await session.waitFor('externalReference (your order number; empty for none): (PO-1)');
+    session.type(KEY.enter);
+    await session.waitFor('What now?');
+    session.type(KEY.enter);
+    expect(await session.done, session.io.stderrText()).toBe(0);
+    expect(posts()).toHaveLength(1);
+    expect(posts()[0]?.body).toMatchObject({
+      externalReference: 'PO-1',
+      invoicingAddress: ADDRESS,
+      items: [{ internalReferenceId: 401, orderedQuantity: 6 }],
+    });
+
+    const screen = screenLines(session.io.stdoutText());
+    const lines = (text: string) => screen.filter((line) => line.includes(text));
+    expect(quantities()).toHaveLength(1);
+    expect(lines('Add another item?')).toHaveLength(1);
+    expect(lines('Invoicing address, country')).toEqual([
+      '✔ Invoicing address, country (two letters, e.g. FR): FR',
+    ]);
+    expect(lines('Invoicing address, zip code')).toEqual(['✔ Invoicing address, zip code: 01000']);
+    expect(lines('Invoicing address, city')).toEqual(['✔ Invoicing address, city: Bourg-en-Bresse']);
+    expect(lines('externalReference (your order number')).toEqual([
+      '✔ externalReference (your order number; empty for none): PO-1',
+    ]);
+    expect(lines('The order, exactly as it would be sent')).toHaveLength(1);
+    expect(lines('"externalId": "WEB-ESC-1"')).toHaveLength(1);
   });
 
   it("sends through orders create's ledger check: an externalId created meanwhile is refused (exit 2, nothing sent)", async () => {

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { sandboxOptions } from '../../../src/commands/sandbox/sandbox.js';
 import { createTestIO } from '../../../src/io/memory.js';
 import { runCli, testEnv } from '../../support/cli.js';
 import { waitFor } from '../../support/wait.js';
@@ -101,5 +102,32 @@ describe('ordercli sandbox banner', () => {
       `  ordercli --base-url ${url} --token sandbox-partner-token refs packagings list\n`,
     );
     expect(text.replace(/\s+/g, ' ')).toContain('sandbox-full-token (CRM and catalog access)');
+  });
+});
+
+describe('ordercli sandbox validation and delivery flags', () => {
+  it('rejects a validation fail rate outside 0..1 and a retry count that is not a whole number', async () => {
+    const rate = await runCli(['sandbox', '--validation-fail-rate', '1.5']);
+    expect(rate.code).toBe(2);
+    expect(rate.stderr).toContain('--validation-fail-rate must be a number from 0 to 1');
+    for (const value of ['-1', '2.5', 'many']) {
+      const retries = await runCli(['sandbox', '--delivery-retries', value]);
+      expect(retries.code, value).toBe(2);
+      expect(retries.stderr, value).toMatch(/--delivery-retries must be a (whole )?number/);
+    }
+  });
+
+  it('passes them on to the sandbox', () => {
+    expect(
+      sandboxOptions(
+        { port: '0', host: '127.0.0.1', validationFailRate: '0.25', deliveryRetries: '0', quiet: true },
+        {},
+      ),
+    ).toMatchObject({ validationFailRate: 0.25, deliveryRetries: 0, quiet: true });
+    expect(sandboxOptions({ port: '0', host: '127.0.0.1' }, {})).toMatchObject({
+      validationFailRate: undefined,
+      deliveryRetries: undefined,
+      quiet: false,
+    });
   });
 });

@@ -1,6 +1,6 @@
 // `schema <name> [--items] [--output <file>]`: the JSON Schemas on stdout or in a file, usage errors.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -60,10 +60,15 @@ describe('schema', () => {
     expect(items.code).toBe(2);
     expect(items.stderr).toContain('--items goes with schema order or orders');
     const dir = tempDir();
-    const output = await runCli(['schema', 'order', '--output', 'missing/order.schema.json'], { cwd: dir });
+    // A missing folder is created; a folder in place of the file is not a file.
+    const created = await runCli(['schema', 'order', '--output', 'new/order.schema.json'], { cwd: dir });
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'new/order.schema.json'), 'utf8'))).toHaveProperty('$schema');
+    mkdirSync(join(dir, 'taken.json'));
+    const output = await runCli(['schema', 'order', '--output', 'taken.json'], { cwd: dir });
     expect(output.code).toBe(2);
     expect(output.stderr).toContain(
-      'Cannot write the schema to missing/order.schema.json (ENOENT: no such file or folder); nothing was written.',
+      'Cannot write the schema to taken.json (EISDIR: it is a folder); nothing was written.',
     );
     expect(output.stderr).not.toContain('    at ');
   });

@@ -257,6 +257,9 @@ describe('files that are not workbooks', () => {
       input,
       {
         'xl/workbook.xml': '<workbook><sheets><sheet name="A" sheetId="1" r:id="rId1"/></sheets></workbook>',
+        'xl/_rels/workbook.xml.rels':
+          '<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>',
+        'xl/worksheets/sheet1.xml': '<worksheet><sheetData/></worksheet>',
         'xl/sharedStrings.xml': `<sst><si><t>${'a'.repeat(1024 * 1024)}</t></si></sst>`,
       },
       { 'xl/sharedStrings.xml': 1000 },

@@ -1,6 +1,6 @@
 // The progress renderer and the final summary, with a fake clock (the CLI tests check them live).
-import { describe, expect, it } from 'vitest';
-import { ImportProgress, renderSummary } from '../../../src/import/report/progress.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ImportProgress, ReadingProgress, renderSummary } from '../../../src/import/report/progress.js';
 import { emptyCounts } from '../../../src/import/report/report.js';
 import { createTestIO } from '../../../src/io/memory.js';
 
@@ -52,6 +52,104 @@ describe('ImportProgress', () => {
     progress.stop();
     expect(io.stderrText().endsWith('\r\x1b[2K')).toBe(true);
     expect(io.stderrText()).toContain(`\r\x1b[2K${bar}`);
+  });
+});
+
+describe('ImportProgress after a stop', () => {
+  it('never counts the orders not sent, and says it is stopping once interrupted', () => {
+    const io = createTestIO();
+    const counts = emptyCounts(1_000);
+    const interrupt = new AbortController();
+    let now = 0;
+    const progress = new ImportProgress(io, counts, { tty: false, now: () => now, signal: interrupt.signal });
+    progress.start();
+    counts.created = 100;
+    interrupt.abort();
+    counts.notSent = 900;
+    now = 1_000;
+    progress.tick();
+    progress.stop();
+    expect(io.stderrText()).toBe(
+      'import: 100/1,000 orders (10%) · created 100, skipped 0, failed 0, unknown 0, invalid 0 · 100/s, 9s left · stopping (Ctrl-C)\n',
+    );
+  });
+});
+
+describe('ReadingProgress', () => {
+  it('prints the records read so far and their rate when stderr is not a terminal', () => {
+    const io = createTestIO();
+    const counts = { read: 0, invalid: 0 };
+    let now = 0;
+    const progress = new ReadingProgress(io, counts, {
+      tty: false,
+      now: () => now,
+      noun: 'contact references',
+    });
+    progress.start();
+    counts.read = 120_000;
+    counts.invalid = 3;
+    now = 2_000;
+    progress.tick();
+    progress.stop();
+    expect(io.stderrText()).toBe(
+      'import: reading and validating: 120,000 contact references so far, 3 invalid · 60,000/s\n',
+    );
+  });
+
+  it('on a terminal draws nothing before its first tick, then one line in place, erased at the end', () => {
+    const io = createTestIO({ tty: true, columns: 60 });
+    const counts = { read: 0, invalid: 0 };
+    let now = 0;
+    const progress = new ReadingProgress(io, counts, { now: () => now });
+    progress.start();
+    expect(io.stderrText()).toBe('');
+    counts.read = 45_000;
+    now = 1_000;
+    progress.tick();
+    expect(io.stderrText()).toBe('\r\x1b[2KReading and validating: 45,000 orders · 45,000/s');
+    counts.read = 90_000;
+    counts.invalid = 12;
+    now = 2_000;
+    progress.tick();
+    // Fitted to the width: one column short, so that the cursor never wraps to a new line.
+    const line = progress.bar(60);
+    expect(line).toBe('Reading and validating: 90,000 orders · 45,000/s · 12 inval');
+    progress.stop();
+    expect(io.stderrText().endsWith(`\r\x1b[2K${line}\r\x1b[2K`)).toBe(true);
+  });
+
+  it('a stop before the first tick leaves the terminal untouched', () => {
+    const io = createTestIO({ tty: true, columns: 80 });
+    const progress = new ReadingProgress(io, { read: 10, invalid: 0 });
+    progress.start();
+    progress.stop();
+    expect(io.stderrText()).toBe('');
+  });
+});
+
+describe('progress lines across phases', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('the first sending line comes one period after the last reading line, not after sending starts', () => {
+    vi.useFakeTimers();
+    const io = createTestIO();
+    const options = { tty: false, lineIntervalMs: 5_000, now: () => Date.now() };
+    const reading = new ReadingProgress(io, { read: 0, invalid: 0 }, options);
+    reading.start();
+    vi.advanceTimersByTime(8_000);
+    reading.stop();
+    expect(io.stderrText().split('\n').filter(Boolean)).toHaveLength(1);
+    const sending = new ImportProgress(io, emptyCounts(10), { ...options, lastLineAt: reading.lastLineAt });
+    sending.start();
+    vi.advanceTimersByTime(1_999);
+    expect(io.stderrText()).not.toContain('import: 0/10');
+    vi.advanceTimersByTime(1);
+    expect(io.stderrText()).toContain('import: 0/10 orders');
+    vi.advanceTimersByTime(5_000);
+    sending.stop();
+    expect(io.stderrText().split('\n').filter(Boolean)).toHaveLength(3);
   });
 });
 

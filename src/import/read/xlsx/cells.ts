@@ -12,6 +12,11 @@ export interface CellError {
   error: string;
   /** The whole problem, when "fix the cell or its formula" is not the advice. */
   message?: string;
+  /**
+   * The workbook is damaged here (a shared string it does not have, or not UTF-8): the whole file
+   * is refused, `error` saying what the cell does (`refers to shared string 57, …`).
+   */
+  damaged?: true;
 }
 
 /** What a cell reads as: its text, or the error it holds. */
@@ -31,7 +36,9 @@ export interface StoredCell {
 
 /** The workbook's shared strings, by index. */
 export interface StringsByIndex {
-  get(index: number): string | undefined;
+  /** Undefined for an index the workbook does not have. */
+  get(index: number): CellText | undefined;
+  readonly size: number;
 }
 
 /** A formula without a cached result: the workbook was written by a tool that does not compute. */
@@ -77,7 +84,7 @@ export class CellFormatter {
     if (value === undefined) return undefined;
     switch (type) {
       case 's':
-        return this.strings.get(Number.parseInt(value, 10)) || undefined;
+        return this.sharedString(value);
       case 'inlineStr':
       case 'str':
         return value;
@@ -90,6 +97,19 @@ export class CellFormatter {
       default:
         return this.storedNumber(Number.parseFloat(value), cell.format);
     }
+  }
+
+  /** A shared string; an index the workbook does not have means a damaged workbook, never an empty cell. */
+  private sharedString(value: string): CellText | undefined {
+    const index = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    const text = this.strings.get(index);
+    if (text !== undefined) return text || undefined;
+    const which = Number.isNaN(index) ? JSON.stringify(value.slice(0, 20)) : String(index);
+    const has =
+      this.strings.size === 0
+        ? 'the workbook has no shared strings'
+        : `the workbook has ${this.strings.size} (0 to ${this.strings.size - 1})`;
+    return { error: `refers to shared string ${which}, but ${has}`, damaged: true };
   }
 
   /** A formula's cached result: `<v>` typed by the cell's `t`. */

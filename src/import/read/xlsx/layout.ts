@@ -17,9 +17,10 @@ import type { InputProblem } from '../../../core/errors.js';
 import { InputError, UsageError } from '../../../core/errors.js';
 import { excerpt, quote } from '../../../io/quote.js';
 import type { CsvRow } from '../csv-rows.js';
+import { DEFAULT_LIMITS, type InputLimits } from '../limits.js';
 import { readWorkbookParts } from './book.js';
 import { CellFormatter } from './cells.js';
-import { type SheetRow, sheetRows } from './sheet.js';
+import { cellReference, rowReference, type SheetRow, sheetRows } from './sheet.js';
 import {
   columnLetters,
   type MergedRange,
@@ -48,6 +49,8 @@ export interface XlsxLayout {
 /** Rows looked at, in each sheet, for its header. */
 const HEADER_SEARCH_ROWS = 10;
 
+export { cellReference, rowReference, sheetReference } from './sheet.js';
+
 /** How the layout of a workbook is found. */
 export interface XlsxLayoutOptions {
   /** `--sheet`: the sheet to read. */
@@ -58,12 +61,16 @@ export interface XlsxLayoutOptions {
   describeColumns: string;
   /** What the rows hold, for that error (default `orders`). */
   records?: string;
+  /** The input's limits: no text of a cell is held past the order limit. */
+  limits?: InputLimits;
 }
 
 /** How the rows of a sheet are read. */
 export interface XlsxReadOptions {
   /** The name of the column at a 0-based index, for problems (its contract path, or its header). */
   columnName?: (index: number) => string | undefined;
+  /** The input's limits: no text of a cell is held past the order limit. */
+  limits?: InputLimits;
 }
 
 /** The workbook's parts the cells refer to, read, and a reader of its sheets' rows with them. */
@@ -71,25 +78,15 @@ async function openSheets(
   path: string,
   file: string,
   entries: Map<string, ZipEntry>,
-): Promise<(entry: string) => AsyncGenerator<SheetRow[]>> {
-  const [numfmt, parts] = await Promise.all([import('numfmt'), readWorkbookParts(path, file, entries)]);
+  limits: InputLimits = DEFAULT_LIMITS,
+): Promise<(sheet: WorkbookSheet) => AsyncGenerator<SheetRow[]>> {
+  const [numfmt, parts] = await Promise.all([
+    import('numfmt'),
+    readWorkbookParts(path, file, entries, limits),
+  ]);
   const formatter = new CellFormatter(numfmt, parts.strings, parts.date1904);
-  return (entry) => sheetRows(path, file, entries.get(entry)!, parts, formatter);
-}
-
-/** A sheet's name as a reference names it: `Commandes`, or `'Mes commandes'` when it needs quotes. */
-export function sheetReference(sheet: string): string {
-  return /^[\p{L}_][\p{L}\p{N}_.]*$/u.test(sheet) ? sheet : `'${sheet.replace(/'/g, "''")}'`;
-}
-
-/** `Commandes!D4` for 0-based column 3 of row 4. */
-export function cellReference(sheet: string, columnIndex: number, row: number): string {
-  return `${sheetReference(sheet)}!${columnLetters(columnIndex + 1)}${row}`;
-}
-
-/** `Commandes!4:4`: a whole row. */
-export function rowReference(sheet: string, row: number): string {
-  return `${sheetReference(sheet)}!${row}:${row}`;
+  return (sheet) =>
+    sheetRows(path, file, entries.get(sheet.entry)!, { name: sheet.name, parts, formatter, limits });
 }
 
 /** Finds the sheet to read and its header row. */
@@ -117,11 +114,11 @@ export async function readXlsxLayout(
   const merges = new Map<string, MergedRange[]>();
   for (const sheet of wanted)
     merges.set(sheet.name, await mergedRanges(path, file, entries.get(sheet.entry)!));
-  const rowsOf = await openSheets(path, file, entries);
+  const rowsOf = await openSheets(path, file, entries, options.limits);
   let found: { sheet: WorkbookSheet; header: string[]; row: number } | undefined;
   // The sheets are in tab order: the first with a header is the one read.
   for (const sheet of wanted) {
-    const header = await findHeader(rowsOf(sheet.entry), options);
+    const header = await findHeader(rowsOf(sheet), options);
     if (header) {
       found = { sheet, ...header };
       break;
@@ -186,13 +183,13 @@ export async function* readXlsxRows(
       `${file} could not be read: its sheet ${quote(layout.sheet)} was not found again; nothing was sent.`,
     );
   }
-  const rowsOf = await openSheets(path, file, entries);
+  const rowsOf = await openSheets(path, file, entries, options.limits);
   const width = layout.header.length;
   const merges = new MergeFill(layout.merges);
   const columnName = (index: number) =>
     options.columnName?.(index) ??
     (excerpt(layout.header[index]?.trim() ?? '') || `column ${columnLetters(index + 1)}`);
-  for await (const rows of rowsOf(layout.entry)) {
+  for await (const rows of rowsOf({ name: layout.sheet, entry: layout.entry })) {
     for (const row of rows) {
       if (row.number <= layout.headerRow) continue;
       const cells: string[] = new Array(width).fill('');

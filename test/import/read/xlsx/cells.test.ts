@@ -5,17 +5,31 @@ import { describe, expect, it } from 'vitest';
 import { CellFormatter, type StoredCell } from '../../../../src/import/read/xlsx/cells.js';
 
 const STRINGS = ['zéro', '', 'deux'];
-const formatter = new CellFormatter(numfmt, { get: (index) => STRINGS[index] });
+const formatter = new CellFormatter(numfmt, { get: (index) => STRINGS[index], size: STRINGS.length });
 
 function cell(value: string | undefined, fields: Partial<StoredCell> = {}): StoredCell {
   return { type: undefined, value, formula: false, format: undefined, ...fields };
 }
 
 describe('CellFormatter', () => {
-  it('reads shared, inline and formula strings, an empty or unknown shared string as no value', () => {
+  it('makes a shared string the workbook does not have a damaged cell, never an empty one', () => {
+    expect(formatter.text(cell('9', { type: 's' }))).toEqual({
+      error: 'refers to shared string 9, but the workbook has 3 (0 to 2)',
+      damaged: true,
+    });
+    expect(formatter.text(cell('x', { type: 's' }))).toEqual({
+      error: 'refers to shared string "x", but the workbook has 3 (0 to 2)',
+      damaged: true,
+    });
+    const none = new CellFormatter(numfmt, { get: () => undefined, size: 0 });
+    expect(none.text(cell('0', { type: 's' }))).toMatchObject({
+      error: 'refers to shared string 0, but the workbook has no shared strings',
+    });
+  });
+
+  it('reads shared, inline and formula strings, an empty shared string as no value', () => {
     expect(formatter.text(cell('2', { type: 's' }))).toBe('deux');
     expect(formatter.text(cell('1', { type: 's' }))).toBeUndefined();
-    expect(formatter.text(cell('9', { type: 's' }))).toBeUndefined();
     expect(formatter.text(cell('texte', { type: 'inlineStr' }))).toBe('texte');
     expect(formatter.text(cell(undefined))).toBeUndefined();
   });
@@ -45,7 +59,7 @@ describe('CellFormatter', () => {
   });
 
   it('counts dates from 1904 in a workbook of that date system', () => {
-    const mac = new CellFormatter(numfmt, { get: () => undefined }, true);
+    const mac = new CellFormatter(numfmt, { get: () => undefined, size: 0 }, true);
     expect(mac.text(cell('44621', { format: 'yyyy-mm-dd' }))).toBe('2026-03-02');
   });
 

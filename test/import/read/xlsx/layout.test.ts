@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../../src/core/errors.js';
 import type { CsvRow } from '../../../../src/import/read/csv-rows.js';
+import type { InputLimits } from '../../../../src/import/read/limits.js';
 import { readXlsxLayout, readXlsxRows } from '../../../../src/import/read/xlsx/layout.js';
 import { tempDir } from '../../../support/cli.js';
 import { writeZip } from '../../../support/workbooks.js';
@@ -45,14 +46,15 @@ function writeWorkbook(sheet: Sheet): string {
   return path;
 }
 
-async function readRows(sheet: Sheet): Promise<CsvRow[]> {
+async function readRows(sheet: Sheet, limits?: InputLimits): Promise<CsvRow[]> {
   const path = writeWorkbook(sheet);
   const layout = await readXlsxLayout(path, 'classeur.xlsx', {
     isKnownColumn: (header) => header === 'externalId',
     describeColumns: 'externalId',
+    limits,
   });
   const rows: CsvRow[] = [];
-  for await (const row of readXlsxRows(path, 'classeur.xlsx', layout)) rows.push(row);
+  for await (const row of readXlsxRows(path, 'classeur.xlsx', layout, { limits })) rows.push(row);
   return rows;
 }
 
@@ -104,15 +106,10 @@ describe('reading a sheet: strings', () => {
     expect(cells[0]![1]).toBe(long);
   });
 
-  it('reads an empty or unknown shared string as an empty cell', async () => {
+  it('reads an empty shared string as an empty cell', async () => {
     const cells = await readCells({
       strings: ['<t>CMD-1</t>', '<t/>'],
-      rows: row(
-        2,
-        '<c r="A2" t="s"><v>0</v></c>',
-        '<c r="B2" t="s"><v>1</v></c>',
-        '<c r="C2" t="s"><v>9</v></c>',
-      ),
+      rows: row(2, '<c r="A2" t="s"><v>0</v></c>', '<c r="B2" t="s"><v>1</v></c>'),
     });
     expect(cells).toEqual([['CMD-1', '', '']]);
   });
@@ -243,5 +240,51 @@ describe('reading a sheet: layout', () => {
     expect((error as Error).message).toMatch(
       /^classeur\.xlsx could not be read as an Excel workbook \(xl\/worksheets\/sheet1\.xml: .+\); nothing was sent\.$/,
     );
+  });
+});
+
+describe('reading a sheet: what is held is bounded by the order limit', () => {
+  const limits: InputLimits = { maxOrderBytes: 1000, maxCellBytes: 500 };
+  const refusal = (where: string) =>
+    `classeur.xlsx could not be read: ${where} holds more than 1000 bytes of text, the largest order ordercli sends: shorten it, or raise the limit with --max-order-bytes; nothing was sent.`;
+  const inline = (ref: string, ...runs: string[]) =>
+    `<c r="${ref}" t="inlineStr"><is>${runs.map((run) => `<r><t>${run}</t></r>`).join('')}</is></c>`;
+
+  it('reads a text of the limit, and refuses one character more', async () => {
+    const rows = await readRows({ rows: row(2, inline('A2', 'é'.repeat(1000))) }, limits);
+    expect(rows[0]!.cells[0]).toBe('é'.repeat(1000));
+    const error = await readRows({ rows: row(2, inline('B2', 'x'.repeat(1001))) }, limits).catch(
+      (caught: unknown) => caught as Error,
+    );
+    expect((error as Error).message).toBe(refusal('Commandes!B2'));
+  });
+
+  it('refuses runs of rich text, the cells of a row, a shared string and a tag that are together over the limit', async () => {
+    const cases: [Sheet, string][] = [
+      [{ rows: row(2, inline('A2', 'a'.repeat(600), 'b'.repeat(600))) }, 'Commandes!A2'],
+      [
+        {
+          rows: row(
+            2,
+            inline('A2', 'a'.repeat(400)),
+            inline('B2', 'b'.repeat(400)),
+            inline('C2', 'c'.repeat(400)),
+          ),
+        },
+        'Commandes!C2',
+      ],
+      [
+        {
+          rows: row(2, '<c r="A2" t="s"><v>0</v></c>'),
+          strings: [`<r><t>${'a'.repeat(600)}</t></r><r><t>${'b'.repeat(600)}</t></r>`],
+        },
+        'shared string 0 (in xl/sharedStrings.xml)',
+      ],
+      [{ rows: `<row r="2"><c r="A2" x="${'y'.repeat(1200)}"/></row>` }, 'Commandes!2:2'],
+    ];
+    for (const [sheet, where] of cases) {
+      const error = await readRows(sheet, limits).catch((caught: unknown) => caught as Error);
+      expect((error as Error).message, where).toBe(refusal(where));
+    }
   });
 });

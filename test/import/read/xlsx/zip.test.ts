@@ -15,14 +15,13 @@ import {
 } from '../../../../src/import/read/xlsx/zip.js';
 import { tempDir } from '../../../support/cli.js';
 import { rejection } from '../../../support/import-input.js';
-import { writeZip } from '../../../support/workbooks.js';
+import { writeLargeZip, writeZip } from '../../../support/workbooks.js';
 
 const WORKBOOK =
   '<x:workbook xmlns:x="main" xmlns:r="rels"><x:sheets>' +
   '<x:sheet name="Commandes &amp; retours" sheetId="2" r:id="rId2"/>' +
   "<x:sheet name='Graphique' sheetId='3' r:id='rId3'/>" +
   '<x:sheet name="Données" sheetId="1" r:id="rId1"/>' +
-  '<x:sheet name="Missing" sheetId="4" r:id="rId4"/>' +
   '</x:sheets></x:workbook>';
 const RELS =
   '<Relationships><Relationship Id="rId1" Target="worksheets/sheet1.xml"/>' +
@@ -66,6 +65,19 @@ describe('readWorkbookZip', () => {
     }
   });
 
+  it('refuses a zip that holds one part twice, rather than take either', async () => {
+    const path = zipOf({ 'xl/workbook.xml': WORKBOOK, 'xl/workbook.xmm': WORKBOOK });
+    const bytes = readFileSync(path);
+    // The second part renamed as the first, in its local header and in the directory.
+    writeFileSync(
+      path,
+      Buffer.from(bytes.toString('latin1').replaceAll('xl/workbook.xmm', 'xl/workbook.xml'), 'latin1'),
+    );
+    await expect(readWorkbookZip(path, 'in.xlsx')).rejects.toThrow(
+      'in.xlsx is not an Excel workbook (.xlsx): its zip archive holds the part xl/workbook.xml twice; nothing was sent.',
+    );
+  });
+
   it('refuses a zip cut short', async () => {
     const path = zipOf({ 'xl/workbook.xml': WORKBOOK });
     const bytes = readFileSync(path);
@@ -77,6 +89,27 @@ describe('readWorkbookZip', () => {
 });
 
 describe('readZipEntry', () => {
+  it('refuses bytes that are not UTF-8 in a part, naming it and where, a character cut by a chunk kept', async () => {
+    const good = Buffer.from('é€'.repeat(300_000));
+    const bad = Buffer.concat([good, Buffer.from([0x41, 0xff, 0x42])]);
+    const path = zipOf({ 'xl/workbook.xml': WORKBOOK, 'good.xml': good, 'bad.xml': bad });
+    const entries = await readWorkbookZip(path, 'in.xlsx');
+    expect(await entryText(path, 'in.xlsx', entries.get('good.xml')!)).toBe(good.toString());
+    await expect(entryText(path, 'in.xlsx', entries.get('bad.xml')!)).rejects.toThrow(
+      `in.xlsx could not be read as an Excel workbook: its part bad.xml holds bytes that are not UTF-8 (at byte ${good.length + 1}); nothing was sent.`,
+    );
+    // A handler that goes on reads them as U+FFFD, after the text before them.
+    const offsets: number[] = [];
+    let text = '';
+    for await (const chunk of readZipEntry(path, 'in.xlsx', entries.get('bad.xml')!, (at) =>
+      offsets.push(at),
+    )) {
+      text += chunk;
+    }
+    expect(offsets).toEqual([good.length + 1]);
+    expect(text.endsWith('A\uFFFDB')).toBe(true);
+  });
+
   it('inflates an entry, and stops past the size its directory declares', async () => {
     const text = 'é'.repeat(50_000);
     const path = zipOf({ 'xl/workbook.xml': WORKBOOK, 'a.xml': text, 'b.xml': text }, { 'b.xml': 100 });
@@ -108,6 +141,42 @@ describe('workbookSheets', () => {
       { name: 'Commandes & retours', entry: 'xl/worksheets/sheet2.xml' },
       { name: 'Données', entry: 'xl/worksheets/sheet1.xml' },
     ]);
+  });
+
+  it('refuses a worksheet whose part is not in the zip, or that names no part, rather than take the next', async () => {
+    const cases = [
+      [
+        '<x:sheet name="Missing" sheetId="4" r:id="rId4"/>',
+        '(its part xl/worksheets/gone.xml is not in the zip)',
+      ],
+      [
+        '<x:sheet name="Missing" sheetId="5" r:id="rId9"/>',
+        '(no part is named for it in xl/_rels/workbook.xml.rels)',
+      ],
+    ];
+    for (const [sheet, why] of cases) {
+      const path = zipOf({
+        'xl/workbook.xml': WORKBOOK.replace('</x:sheets>', `${sheet}</x:sheets>`),
+        'xl/_rels/workbook.xml.rels': RELS,
+        'xl/worksheets/sheet1.xml': '<worksheet/>',
+        'xl/worksheets/sheet2.xml': '<worksheet/>',
+      });
+      const entries = await readWorkbookZip(path, 'in.xlsx');
+      await expect(workbookSheets(path, 'in.xlsx', entries)).rejects.toThrow(
+        `in.xlsx could not be read as an Excel workbook: its sheet "Missing" is missing ${why}; nothing was sent.`,
+      );
+    }
+  });
+});
+
+describe('parts read whole', () => {
+  it('refuses a list of sheets that expands past 64 MiB from the zip directory, before reading it', async () => {
+    const path = join(tempDir('ordercli-zip-'), 'book.xlsx');
+    writeLargeZip(path, { 'xl/workbook.xml': [WORKBOOK, { char: ' ', count: 70_000_000 }] });
+    const entries = await readWorkbookZip(path, 'in.xlsx');
+    await expect(workbookSheets(path, 'in.xlsx', entries)).rejects.toThrow(
+      'in.xlsx could not be read as an Excel workbook: its part xl/workbook.xml expands to more than 64 MiB, far more than such a part holds; nothing was sent.',
+    );
   });
 });
 
