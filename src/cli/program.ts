@@ -145,7 +145,8 @@ Examples:
   $ ordercli get packaging_references 401 --json | jq .label
 
 Exit codes: 0 success, 1 service or network failure, 2 bad usage or invalid input (nothing sent),
-3 authentication or authorization refused, 4 import finished with orders not created, 130 interrupted.
+3 authentication or authorization refused, 4 import finished with orders not created, 5 created but not
+confirmed in time (--await validated, listen --expect), 130 interrupted.
 
 Durations take a unit: 500ms, 30s, 2m, 1h. A bare number is read only where the option's help says
 its unit (ms for --timeout, seconds for listen --wait), and refused elsewhere.`;

@@ -9,6 +9,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
+import pLimit from 'p-limit';
 import type { ApiClient, RetryEvent } from '../api/client.js';
 import { ApiError, AuthError } from '../api/errors.js';
 import { PATHS } from '../api/references.js';
@@ -21,6 +22,8 @@ import { inputIdentity, legacyJournalPath } from '../ledger/input-identity.js';
 import { ledgerPlaceOf, localLedgerRoot, openLedger, probeLedger } from '../ledger/open.js';
 import type { RecordSource } from '../ledger/record.js';
 import type { LedgerStore } from '../ledger/store.js';
+import type { Receiving } from './await-receiver.js';
+import { ValidationWaiter } from './await-validation.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import type { InputLimits } from './read/limits.js';
 import { OutputWriteError } from './report/output-error.js';
@@ -70,6 +73,8 @@ export interface ImportRequest {
   dryRun: boolean;
   /** With `dryRun`: the input alone, without the ledger or the service. */
   offline?: boolean;
+  /** `--await validated`: each created order waits for its validation (await-validation.ts). */
+  await?: AwaitRequest;
   skipInvalid: boolean;
   checkRefs: boolean;
   /** `--journal` as typed: the name of the input's history in the ledger (input-identity.ts). */
@@ -107,6 +112,8 @@ export interface ImportHooks {
   onReadingStart?(counts: Readonly<ReadCounts>): () => void;
   /** Sending starts; `counts` change as orders finish. Returns what to call once sending ends. */
   onSendingStart?(counts: Readonly<ImportCounts>): () => void;
+  /** `--await validated`: the wait for validations starts. Returns what to call once it ends. */
+  onAwaitStart?(waiter: ValidationWaiter): () => void;
   /** Each order's result, in input order, as it is settled (CI annotations). */
   onResult?(result: RecordResult): void;
 }
@@ -148,10 +155,22 @@ export interface ImportResult {
   throttledRetries: number;
   /** The error that gives the exit code of a run that stopped early (130, 3 or 1). */
   failure: Error | undefined;
-  /** The exit code when there is no `failure`: 0, or 4 when some orders were not created. */
-  exitCode: typeof ExitCode.Ok | typeof ExitCode.Partial;
+  /**
+   * The exit code when there is no `failure`: 0, 4 when some orders were not created, else 5 when
+   * some were not validated in time (`--await validated`).
+   */
+  exitCode: typeof ExitCode.Ok | typeof ExitCode.Partial | typeof ExitCode.Unconfirmed;
+  /** `--await validated`: what stays subscribed at the service, to say at the end. */
+  awaitNote?: string | undefined;
   /** Which outputs asked for were written (the summary and the step outputs name only those). */
   written: WrittenOutputs;
+}
+
+/** `--await validated`, as the command gives it: the wait, and how notifications are received. */
+export interface AwaitRequest {
+  timeoutMs: number;
+  /** Starts receiving into the waiter; resolves once ready (subscribed, or the log read). */
+  receive(waiter: ValidationWaiter): Promise<Receiving>;
 }
 
 export interface WrittenOutputs {
@@ -366,14 +385,39 @@ async function sendRecords(
   const stores = await openImportLedger(request, environment, hooks, validation, client.baseUrl, identity);
   const report =
     request.report !== undefined
-      ? await ReportWriter.open(resolve(environment.cwd, request.report), kind)
+      ? await ReportWriter.open(
+          resolve(environment.cwd, request.report),
+          // --await validated: a column of when each order's validation arrived.
+          request.await ? { ...kind, reportColumns: [...kind.reportColumns, 'validatedAt'] } : kind,
+        )
       : undefined;
   // Ended however the run ends, so that a JUnit report stays well-formed after an early stop.
   if (report) environment.onClose(() => report.close().catch(() => undefined));
-  const results = collectResults(request, hooks, validation, report);
+  let waiting: { waiter: ValidationWaiter; receiving: Receiving } | undefined;
+  if (request.await) {
+    const { ledger } = stores;
+    const waiter = new ValidationWaiter(request.await.timeoutMs, (key, at) => ledger.validated(key, at));
+    const receiving = await request.await.receive(waiter).catch(async (error: unknown) => {
+      await stores.close();
+      throw error;
+    });
+    waiting = { waiter, receiving };
+  }
+  const results = collectResults(
+    request,
+    hooks,
+    validation,
+    report,
+    waiting && {
+      waiter: waiting.waiter,
+      // Created by an earlier run: its notification came then. The service's representation may say.
+      checkAtService: atServiceCheck(client, waiting.waiter, request.concurrency, environment.signal),
+    },
+  );
 
   const sendingEnded = hooks.onSendingStart?.(results.counts);
   let outcome: Awaited<ReturnType<typeof submitRecords>>;
+  let awaitNote: string | undefined;
   try {
     const reading = readAgainForSending(source, validation, references, kind, {
       // Without a report or --json listing every record, the records after an interrupt need not
@@ -392,10 +436,14 @@ async function sendRecords(
     });
   } finally {
     sendingEnded?.();
+    if (waiting) awaitNote = await waitForValidations(waiting, results, environment.signal, hooks);
     await stores.close();
   }
   const outputs = await writeOutputs(request, environment, source, report, results.rejected);
-  const { stopped, sent } = outcome;
+  const { sent } = outcome;
+  // Ctrl-C while waiting for validations stops the run as one while sending would.
+  const stopped: SubmitStop | undefined =
+    outcome.stopped ?? (waiting && environment.signal.aborted ? { kind: 'interrupted' } : undefined);
   const { counts } = results;
   // The records the sending pass did not read after an interrupt: not sent either.
   counts.notSent = counts.total - doneCount(counts);
@@ -415,8 +463,38 @@ async function sendRecords(
     throttledRetries,
     failure: stopped ? stopError(stopped, counts, kind) : outputs.failure,
     written: outputs.written,
-    exitCode: settledCount(counts) < counts.total ? ExitCode.Partial : ExitCode.Ok,
+    exitCode:
+      settledCount(counts) < counts.total
+        ? ExitCode.Partial
+        : (counts.notValidated ?? 0) > 0
+          ? ExitCode.Unconfirmed
+          : ExitCode.Ok,
+    awaitNote,
   };
+}
+
+/**
+ * After sending: waits until every awaited order is validated or past its time (Ctrl-C ends the
+ * wait, the rest not validated), then gives the held results their validation, in input order.
+ */
+async function waitForValidations(
+  { waiter, receiving }: { waiter: ValidationWaiter; receiving: Receiving },
+  results: ReturnType<typeof collectResults>,
+  signal: AbortSignal,
+  hooks: ImportHooks,
+): Promise<string | undefined> {
+  waiter.done();
+  const ended = hooks.onAwaitStart?.(waiter);
+  const interrupted = new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await Promise.race([waiter.finished, interrupted]);
+  if (signal.aborted) waiter.interrupt();
+  ended?.();
+  const note = await receiving.close().catch(() => undefined);
+  results.releaseHeld();
+  return note;
 }
 
 /**
@@ -478,24 +556,93 @@ function collectResults(
   hooks: ImportHooks,
   validation: ImportValidation,
   report: ReportWriter | undefined,
+  awaiting?: { waiter: ValidationWaiter; checkAtService(result: RecordResult): void },
 ) {
+  const waiter = awaiting?.waiter;
   const counts = emptyCounts(validation.total);
+  if (waiter) Object.assign(counts, { validated: 0, notValidated: 0 });
   const records: RecordResult[] = [];
   const notCreated: RecordResult[] = [];
   const notCreatedListed = request.notCreatedListed ?? NOT_CREATED_LISTED;
   const rejected: SourceRecord[] = [...validation.invalid];
-  const inInputOrder = new ResultSequencer((result) => {
+  const emit = (result: RecordResult): void => {
     report?.write(result);
     hooks.onResult?.(result);
     if (request.keepRecordResults) records.push(result);
     if (isNotCreated(result) && notCreated.length < notCreatedListed) notCreated.push(result);
-  });
+  };
+  // With --await, the results wait for their validation (in input order, as they are reported).
+  const held: RecordResult[] = [];
+  const inInputOrder = new ResultSequencer(waiter ? (result) => held.push(result) : emit);
   const onResult = (result: RecordResult, item: ValidatedRecord): void => {
     countResult(counts, result);
     if (result.status === 'failed') rejected.push(item.source);
+    if (waiter && isAwaited(result)) {
+      if (result.validatedAt) counts.validated!++;
+      else {
+        waiter.expect({ key: result.key!, code: result.code, id: result.id, since: performance.now() });
+        if (result.status === 'skipped') awaiting!.checkAtService(result);
+      }
+    }
     inInputOrder.push(result);
   };
-  return { counts, records, notCreated, rejected, onResult };
+  const releaseHeld = (): void => {
+    if (!waiter) return;
+    counts.validated! += waiter.counts.validated;
+    counts.notValidated = waiter.counts.notValidated;
+    for (const result of held.splice(0)) emit(withValidation(result, waiter));
+  };
+  return { counts, records, notCreated, rejected, onResult, releaseHeld };
+}
+
+/**
+ * Asks the service for an order created by an earlier run (`GET /api/v1/orders/{id}`, a few at a
+ * time): a representation that says it is validated (`validated: true`, or `status: "validated"`:
+ * docs/assumptions.md) validates it now. Any other answer, or none, leaves it to its notification.
+ */
+function atServiceCheck(
+  client: ApiClient,
+  waiter: ValidationWaiter,
+  concurrency: number,
+  signal: AbortSignal,
+) {
+  const limit = pLimit(concurrency);
+  return (result: RecordResult): void => {
+    if (result.id === undefined) return;
+    const path = `/api/v1/orders/${encodeURIComponent(String(result.id))}`;
+    void limit(async () => {
+      const answer = await client.get<Record<string, unknown>>(path, { signal }).catch(() => undefined);
+      const body = answer?.body;
+      if (!body || typeof body !== 'object') return;
+      const validated = body.validated === true || String(body.status).toLowerCase() === 'validated';
+      const at = typeof body.validatedAt === 'string' ? body.validatedAt : new Date().toISOString();
+      if (validated) waiter.notify({ id: result.id, code: result.code, externalId: result.key }, at);
+    });
+  };
+}
+
+/** An order `--await validated` waits for: created now, or created before (found in the ledger). */
+function isAwaited(result: RecordResult): boolean {
+  if (result.key === undefined) return false;
+  return (
+    result.status === 'created' ||
+    (result.status === 'skipped' && (result.code !== undefined || result.id !== undefined))
+  );
+}
+
+/** A held result with what its wait gave. */
+function withValidation(result: RecordResult, waiter: ValidationWaiter): RecordResult {
+  if (!isAwaited(result)) return result;
+  if (result.validatedAt) return { ...result, validation: 'validated' };
+  const outcome = waiter.outcome(result.key!);
+  if (outcome?.validated)
+    return {
+      ...result,
+      validatedAt: outcome.validatedAt,
+      validation: 'validated',
+      validatedAfterMs: outcome.afterMs,
+    };
+  return { ...result, validatedAt: null, validation: outcome?.reason ?? 'interrupted' };
 }
 
 /**

@@ -347,6 +347,15 @@ export class LocalLedger implements store.LedgerStore {
     };
   }
 
+  validated(externalId: string, validatedAt: string): void {
+    const record = { externalId, event: 'validated', at: isoNow(), ...this.options.source, validatedAt };
+    try {
+      if (!this.failure) this.append(shardOf(externalId), JSON.stringify(record));
+    } catch {
+      // Kept as the failure, which sync() reports.
+    }
+  }
+
   async resolved(
     externalId: string,
     resolution: Resolution,

@@ -237,6 +237,8 @@ export class PostgresLedger implements store.LedgerStore {
   private round: (PendingClaim | Swap)[] = [];
   private writing = false;
   private idleWaiters: (() => void)[] = [];
+  /** The reads of `validated` before their write (sync() waits for them). */
+  private readonly lookups = new Set<Promise<void>>();
 
   private constructor(
     url: string,
@@ -912,6 +914,18 @@ export class PostgresLedger implements store.LedgerStore {
     });
   }
 
+  validated(externalId: string, validatedAt: string): void {
+    if (this.options.readOnly || this.closed) return;
+    const record = this.record(externalId, 'validated', { validatedAt });
+    const recorded = this.lookup(externalId).then((current) => {
+      const entry = current && applyRecord(current, record);
+      if (current && entry && entry !== current)
+        this.write({ key: externalId, expect: stateKey(current), entry });
+    });
+    this.lookups.add(recorded);
+    recorded.catch((error: unknown) => this.fail(error)).finally(() => this.lookups.delete(recorded));
+  }
+
   /** A person's word: a compare-and-swap over the current state, refused while a live owner claims it. */
   async resolved(key: string, resolution: Resolution, details: Parameters<store.LedgerStore['resolved']>[2]) {
     this.checkWritable();
@@ -957,6 +971,7 @@ export class PostgresLedger implements store.LedgerStore {
   }
 
   async sync(): Promise<void> {
+    while (this.lookups.size > 0) await Promise.allSettled([...this.lookups]);
     while (this.writing) await new Promise<void>((wake) => this.idleWaiters.push(wake));
     if (this.failure) throw this.failure;
   }

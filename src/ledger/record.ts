@@ -15,6 +15,8 @@
  *   One whose token is not the current claim's changes nothing. `not-sent` restores the state
  *   before the claim (the request never left).
  * - `resolved` (`resolution`, optional `id`, `code`, `evidence`): a person checked at the service.
+ * - `validated` (`validatedAt`): the service's `sales_order_validated` notification of a created
+ *   order arrived (`--await validated`); it changes nothing of another state.
  * - Read, never written (ordercli before claims): `sending` (a claim without token or owner),
  *   outcomes without token (they apply to whatever the state is), and the journal's
  *   `resolved-created` / `resolved-not-created`.
@@ -29,6 +31,7 @@ export type RecordEvent =
   | 'unknown'
   | 'not-sent'
   | 'resolved'
+  | 'validated'
   | 'sending'
   | 'resolved-created'
   | 'resolved-not-created';
@@ -72,6 +75,7 @@ export interface LedgerRecord extends Partial<RecordSource> {
   /** The record's line in the input of the run that sent it. */
   line?: number;
   baseUrl?: string;
+  validatedAt?: string;
 }
 
 export type Resolution = 'created' | 'not-created';
@@ -103,6 +107,8 @@ export interface LedgerEntry extends Partial<RecordSource> {
   sentAt?: string;
   /** Set when a person's `orders resolve` decided this state. */
   resolved?: Resolution;
+  /** A created order's `sales_order_validated` notification arrived then (`--await validated`). */
+  validatedAt?: string;
   /** For a claim: the state before it, which `not-sent` restores. */
   previous?: LedgerEntry;
 }
@@ -180,6 +186,9 @@ export function applyRecord(
     case 'resolved-created':
     case 'resolved-not-created':
       return resolvedEntry(record, current);
+    case 'validated':
+      if (current?.status !== 'created' || current.validatedAt !== undefined) return current;
+      return { ...current, validatedAt: record.validatedAt ?? record.at };
     default:
       // A record of a later version of ordercli: ignored, as it changes nothing this one knows.
       return current;
@@ -297,7 +306,8 @@ export function describeEntry(entry: LedgerEntry): string {
           : entry.status === 'in-doubt'
             ? `sent with an unknown outcome (${entry.reason ?? 'no answer'})`
             : 'refused';
-  return `${what} at ${entry.at} by ${who}${ids.length > 0 ? ` (${ids.join(', ')})` : ''}`;
+  const validated = entry.validatedAt === undefined ? '' : `, validated at ${entry.validatedAt}`;
+  return `${what} at ${entry.at} by ${who}${ids.length > 0 ? ` (${ids.join(', ')})` : ''}${validated}`;
 }
 
 /**

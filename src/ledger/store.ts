@@ -131,6 +131,11 @@ export interface LedgerStore {
   unknown(claim: Claim, reason: string): void;
   /** The request never left: the state before the claim stands. */
   notSent(claim: Claim, reason: string): void;
+  /**
+   * A created order's validation arrived (`--await validated`): recorded on its state, not waited
+   * for (`sync()` does); nothing for a key that is not created.
+   */
+  validated(externalId: string, validatedAt: string): void;
   /** What a person checked at the service (`orders resolve`); resolves once durable. */
   resolved(
     externalId: string,

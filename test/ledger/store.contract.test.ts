@@ -14,7 +14,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KeyTable } from '../../src/core/key-table.js';
 import { STALE_MS, thisProcess } from '../../src/core/liveness.js';
 import { ClaimedNowError } from '../../src/ledger/errors.js';
-import type { LedgerEntry, LedgerRecord, RecordSource } from '../../src/ledger/record.js';
+import {
+  describeEntry,
+  type LedgerEntry,
+  type LedgerRecord,
+  type RecordSource,
+} from '../../src/ledger/record.js';
 import type { Claim, ClaimRequest, ClaimResult, LedgerKind, LedgerStore } from '../../src/ledger/store.js';
 import {
   type Claimer,
@@ -278,6 +283,41 @@ describe.each(LEDGER_BACKENDS)('the $name store', (backend) => {
       await fresh.sync();
       expect(await store.lookup('F')).toEqual(refused);
       expect(await store.lookup('N')).toBeUndefined();
+    });
+
+    it('validated: recorded on a created key (kept by a fresh store, listed, described); nothing for a key not created', async () => {
+      const service = newService();
+      const store = await open(service);
+      const created = claimOf(await store.claim({ externalId: 'V', bodyHash: 'hv', line: 2 }));
+      store.created(created, { httpStatus: 201, id: 9, code: 'SO-9' });
+      const failed = claimOf(await store.claim({ externalId: 'W', bodyHash: 'hw' }));
+      store.failed(failed, { httpStatus: 422, message: 'no' });
+      await store.sync();
+      store.validated('V', '2026-11-28T10:00:00.000Z');
+      store.validated('W', '2026-11-28T10:00:01.000Z');
+      store.validated('NEVER', '2026-11-28T10:00:02.000Z');
+      await store.sync();
+      const fresh = await open(service, { readOnly: true });
+      const entry = await fresh.lookup('V');
+      expect(entry).toMatchObject({
+        status: 'created',
+        id: 9,
+        code: 'SO-9',
+        validatedAt: '2026-11-28T10:00:00.000Z',
+      });
+      expect(describeEntry(entry!)).toContain('validated at 2026-11-28T10:00:00.000Z');
+      expect((await fresh.lookup('W'))?.validatedAt).toBeUndefined();
+      expect(await fresh.lookup('NEVER')).toBeUndefined();
+      const listed = await fresh.list();
+      expect(listed.find((row) => row.externalId === 'V')?.entry.validatedAt).toBe(
+        '2026-11-28T10:00:00.000Z',
+      );
+      // Once validated, a later notification changes nothing.
+      store.validated('V', '2026-11-28T11:00:00.000Z');
+      await store.sync();
+      expect((await (await open(service, { readOnly: true })).lookup('V'))?.validatedAt).toBe(
+        '2026-11-28T10:00:00.000Z',
+      );
     });
 
     it('outcomes of a stale token change nothing: a late outcome of a claim taken over, or a token that is not the claim’s', async () => {

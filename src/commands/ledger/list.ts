@@ -49,7 +49,10 @@ export async function run(flags: LedgerListFlags, ctx: Context): Promise<void> {
       const entries = await store.list(inputs === undefined ? {} : { inputs });
       return entries.map(({ externalId, entry }) => rowOf(externalId, entry, serviceOf(store), scope.kind));
     });
-    rows.push(...listed.filter((row) => statuses === undefined || statuses.has(row.status)));
+    // A validated order is a created one too: --status created lists it.
+    const wanted = (status: LedgerListStatus) =>
+      statuses === undefined || statuses.has(status) || (status === 'validated' && statuses.has('created'));
+    rows.push(...listed.filter((row) => wanted(row.status)));
   }
   rows.sort(byService);
   const services = new Set(rows.map((row) => row.service));
@@ -83,6 +86,7 @@ export function parseStatuses(values: readonly string[] | undefined): Set<Ledger
 
 /** How `ledger list` names a state: `failed` for a key the service refused, `not-created` for one resolved so. */
 export function listStatus(entry: LedgerEntry): LedgerListStatus {
+  if (entry.status === 'created' && entry.validatedAt !== undefined) return 'validated';
   if (entry.status !== 'not-created') return entry.status;
   return entry.event === 'resolved' ? 'not-created' : 'failed';
 }

@@ -49,7 +49,7 @@ export async function run(ctx: Context): Promise<void> {
 }
 
 function emptyCounts(): Counts {
-  return { 'in-doubt': 0, claimed: 0, created: 0, failed: 0, 'not-created': 0, total: 0 };
+  return { 'in-doubt': 0, claimed: 0, created: 0, validated: 0, failed: 0, 'not-created': 0, total: 0 };
 }
 
 /** The report as aligned text: one line per service and kind, then one per process. */

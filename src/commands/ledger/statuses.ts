@@ -4,7 +4,14 @@
  */
 
 /** The statuses `ledger list --status` takes, as its rows name them. */
-export const LEDGER_STATUSES = ['in-doubt', 'claimed', 'created', 'failed', 'not-created'] as const;
+export const LEDGER_STATUSES = [
+  'in-doubt',
+  'claimed',
+  'created',
+  'validated',
+  'failed',
+  'not-created',
+] as const;
 
 export type LedgerListStatus = (typeof LEDGER_STATUSES)[number];
 

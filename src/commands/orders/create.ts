@@ -14,11 +14,12 @@ import { prepareRecord } from '../../import/check/validate.js';
 import { readOrderText } from '../../import/read/input-file.js';
 import { parseJson } from '../../import/read/json-syntax.js';
 import { inputLimits } from '../../import/read/limits.js';
-import { createdSummary, sendOrder } from '../../import/send/send-order.js';
+import { createdOrder, createdSummary, sendOrder } from '../../import/send/send-order.js';
 import type { SourceRecord } from '../../import/types.js';
 import { writeJson } from '../../io/json-output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 import { ledgerPlaceOf } from '../../ledger/open.js';
+import { type AwaitFlags, awaitRequest, OneOrderWait } from '../support/await.js';
 import type { CreateFlags } from './index.js';
 
 export async function run(options: CreateFlags, ctx: Context): Promise<void> {
@@ -42,20 +43,29 @@ export async function run(options: CreateFlags, ctx: Context): Promise<void> {
     );
     return;
   }
-  const response = await sendOrder(prepared.body, {
-    api: await ctx.api(),
-    ledger: await ledgerPlaceOf(ctx),
-    source: {
-      by: 'orders create',
-      input: options.file === '-' ? '(stdin)' : resolve(ctx.cwd, options.file),
-    },
-    force: options.force,
-    signal: ctx.signal,
-    warn: (text) => ctx.io.err(text),
-  });
-  if (ctx.json)
-    writeAnswerJson(ctx.io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
-  else ctx.io.out(`${createdSummary(response.status, response.body)}\n`);
+  const source = {
+    by: 'orders create',
+    input: options.file === '-' ? '(stdin)' : resolve(ctx.cwd, options.file),
+  } as const;
+  // Receiving is ready before the order leaves: a fast validation is not missed.
+  const request = await awaitRequest(options as AwaitFlags, ctx);
+  const wait = request && (await OneOrderWait.start(request, ctx, source));
+  let response: Awaited<ReturnType<typeof sendOrder>> | undefined;
+  try {
+    response = await sendOrder(prepared.body, {
+      api: await ctx.api(),
+      ledger: await ledgerPlaceOf(ctx),
+      source,
+      force: options.force,
+      signal: ctx.signal,
+      warn: (text) => ctx.io.err(text),
+    });
+    if (ctx.json)
+      writeAnswerJson(ctx.io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
+    else ctx.io.out(`${createdSummary(response.status, response.body)}\n`);
+  } finally {
+    await wait?.end(response && createdOrder(prepared.body, response.body));
+  }
 }
 
 /** The one order of a JSON text, placed at its file for problems. */

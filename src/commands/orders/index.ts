@@ -1,6 +1,7 @@
 import { withExamples } from '../../command-support/command-help.js';
 import type { Command, FlagsOf } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
+import { type AwaitFlags, withAwaitOptions } from '../support/await.js';
 import { withImportInputOptions } from './import-options.js';
 
 /** The `orders` group: create, new, import, journal, resolve and get. */
@@ -22,8 +23,7 @@ export function registerOrders(program: Command, ctx: Context): void {
 /** `orders create --file <path|->`: one order from JSON. Its flags are `CreateFlags` (`create.ts`). */
 function registerCreate(orders: Command, ctx: Context) {
   return withExamples(
-    orders
-      .command('create')
+    withAwaitOptions(orders.command('create'))
       .description('create one order from JSON with POST /api/v1/orders, validated locally first')
       .requiredOption('--file <path|->', 'the order as a JSON object, or - for standard input')
       .option('--dry-run', 'validate and print the body that would be sent; nothing is sent')
@@ -35,7 +35,7 @@ function registerCreate(orders: Command, ctx: Context) {
       )
       .addHelpText(
         'after',
-        '\nExit codes: 0 created (a 2xx answer), 1 not created (the service refused or answered something else),\n2 invalid, or its externalId already created or in doubt at this service (nothing sent), 3 credentials refused.',
+        '\nExit codes: 0 created (a 2xx answer), 1 not created (the service refused or answered something else),\n2 invalid, or its externalId already created or in doubt at this service (nothing sent), 3 credentials refused,\n5 created but not validated within --await-timeout (--await validated).',
       )
       .action(async (flags) => {
         const { run } = await import('./create.js');
@@ -57,8 +57,7 @@ export type CreateFlags = FlagsOf<ReturnType<typeof registerCreate>>;
 /** `orders new`: one order built step by step on a terminal. */
 function registerNew(orders: Command, ctx: Context) {
   return withExamples(
-    orders
-      .command('new')
+    withAwaitOptions(orders.command('new'))
       .description(
         'build one order step by step on a terminal (references searched as you type), then save it, send it, or both',
       )
@@ -66,9 +65,9 @@ function registerNew(orders: Command, ctx: Context) {
         'after',
         "\nEsc goes back a step; Ctrl-C leaves with nothing sent or saved (exit 130). Sending is orders create's:\nthe same ledger check and exit codes. Needs a terminal: without one (or with --yes or CI) it is exit 2.",
       )
-      .action(async () => {
+      .action(async (flags) => {
         const { run } = await import('./new.js');
-        await run(ctx);
+        await run(ctx, flags as AwaitFlags);
       }),
     [
       'ordercli orders new',
@@ -83,7 +82,7 @@ function registerNew(orders: Command, ctx: Context) {
  */
 function registerImport(orders: Command, ctx: Context) {
   return withExamples(
-    withImportInputOptions(orders.command('import'), '{"Their header": "contact.email"}')
+    withAwaitOptions(withImportInputOptions(orders.command('import'), '{"Their header": "contact.email"}'))
       .description(
         'import orders from CSV, JSON, NDJSON or an Excel workbook: validated first, each sent once (the order ledger makes re-runs safe)',
       )
@@ -119,7 +118,7 @@ function registerImport(orders: Command, ctx: Context) {
       )
       .addHelpText(
         'after',
-        '\nExit codes: 0 every order created or already created, 2 invalid input (nothing sent), 3 credentials\nrefused, 4 some orders not created (see --report), 130 interrupted (run it again to continue).',
+        '\nExit codes: 0 every order created or already created, 2 invalid input (nothing sent), 3 credentials\nrefused, 4 some orders not created (see --report), 5 all created but some not validated in time\n(--await validated), 130 interrupted (run it again to continue).',
       )
       .action(async (input, flags) => {
         const { run } = await import('./import.js');
@@ -133,6 +132,7 @@ function registerImport(orders: Command, ctx: Context) {
       'cat orders.ndjson | ordercli orders import - --format ndjson --journal orders-from-stdin',
       'ordercli orders import orders.csv --retry-unknown   # after checking the unknown orders at the service',
       'ordercli orders import orders.csv --report report.xml   # JUnit for CI; GitHub annotations when GITHUB_ACTIONS=true',
+      'ordercli orders import orders.csv --await validated --await-timeout 5m   # and wait for each validation',
     ],
   );
 }

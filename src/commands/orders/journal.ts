@@ -25,6 +25,8 @@ export interface JournalCounts {
   unknown: number;
   /** Being sent right now by a live ordercli. */
   sending: number;
+  /** Of the created, those whose validation arrived (`--await validated`). */
+  validated: number;
   total: number;
 }
 
@@ -103,10 +105,12 @@ function countsOf(history: ServiceHistory | undefined): JournalCounts {
     resolvedNotCreated: 0,
     unknown: 0,
     sending: 0,
+    validated: 0,
     total: 0,
   };
   for (const { entry } of history?.entries ?? []) {
     counts[COUNTED[historyState(entry)]]++;
+    if (entry.validatedAt !== undefined) counts.validated++;
     counts.total++;
   }
   return counts;
@@ -133,6 +137,11 @@ function renderReport(report: JournalReport, target: string): string {
   const rows: [string, number, string][] = [
     ['created', counts.created, 'the service answered: skipped by every run'],
     ['created (resolved)', counts.resolvedCreated, 'recorded with orders resolve: never sent again'],
+    [
+      '  validated',
+      counts.validated,
+      'of the created: their sales_order_validated arrived (--await validated)',
+    ],
     ['failed', counts.failed, 'refused by the service: the next run sends them again'],
     [
       'not created (resolved)',
@@ -147,7 +156,7 @@ function renderReport(report: JournalReport, target: string): string {
   const numbers = Math.max(...rows.map(([, n]) => formatCount(n).length));
   const lines = [`Orders of ${target} in the order ledger of ${report.baseUrl}:`];
   for (const [label, n, note] of rows) {
-    if (n === 0 && label === 'being sent') continue;
+    if (n === 0 && (label === 'being sent' || label === '  validated')) continue;
     lines.push(
       `  ${label.padEnd(width)}  ${formatCount(n).padStart(numbers)}${note ? `   ${note}` : ''}`.trimEnd(),
     );

@@ -9,16 +9,17 @@ import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../command-support/context.js';
 import { readRecentAddresses, rememberAddresses } from '../../config/recent-addresses.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
-import { createdSummary, sendOrder } from '../../import/send/send-order.js';
+import { createdOrder, createdSummary, sendOrder } from '../../import/send/send-order.js';
 import { createPrompter, PromptEscape, requirePrompts } from '../../io/prompter.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import { describeEntry } from '../../ledger/record.js';
 import { runGuidedOrder } from '../../orders/guided-order.js';
+import { type AwaitFlags, awaitRequest, OneOrderWait } from '../support/await.js';
 
 const NOTHING_DONE = 'no order was sent or saved';
 
-export async function run(ctx: Context): Promise<void> {
+export async function run(ctx: Context, flags: AwaitFlags = {}): Promise<void> {
   const { io } = ctx;
   requirePrompts(
     io,
@@ -27,6 +28,8 @@ export async function run(ctx: Context): Promise<void> {
   );
   const settings = await ctx.settings();
   const api = await ctx.api();
+  // --await's flags are checked before the first question: a wrong one is exit 2 at once.
+  const awaiting = await awaitRequest(flags, ctx);
   const place = await ledgerPlaceOf(ctx);
   const ledger = await openLedger(place, {
     baseUrl: api.baseUrl,
@@ -75,17 +78,27 @@ export async function run(ctx: Context): Promise<void> {
     io.err(`Nothing was sent. Send it later with: ordercli orders create --file ${guided.saveTo}\n`);
     return;
   }
-  const response = await sendOrder(guided.order, {
-    api,
-    ledger: place,
-    source: { by: 'orders new', ...(guided.saveTo !== undefined ? { input: guided.saveTo } : {}) },
-    signal: ctx.signal,
-    warn: (text) => io.err(text),
-    forceAdvice:
-      guided.saveTo !== undefined
-        ? `send ${guided.saveTo} with ordercli orders create --file ${guided.saveTo} --force`
-        : 'save the order with ordercli orders new and send it with ordercli orders create --file <file> --force',
-  });
-  if (ctx.json) writeAnswerJson(io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
-  else io.out(`${createdSummary(response.status, response.body)}\n`);
+  const source = {
+    by: 'orders new',
+    ...(guided.saveTo !== undefined ? { input: guided.saveTo } : {}),
+  } as const;
+  const wait = awaiting && (await OneOrderWait.start(awaiting, ctx, source));
+  let response: Awaited<ReturnType<typeof sendOrder>> | undefined;
+  try {
+    response = await sendOrder(guided.order, {
+      api,
+      ledger: place,
+      source,
+      signal: ctx.signal,
+      warn: (text) => io.err(text),
+      forceAdvice:
+        guided.saveTo !== undefined
+          ? `send ${guided.saveTo} with ordercli orders create --file ${guided.saveTo} --force`
+          : 'save the order with ordercli orders new and send it with ordercli orders create --file <file> --force',
+    });
+    if (ctx.json) writeAnswerJson(io, response.body, { showWith: 'ordercli get orders <id> --show-secrets' });
+    else io.out(`${createdSummary(response.status, response.body)}\n`);
+  } finally {
+    await wait?.end(response && createdOrder(guided.order, response.body));
+  }
 }

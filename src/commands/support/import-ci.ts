@@ -40,7 +40,18 @@ export interface CiImportOptions {
 
 /** How a run ended, for its step outputs. */
 export interface StepOutcome {
-  counts?: Pick<ImportCounts, 'created' | 'skipped' | 'failed' | 'unknown' | 'invalid' | 'notSent' | 'total'>;
+  counts?: Pick<
+    ImportCounts,
+    | 'created'
+    | 'skipped'
+    | 'failed'
+    | 'unknown'
+    | 'invalid'
+    | 'notSent'
+    | 'total'
+    | 'validated'
+    | 'notValidated'
+  >;
   exitCode: number;
   /** The report's path as typed, when one was written. */
   report?: string | undefined;
@@ -162,6 +173,8 @@ export class ImportCiOutput {
     ];
     if (counts.exists > 0) rows.splice(2, 0, ['already at the service', counts.exists]);
     if (counts.notSent > 0) rows.push(['not sent', counts.notSent]);
+    if (counts.validated !== undefined) rows.push(['validated', counts.validated]);
+    if (counts.notValidated !== undefined) rows.push(['not validated in time', counts.notValidated]);
     rows.push(['total', counts.total]);
     const seconds = (result.durationMs / 1000).toFixed(1);
     await this.appendSummary({
@@ -189,6 +202,10 @@ export class ImportCiOutput {
       Object.assign(outputs, { created, skipped, failed, unknown, invalid });
       outputs['not-sent'] = end.counts.notSent;
       outputs.total = total;
+    }
+    if (end.counts?.validated !== undefined) {
+      outputs.validated = end.counts.validated;
+      outputs['not-validated'] = end.counts.notValidated ?? 0;
     }
     outputs['exit-code'] = end.exitCode;
     if (end.report !== undefined) outputs.report = end.report;

@@ -24,6 +24,7 @@ import { formatCount } from '../../io/numbers.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';
 import type { ImportFlags } from '../orders/index.js';
+import { type AwaitFlags, awaitProgress, awaitRequest } from './await.js';
 import { ImportCiOutput, type StepOutcome } from './import-ci.js';
 
 /**
@@ -55,6 +56,11 @@ export async function runImportCommand(
   inputLimits(options);
   if (options.report !== undefined) reportFormatFor(options.report);
   checkStdinOptions(options, kind);
+  if ((options as AwaitFlags).await !== undefined && options.dryRun) {
+    throw new UsageError(
+      '--await waits for the orders a run creates, and a dry run creates none: drop --dry-run or --await.',
+    );
+  }
   if (options.offline && !options.dryRun) {
     throw new UsageError(
       '--offline goes with --dry-run: a run that sends needs the ledger and the service; add --dry-run, or drop --offline.',
@@ -96,6 +102,8 @@ async function runImportAndRender(
   const concurrency = parseConcurrency(options.concurrency);
   const limits = inputLimits(options);
   const progress = progressOptions(ctx, kind);
+  const awaiting = await awaitRequest(options as AwaitFlags, ctx);
+  let sendingCounts: Readonly<ImportCounts> | undefined;
   const result = await runImport(
     {
       kind,
@@ -109,6 +117,7 @@ async function runImportAndRender(
       concurrency,
       dryRun: Boolean(options.dryRun),
       offline: Boolean(options.offline),
+      ...(awaiting ? { await: awaiting } : {}),
       skipInvalid: Boolean(options.skipInvalid),
       checkRefs: Boolean(options.checkRefs),
       journal: options.journal,
@@ -131,10 +140,12 @@ async function runImportAndRender(
         };
       },
       onSendingStart: (counts) => {
+        sendingCounts = counts;
         const sending = new ImportProgress(io, counts, progress);
         sending.start();
         return () => sending.stop();
       },
+      onAwaitStart: (waiter) => awaitProgress(io, waiter, sendingCounts ?? emptyCounts(0), progress),
       onResult: ci.onResult,
     },
   ).catch(async (error: unknown) => {
@@ -297,6 +308,7 @@ function renderImport(
   );
   const note = ctx.json ? undefined : advice?.afterSummary?.(result, options);
   if (note !== undefined) writeNote(io, note);
+  if (result.awaitNote !== undefined) writeNote(io, `note: ${result.awaitNote}\n`);
   if (ctx.json) {
     const json = {
       input: result.input,

@@ -147,18 +147,18 @@ export class Annotator {
       else this.problem({ file: result.file, line: result.line, message: result.message ?? 'invalid' });
       return;
     }
-    if (result.status !== 'failed' && result.status !== 'unknown') return;
+    const notValidated = result.notValidated !== undefined;
+    if (result.status !== 'failed' && result.status !== 'unknown' && !notValidated) return;
     const key = result.key ?? `(no ${this.options.keyName})`;
+    const what = notValidated ? 'not validated' : result.status;
     const properties: AnnotationProperties = {
       file: this.pathOf(result.file),
       line: result.line,
       endLine: result.endLine !== undefined && result.endLine > result.line ? result.endLine : undefined,
-      title: `${key} ${result.status}`,
+      title: `${key} ${what}`,
     };
-    this.keep(
-      'warning',
-      workflowCommand('warning', properties, `${key} ${result.status}: ${result.message ?? ''}`),
-    );
+    const message = notValidated ? `created, but ${result.notValidated}` : (result.message ?? '');
+    this.keep('warning', workflowCommand('warning', properties, `${key} ${what}: ${message}`));
   }
 
   /**

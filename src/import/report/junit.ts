@@ -34,6 +34,10 @@ export interface KeyedResult {
   problems?: InputProblem[] | undefined;
   /** What the service gave a created (or already created) record: `id 10001, code SO-10001`. */
   output?: string | undefined;
+  /** `--await validated`: created, but its validation did not arrive (a failure of its testcase). */
+  notValidated?: string | undefined;
+  /** `--await validated`: when its validation arrived. */
+  validatedAt?: string | undefined;
 }
 
 export interface JUnitOptions {
@@ -117,7 +121,7 @@ export class JUnitWriter {
   write(result: KeyedResult): void {
     const suite = this.suiteOf(result.file);
     suite.counts.tests++;
-    if (isFailure(result.status)) suite.counts.failures++;
+    if (isFailure(result.status) || result.notValidated) suite.counts.failures++;
     else if (result.status !== 'created' && result.status !== 'exists') suite.counts.skipped++;
     this.put(testcase(result, this.options.keyName));
   }
@@ -208,9 +212,15 @@ export function testcase(result: KeyedResult, keyName: string): string {
   const open = `    <testcase name="${xmlAttribute(name)}" classname="${xmlAttribute(result.file)}" file="${xmlAttribute(result.file)}" line="${result.line}">`;
   const message = result.message ?? result.status;
   let body: string;
+  if (result.notValidated) {
+    const why = `${result.status === 'created' ? 'created' : message}${result.output ? ` (${result.output})` : ''}, but ${result.notValidated}`;
+    body = `<failure message="${xmlAttribute(why)}" type="not-validated">${xmlText(`${where}: ${why}`)}</failure>`;
+    return `${open}${body}</testcase>\n`;
+  }
+  const validated = result.validatedAt ? `; validated at ${result.validatedAt}` : '';
   switch (result.status) {
     case 'created':
-      body = `<system-out>${xmlText(`${where}: created${result.output ? `: ${result.output}` : ''}`)}</system-out>`;
+      body = `<system-out>${xmlText(`${where}: created${result.output ? `: ${result.output}` : ''}${validated}`)}</system-out>`;
       break;
     case 'exists': {
       // The service already has it: what the run is for holds, so the testcase passes.

@@ -198,6 +198,42 @@ export class ReadingProgress extends TimedProgress {
   }
 }
 
+/**
+ * `--await validated`, once sending ended: the orders created beside those validated, and how many
+ * still wait.
+ */
+export class AwaitProgress extends TimedProgress {
+  constructor(
+    io: IOStreams,
+    private readonly counts: Readonly<ImportCounts>,
+    private readonly waiting: { readonly counts: { validated: number }; readonly pending: number },
+    options: ProgressOptions = {},
+  ) {
+    super(io, options);
+  }
+
+  start(): void {
+    this.startTimer(false);
+  }
+
+  protected done(): number {
+    return this.waiting.counts.validated;
+  }
+
+  private text(): string {
+    const created = this.counts.created + this.counts.skipped;
+    return `${formatCount(created)} created · ${formatCount(this.waiting.counts.validated + (this.counts.validated ?? 0))} validated · ${formatCount(this.waiting.pending)} waiting${this.stopping()}`;
+  }
+
+  line(): string {
+    return `import: waiting for validations: ${this.text()}`;
+  }
+
+  bar(width: number): string {
+    return fitted(`Waiting for validations: ${this.text()}`, width);
+  }
+}
+
 /** A line that never wraps: one column short of the width, so that the cursor stays on it. */
 function fitted(text: string, width: number): string {
   return text.length >= width ? text.slice(0, Math.max(0, width - 1)) : text;
@@ -244,8 +280,13 @@ export function renderSummary(info: SummaryInfo): string {
   );
   if (counts.notSent > 0)
     rows.push(['not sent', counts.notSent, 'the import stopped first: run it again to send them']);
+  if (counts.validated !== undefined)
+    rows.push(['validated', counts.validated, 'sales_order_validated arrived']);
+  if (counts.notValidated)
+    rows.push(['not validated', counts.notValidated, 'created, but not validated in time: see the report']);
   rows.push(['total', counts.total, '']);
   const width = Math.max(...rows.map(([, n]) => formatCount(n).length));
+  const labels = Math.max(8, ...rows.map(([label]) => label.length));
   const seconds = (info.durationMs / 1000).toFixed(1);
   const sent =
     info.sent > 0
@@ -255,7 +296,7 @@ export function renderSummary(info: SummaryInfo): string {
     `Import of ${escapeControl(info.input)}${info.baseUrl ? ` → ${info.baseUrl}` : ''}: ${info.stopped ? `stopped (${info.stopped}) after` : 'finished in'} ${seconds} s, ${sent}`,
     ...rows.map(
       ([label, n, note]) =>
-        `  ${label.padEnd(8)} ${formatCount(n).padStart(width)}${note ? `   ${note}` : ''}`,
+        `  ${label.padEnd(labels)} ${formatCount(n).padStart(width)}${note ? `   ${note}` : ''}`,
     ),
   ];
   // Paths as given may hold a line break or an escape sequence: shown escaped, never raw.

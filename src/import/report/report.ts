@@ -35,6 +35,14 @@ export interface RecordResult {
   location: SourceLocation;
   /** An invalid order's problems, each with its own line and field (for JUnit and CI annotations). */
   problems?: InputProblem[];
+  /**
+   * `--await validated`: when its `sales_order_validated` notification arrived (null: not within
+   * the wait, `validation` says why); absent without --await.
+   */
+  validatedAt?: string | null;
+  validation?: 'validated' | 'timeout' | 'interrupted';
+  /** Milliseconds from its creation (by this run) to its validation. */
+  validatedAfterMs?: number;
 }
 
 export interface ImportCounts {
@@ -48,6 +56,9 @@ export interface ImportCounts {
   exists: number;
   /** Orders this run stopped before sending (interrupt, refused credentials, unreachable). */
   notSent: number;
+  /** `--await validated` only: orders created (or there) whose validation arrived, and not. */
+  validated?: number;
+  notValidated?: number;
 }
 
 export function emptyCounts(total: number): ImportCounts {
@@ -123,9 +134,12 @@ export function reportRecord(
     code: result.code ?? null,
     message: result.message ?? null,
     line: result.location.line,
+    validatedAt: result.validatedAt ?? null,
   };
   const record: Record<string, string | number | null> = {};
   for (const column of layout.reportColumns) record[column] = values[column] ?? null;
+  // --await validated: when each order's validation arrived (null: not within the wait).
+  if (result.validation !== undefined) record.validatedAt = result.validatedAt ?? null;
   return record;
 }
 
@@ -144,7 +158,16 @@ export function keyedResult(result: RecordResult): KeyedResult {
     endLine: result.location.endLine,
     problems: result.problems,
     output: ids.length > 0 ? ids.join(', ') : undefined,
+    notValidated: notValidatedReason(result),
+    validatedAt: result.validatedAt ?? undefined,
   };
+}
+
+/** Why an awaited order is not validated, in words (undefined: validated, or not awaited). */
+export function notValidatedReason(result: RecordResult): string | undefined {
+  if (result.validation === 'timeout') return 'not validated within the --await-timeout';
+  if (result.validation === 'interrupted') return 'not validated when the wait was interrupted';
+  return undefined;
 }
 
 /** Streams report lines to a file as results arrive; nothing is kept in memory. */

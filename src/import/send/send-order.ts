@@ -113,6 +113,20 @@ async function claimOrder(
 }
 
 /** `Created order SO-2026-000001 (id 10001).`, with what the service's answer tells. */
+/** What `--await validated` matches a created order's notification by: its externalId, code and id. */
+export function createdOrder(
+  sent: Record<string, unknown>,
+  answer: unknown,
+): { externalId?: string; code?: string; id?: string | number } {
+  const { id, code } = serviceIds(answer);
+  const externalId = typeof sent.externalId === 'string' ? sent.externalId : undefined;
+  return {
+    ...(externalId !== undefined ? { externalId } : {}),
+    ...(code !== undefined ? { code } : {}),
+    ...(id !== undefined ? { id } : {}),
+  };
+}
+
 export function createdSummary(status: number, body: unknown): string {
   const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const code = typeof record.code === 'string' && record.code !== '' ? record.code : undefined;

@@ -346,6 +346,7 @@ function refusalResult(
       id: entry.id,
       code: entry.code,
       message,
+      validatedAt: entry.validatedAt,
     });
   }
   const message = ours
@@ -393,6 +394,7 @@ function resultOf(
     code: details.code,
     message: details.message,
     problems: details.problems,
+    ...(details.validatedAt !== undefined ? { validatedAt: details.validatedAt } : {}),
   };
 }
 

@@ -1,0 +1,220 @@
+/**
+ * `--await validated` of the commands that create orders (`orders import`, `orders create`,
+ * `orders new`): its flags, checked before anything is sent, and the request the import pipeline
+ * (or the one-order wait below) runs with: how long each order waits, and how notifications arrive
+ * (src/import/await-receiver.ts).
+ */
+import { resolve } from 'node:path';
+import { type Command, Option } from '../../command-support/commander.js';
+import type { Context } from '../../command-support/context.js';
+import { parseDuration } from '../../config/duration.js';
+import { UsageError } from '../../core/errors.js';
+import { ExitCode } from '../../core/exit-codes.js';
+import { chooseWebhookKey } from '../../core/webhook-key.js';
+import { ValidationWaiter } from '../../import/await-validation.js';
+import { AwaitProgress, type ProgressOptions } from '../../import/report/progress.js';
+import type { ImportCounts } from '../../import/report/report.js';
+import type { AwaitRequest } from '../../import/run-import.js';
+import type { IOStreams } from '../../io/streams.js';
+import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
+import type { RecordSource } from '../../ledger/record.js';
+import { TUNNEL_KINDS, type TunnelKind } from '../../webhooks/tunnel.js';
+
+export interface AwaitFlags {
+  await?: string;
+  awaitTimeout?: string;
+  awaitFrom?: string;
+  tunnel?: string;
+  publicUrl?: string;
+}
+
+const DEFAULT_TIMEOUT = '10m';
+
+/** Declares the `--await` options on a command that creates orders. */
+export function withAwaitOptions<C extends Command>(command: C): C {
+  command
+    .addOption(
+      new Option(
+        '--await <state>',
+        'after each order is created, wait for its validation (its sales_order_validated notification); exit 5 when some are not validated in time',
+      ).choices(['validated']),
+    )
+    .option(
+      '--await-timeout <duration>',
+      `how long each created order may wait for its validation (default: ${DEFAULT_TIMEOUT})`,
+    )
+    .option(
+      '--await-from <file>',
+      'read the notifications from the log of a listen --log that receives them, rather than receiving them here',
+    )
+    .option(
+      '--tunnel <cloudflared|ngrok>',
+      'with --await: receive the notifications of a service on another machine through this tunnel, as listen --tunnel does',
+    )
+    .option(
+      '--public-url <url>',
+      'with --await: the https:// address that reaches this machine, subscribed for the notifications',
+    );
+  return command;
+}
+
+/**
+ * The `--await` request of the flags, or undefined without `--await`; exit 2 before anything is sent
+ * for flags that cannot work (the others without --await, a remote service with no way back).
+ */
+export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<AwaitRequest | undefined> {
+  const given = ['awaitTimeout', 'awaitFrom', 'tunnel', 'publicUrl'] as const;
+  if (flags.await === undefined) {
+    const stray = given.find((name) => flags[name] !== undefined);
+    if (stray !== undefined)
+      throw new UsageError(
+        `${flagName(stray)} goes with --await validated; add it, or drop ${flagName(stray)}.`,
+      );
+    return undefined;
+  }
+  const timeoutMs = parseDuration(flags.awaitTimeout ?? DEFAULT_TIMEOUT, {
+    name: '--await-timeout',
+    minMs: 100,
+    maxMs: 7 * 24 * 3_600_000,
+  });
+  const tunnel = tunnelOf(flags);
+  const publicUrl = flags.publicUrl === undefined ? undefined : publicUrlOf(flags.publicUrl);
+  const api = await ctx.api();
+  const { checkReachable, startReceiving } = await import('../../import/await-receiver.js');
+  const from = flags.awaitFrom;
+  checkReachable(api.baseUrl, { from, tunnel, publicUrl });
+  const settings = await ctx.settings();
+  const key = chooseWebhookKey(undefined, ctx.env, settings);
+  if (key.key !== undefined) ctx.io.redactor.addSecret(key.key);
+  return {
+    timeoutMs,
+    receive: (waiter) =>
+      startReceiving(
+        {
+          api,
+          key,
+          apiToken: settings.token,
+          redactor: ctx.io.redactor,
+          signal: ctx.signal,
+          env: ctx.env,
+          from: from === undefined ? undefined : resolve(ctx.cwd, from),
+          tunnel,
+          publicUrl,
+        },
+        waiter,
+      ),
+  };
+}
+
+function flagName(name: keyof AwaitFlags): string {
+  return `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+function tunnelOf(flags: AwaitFlags): TunnelKind | undefined {
+  if (flags.tunnel === undefined) return undefined;
+  const kind = flags.tunnel.toLowerCase();
+  if (!(TUNNEL_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`--tunnel takes cloudflared or ngrok, not ${JSON.stringify(flags.tunnel)}.`);
+  if (flags.publicUrl !== undefined)
+    throw new UsageError('--tunnel gives the public address itself: leave --public-url out.');
+  return kind as TunnelKind;
+}
+
+function publicUrlOf(value: string): URL {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol))
+    throw new UsageError(
+      `--public-url takes an http(s) address, such as https://orders-hook.example.com/, not ${JSON.stringify(value)}.`,
+    );
+  return url;
+}
+
+/**
+ * One order's wait (`orders create`, `orders new`): started before it is sent, so that a fast
+ * validation is not missed; `created` registers the answer, `end` waits and says the outcome (exit
+ * 5 when not validated in time), recording a validation in the ledger.
+ */
+export class OneOrderWait {
+  private constructor(
+    private readonly ctx: Context,
+    private readonly waiter: ValidationWaiter,
+    private readonly receiving: { close(): Promise<string | undefined> },
+    private readonly source: RecordSource,
+  ) {}
+
+  static async start(request: AwaitRequest, ctx: Context, source: RecordSource): Promise<OneOrderWait> {
+    const waiter = new ValidationWaiter(request.timeoutMs, () => undefined);
+    const receiving = await request.receive(waiter);
+    return new OneOrderWait(ctx, waiter, receiving, source);
+  }
+
+  /** The create answer's order; undefined when it was not created (nothing to wait for). */
+  async end(
+    created: { externalId?: string; code?: string; id?: string | number } | undefined,
+  ): Promise<void> {
+    const { ctx, waiter } = this;
+    try {
+      if (created)
+        waiter.expect({
+          key: created.externalId ?? `(no externalId ${created.code ?? created.id})`,
+          code: created.code,
+          id: created.id,
+          since: performance.now(),
+        });
+      waiter.done();
+      if (created) ctx.io.err('Waiting for its validation (sales_order_validated)…\n');
+      const interrupted = new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await Promise.race([waiter.finished, interrupted]);
+      if (ctx.signal.aborted) waiter.interrupt();
+    } finally {
+      const note = await this.receiving.close().catch(() => undefined);
+      if (note) ctx.io.err(`note: ${note}\n`);
+    }
+    if (!created) return;
+    const key = created.externalId ?? `(no externalId ${created.code ?? created.id})`;
+    const outcome = waiter.outcome(key);
+    if (outcome?.validated) {
+      ctx.io.err(`Validated after ${(outcome.afterMs / 1000).toFixed(1)} s (${outcome.validatedAt}).\n`);
+      if (created.externalId !== undefined) await this.record(created.externalId, outcome.validatedAt);
+      return;
+    }
+    if (outcome?.reason === 'interrupted') {
+      ctx.exitCode = ExitCode.Interrupted;
+      ctx.io.err('Interrupted while waiting for its validation: it was created, not yet validated.\n');
+      return;
+    }
+    ctx.io.err('error: the order was created, but not validated within the --await-timeout.\n');
+    ctx.exitCode = ExitCode.Unconfirmed;
+  }
+
+  private async record(externalId: string, validatedAt: string): Promise<void> {
+    const api = await this.ctx.api();
+    const ledger = await openLedger(await ledgerPlaceOf(this.ctx), {
+      baseUrl: api.baseUrl,
+      kind: 'orders',
+      source: this.source,
+      signal: this.ctx.signal,
+      allowNewLedger: true,
+    });
+    try {
+      ledger.validated(externalId, validatedAt);
+      await ledger.sync();
+    } finally {
+      await ledger.close();
+    }
+  }
+}
+
+/** The progress of the wait for validations, once sending ended; returns what stops it. */
+export function awaitProgress(
+  io: IOStreams,
+  waiter: ValidationWaiter,
+  counts: Readonly<ImportCounts>,
+  options: ProgressOptions,
+): () => void {
+  const progress = new AwaitProgress(io, counts, waiter, options);
+  progress.start();
+  return () => progress.stop();
+}
