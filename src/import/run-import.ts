@@ -374,46 +374,19 @@ async function sendRecords(
 ): Promise<ImportResult> {
   const kind = request.kind ?? ORDER_IMPORT;
   const started = performance.now();
-  let retries = 0;
-  let throttledRetries = 0;
+  const retried = { retries: 0, throttledRetries: 0 };
   const onRetry = (event: RetryEvent): void => {
-    retries++;
-    if (event.reason.startsWith('429')) throttledRetries++;
+    retried.retries++;
+    if (event.reason.startsWith('429')) retried.throttledRetries++;
   };
   const client = await environment.api({ connections: request.concurrency, onRetry });
   const identity = inputIdentity(request.input, request.journal, environment.cwd);
   const stores = await openImportLedger(request, environment, hooks, validation, client.baseUrl, identity);
-  const report =
-    request.report !== undefined
-      ? await ReportWriter.open(
-          resolve(environment.cwd, request.report),
-          // --await validated: a column of when each order's validation arrived.
-          request.await ? { ...kind, reportColumns: [...kind.reportColumns, 'validatedAt'] } : kind,
-        )
-      : undefined;
-  // Ended however the run ends, so that a JUnit report stays well-formed after an early stop.
-  if (report) environment.onClose(() => report.close().catch(() => undefined));
-  let waiting: { waiter: ValidationWaiter; receiving: Receiving } | undefined;
-  if (request.await) {
-    const { ledger } = stores;
-    const waiter = new ValidationWaiter(request.await.timeoutMs, (key, at) => ledger.validated(key, at));
-    const receiving = await request.await.receive(waiter).catch(async (error: unknown) => {
-      await stores.close();
-      throw error;
-    });
-    waiting = { waiter, receiving };
-  }
-  const results = collectResults(
-    request,
-    hooks,
-    validation,
-    report,
-    waiting && {
-      waiter: waiting.waiter,
-      // Created by an earlier run: its notification came then. The service's representation may say.
-      checkAtService: atServiceCheck(client, waiting.waiter, request.concurrency, environment.signal),
-    },
-  );
+  const report = await openReport(request, environment);
+  const waiting =
+    request.await &&
+    (await startWaiting(request.await, stores, client, request.concurrency, environment.signal));
+  const results = collectResults(request, hooks, validation, report, waiting);
 
   const sendingEnded = hooks.onSendingStart?.(results.counts);
   let outcome: Awaited<ReturnType<typeof submitRecords>>;
@@ -459,18 +432,51 @@ async function sendRecords(
     sent,
     sentPerSecond: outcome.sendingMs > 0 ? (sent * 1000) / outcome.sendingMs : 0,
     durationMs: performance.now() - started,
-    retries,
-    throttledRetries,
+    ...retried,
     failure: stopped ? stopError(stopped, counts, kind) : outputs.failure,
     written: outputs.written,
-    exitCode:
-      settledCount(counts) < counts.total
-        ? ExitCode.Partial
-        : (counts.notValidated ?? 0) > 0
-          ? ExitCode.Unconfirmed
-          : ExitCode.Ok,
+    exitCode: exitCodeOf(counts),
     awaitNote,
   };
+}
+
+/** 4 when some records were not created, else 5 when some were not validated in time, else 0. */
+function exitCodeOf(counts: ImportCounts): ImportResult['exitCode'] {
+  if (settledCount(counts) < counts.total) return ExitCode.Partial;
+  return (counts.notValidated ?? 0) > 0 ? ExitCode.Unconfirmed : ExitCode.Ok;
+}
+
+/** The `--report` writer, opened (created) before anything is sent; closed however the run ends. */
+async function openReport(request: ImportRequest, environment: ImportEnvironment) {
+  if (request.report === undefined) return undefined;
+  const kind = request.kind ?? ORDER_IMPORT;
+  const report = await ReportWriter.open(
+    resolve(environment.cwd, request.report),
+    // --await validated: a column of when each order's validation arrived.
+    request.await ? { ...kind, reportColumns: [...kind.reportColumns, 'validatedAt'] } : kind,
+  );
+  // Ended however the run ends, so that a JUnit report stays well-formed after an early stop.
+  environment.onClose(() => report.close().catch(() => undefined));
+  return report;
+}
+
+/** `--await validated`: the waiter (recording each validation in the ledger), receiving before sending. */
+async function startWaiting(
+  request: AwaitRequest,
+  stores: { ledger: LedgerStore; close(): Promise<void> },
+  client: ApiClient,
+  concurrency: number,
+  signal: AbortSignal,
+) {
+  const { ledger } = stores;
+  const waiter = new ValidationWaiter(request.timeoutMs, (key, at) => ledger.validated(key, at));
+  const receiving = await request.receive(waiter).catch(async (error: unknown) => {
+    await stores.close();
+    throw error;
+  });
+  // Created by an earlier run, an order's notification came then: the service's representation may say.
+  const checkAtService = atServiceCheck(client, waiter, concurrency, signal);
+  return { waiter, receiving, checkAtService };
 }
 
 /**

@@ -5,14 +5,16 @@
  * with nothing sent or saved (exit 130).
  */
 import { writeFile } from 'node:fs/promises';
+import type { ApiClient } from '../../api/client.js';
 import { fetchList, PATHS } from '../../api/references.js';
 import type { Context } from '../../command-support/context.js';
 import { readRecentAddresses, rememberAddresses } from '../../config/recent-addresses.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
+import type { AwaitRequest } from '../../import/run-import.js';
 import { createdOrder, createdSummary, sendOrder } from '../../import/send/send-order.js';
 import { createPrompter, PromptEscape, requirePrompts } from '../../io/prompter.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
-import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
+import { type LedgerPlace, ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import { describeEntry } from '../../ledger/record.js';
 import { runGuidedOrder } from '../../orders/guided-order.js';
 import { type AwaitFlags, awaitRequest, OneOrderWait } from '../support/await.js';
@@ -78,6 +80,16 @@ export async function run(ctx: Context, flags: AwaitFlags = {}): Promise<void> {
     io.err(`Nothing was sent. Send it later with: ordercli orders create --file ${guided.saveTo}\n`);
     return;
   }
+  await sendGuided(ctx, { api, place, awaiting }, guided);
+}
+
+/** Sends the order built (`orders create`'s path), and with --await waits for its validation. */
+async function sendGuided(
+  ctx: Context,
+  { api, place, awaiting }: { api: ApiClient; place: LedgerPlace; awaiting: AwaitRequest | undefined },
+  guided: { order: Record<string, unknown>; saveTo?: string | undefined },
+): Promise<void> {
+  const { io } = ctx;
   const source = {
     by: 'orders new',
     ...(guided.saveTo !== undefined ? { input: guided.saveTo } : {}),

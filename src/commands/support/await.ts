@@ -41,7 +41,7 @@ export function withAwaitOptions<C extends Command>(command: C): C {
     )
     .option(
       '--await-timeout <duration>',
-      `how long each created order may wait for its validation (default: ${DEFAULT_TIMEOUT})`,
+      `how long each created order may wait for its validation (default ${DEFAULT_TIMEOUT}; 90s, 5m, 1h: a unit is needed)`,
     )
     .option(
       '--await-from <file>',

@@ -159,7 +159,7 @@ describe.skipIf(!hasPostgres)('the ledger commands on PostgreSQL', () => {
     expect(report.services).toContainEqual({
       service: sandbox.url,
       kind: 'orders',
-      counts: { 'in-doubt': 1, claimed: 0, created: 3, failed: 1, 'not-created': 1, total: 6 },
+      counts: { 'in-doubt': 1, claimed: 0, created: 3, validated: 0, failed: 1, 'not-created': 1, total: 6 },
     });
     const text = await on.run([...pg, 'ledger', 'status']);
     expect(text.stdout).toContain('(PostgreSQL)');

@@ -124,7 +124,7 @@ describe('ledger list', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stdout).toBe('');
     expect(wrong.stderr).toContain(
-      '--status "unknown" is not a status: choose among in-doubt, claimed, created, failed, not-created',
+      '--status "unknown" is not a status: choose among in-doubt, claimed, created, validated, failed, not-created',
     );
   });
 

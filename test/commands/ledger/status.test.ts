@@ -35,7 +35,7 @@ describe('ledger status', () => {
         {
           service: sandbox.url,
           kind: 'orders',
-          counts: { 'in-doubt': 1, claimed: 0, created: 3, failed: 1, 'not-created': 1, total: 6 },
+          counts: { 'in-doubt': 1, claimed: 0, created: 3, validated: 0, failed: 1, 'not-created': 1, total: 6 },
         },
       ],
       openers: [],
@@ -45,9 +45,9 @@ describe('ledger status', () => {
     const lines = text.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`Order ledger: ${join(on.configDir, 'ledger')} (local folder)`);
     expect(lines[1]).toMatch(
-      /^SERVICE\s+KIND\s+IN DOUBT\s+CLAIMED\s+CREATED\s+FAILED\s+NOT CREATED\s+TOTAL$/,
+      /^SERVICE\s+KIND\s+IN DOUBT\s+CLAIMED\s+CREATED\s+VALIDATED\s+FAILED\s+NOT CREATED\s+TOTAL$/,
     );
-    expect(lines[2]).toMatch(new RegExp(`^${sandbox.url}\\s+orders\\s+1\\s+0\\s+3\\s+1\\s+1\\s+6$`));
+    expect(lines[2]).toMatch(new RegExp(`^${sandbox.url}\\s+orders\\s+1\\s+0\\s+3\\s+0\\s+1\\s+1\\s+6$`));
     expect(lines[3]).toBe('No ordercli has it open.');
   });
 

@@ -58,7 +58,7 @@ describe('orders import: success and re-runs', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /Import of .*orders\.ndjson → http:\/\/127\.0\.0\.1:\d+: finished in [\d.]+ s, 30 orders sent \(\d+\/s\)/,
+      /Import of .*orders\.ndjson → http:\/\/127\.0\.0\.1:\d+: finished in [\d.]+ s, 30 orders sent \([\d,]+\/s\)/,
     );
     expect(result.stderr).toMatch(/created\s+30/);
     const counts = createdCounts(sandbox);

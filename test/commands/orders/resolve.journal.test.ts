@@ -106,6 +106,7 @@ describe('orders resolve --from-events', () => {
       resolvedNotCreated: 0,
       unknown: 2,
       sending: 0,
+      validated: 0,
       total: 6,
     });
     expect(shown.unknown).toEqual([
