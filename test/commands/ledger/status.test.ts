@@ -35,7 +35,15 @@ describe('ledger status', () => {
         {
           service: sandbox.url,
           kind: 'orders',
-          counts: { 'in-doubt': 1, claimed: 0, created: 3, validated: 0, failed: 1, 'not-created': 1, total: 6 },
+          counts: {
+            'in-doubt': 1,
+            claimed: 0,
+            created: 3,
+            validated: 0,
+            failed: 1,
+            'not-created': 1,
+            total: 6,
+          },
         },
       ],
       openers: [],
