@@ -179,6 +179,8 @@ export interface WrittenOutputs {
 }
 
 const NOT_CREATED_LISTED = 10;
+/** After Ctrl-C, how long the records left are read to be listed `not-sent` (Ctrl-C ends within 2 s). */
+const REST_LISTED_MS = 1_000;
 
 /** Runs an import (or a dry run); invalid input without `skipInvalid` throws an InputError (exit 2). */
 export async function runImport(
@@ -388,6 +390,7 @@ async function sendRecords(
     (await startWaiting(request.await, stores, client, request.concurrency, environment.signal));
   const results = collectResults(request, hooks, validation, report, waiting);
 
+  const rest: { from?: { index: number; line: number } } = {};
   const sendingEnded = hooks.onSendingStart?.(results.counts);
   let outcome: Awaited<ReturnType<typeof submitRecords>>;
   let awaitNote: string | undefined;
@@ -395,7 +398,10 @@ async function sendRecords(
     const reading = readAgainForSending(source, validation, references, kind, {
       // Without a report or --json listing every record, the records after an interrupt need not
       // be read to be counted: Ctrl-C then ends the run at once, whatever is left of the input.
-      until: request.report === undefined && !request.keepRecordResults ? environment.signal : undefined,
+      // With them, the records left are read for REST_LISTED_MS more, then named in one line.
+      until: environment.signal,
+      listedForMs: request.report === undefined && !request.keepRecordResults ? 0 : REST_LISTED_MS,
+      rest,
     });
     outcome = await submitRecords(reading, {
       kind,
@@ -412,6 +418,7 @@ async function sendRecords(
     if (waiting) awaitNote = await waitForValidations(waiting, results, environment.signal, hooks);
     await stores.close();
   }
+  if (rest.from) results.restNotRead(rest.from, results.counts.total - rest.from.index, source.file, kind);
   const outputs = await writeOutputs(request, environment, source, report, results.rejected);
   const { sent } = outcome;
   // Ctrl-C while waiting for validations stops the run as one while sending would.
@@ -592,13 +599,29 @@ function collectResults(
     }
     inInputOrder.push(result);
   };
+  /** The records an interrupt left unread, named in one line of the report and --json. */
+  const restNotRead = (
+    from: { index: number; line: number },
+    count: number,
+    file: string,
+    kind: ImportKind,
+  ): void => {
+    const message = `and ${formatCount(count)} more ${count === 1 ? kind.one : kind.many} from line ${from.line} on: not read after the interrupt, not sent; the next run sends them`;
+    emit({
+      index: from.index,
+      key: undefined,
+      status: 'not-sent',
+      message,
+      location: { file, line: from.line, endLine: from.line },
+    });
+  };
   const releaseHeld = (): void => {
     if (!waiter) return;
     counts.validated! += waiter.counts.validated;
     counts.notValidated = waiter.counts.notValidated;
     for (const result of held.splice(0)) emit(withValidation(result, waiter));
   };
-  return { counts, records, notCreated, rejected, onResult, releaseHeld };
+  return { counts, records, notCreated, rejected, onResult, releaseHeld, restNotRead };
 }
 
 /**
@@ -804,14 +827,24 @@ async function* readAgainForSending(
   validation: ImportValidation,
   references: ReferenceCatalog,
   kind: ImportKind,
-  { until }: { until: AbortSignal | undefined },
+  {
+    until,
+    listedForMs,
+    rest,
+  }: { until: AbortSignal; listedForMs: number; rest: { from?: { index: number; line: number } } },
 ): AsyncGenerator<ValidatedRecord> {
   const problemsByIndex = new Map<number, InputProblem[]>();
   for (const order of validation.invalid) problemsByIndex.set(order.index, order.problems);
+  let abortedAt: number | undefined;
   for await (const order of source.records()) {
     // Orders added to the file after the validation pass were never validated: they are not sent.
     if (order.index >= validation.total) break;
-    if (until?.aborted) break;
+    if (until.aborted) abortedAt ??= performance.now();
+    // After Ctrl-C, the records left are read (to list them not sent) only while Ctrl-C's 2 s allow.
+    if (abortedAt !== undefined && performance.now() - abortedAt >= listedForMs) {
+      if (listedForMs > 0) rest.from = { index: order.index, line: order.location.line };
+      break;
+    }
     const problems = problemsByIndex.get(order.index);
     if (problems !== undefined) {
       yield { source: order, body: undefined, problems };

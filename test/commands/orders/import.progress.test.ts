@@ -3,7 +3,7 @@
 // progress redrawn in place on a terminal. The progress lines come every 100 ms here
 // (ORDERCLI_PROGRESS_INTERVAL, for tests only) instead of every 5 s.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, runCli, tempDir, testEnv } from '../../support/cli.js';
@@ -143,6 +143,31 @@ describe('orders import of a big input: progress while reading and validating', 
       Number(m[1]!.replace(/,/g, '')),
     );
     for (const count of done) expect(count).toBeLessThanOrEqual(sent);
+  }, 60_000);
+
+  it('Ctrl-C with --report: the report lists each order read, then the rest in one line, and the run ends within its 2 s', async () => {
+    const report = join(tempDir('ordercli-report-'), 'report.csv');
+    const run = start(cli(input, '--concurrency', '2', '--report', report), tempDir('ordercli-config-'));
+    await waitFor(
+      () => {
+        if (run.child.exitCode !== null) throw new Error(`ended before sending:\n${run.stderr()}`);
+        return postsTo(sandbox) >= 20;
+      },
+      30_000,
+      'the first orders sent',
+    );
+    run.child.kill('SIGINT');
+    expect(await exitWithin(run, 10_000), run.stderr()).toBe(130);
+    const rows = readFileSync(report, 'utf8').trimEnd().split('\r\n').slice(1);
+    const last =
+      /^,not-sent,,,,"and ([\d,]+) more orders from line (\d+) on: not read after the interrupt/.exec(
+        rows.at(-1)!,
+      );
+    // Each order is in the report: one row each, or counted in the last row (a big input: its rest is
+    // not read, so that Ctrl-C ends within 2 s).
+    const listed = last ? rows.length - 1 : rows.length;
+    expect(listed + (last ? Number(last[1]!.replace(/,/g, '')) : 0)).toBe(ROWS);
+    if (last) expect(Number(last[2])).toBe(listed + 2);
   }, 60_000);
 });
 

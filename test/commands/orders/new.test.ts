@@ -455,6 +455,16 @@ describe('orders new', () => {
     expect(posts()).toHaveLength(1);
   });
 
+  it('--await validated: sends, then says when the service validated the order', async () => {
+    const session = startSession(['orders', 'new', '--await', 'validated'], envWith());
+    await walkToPreview(session, 'WEB-AWAIT-1');
+    session.type(KEY.enter); // send it
+    expect(await session.done, session.io.stderrText()).toBe(0);
+    const stderr = stripAnsi(session.io.stderrText()).replace(/\s+/g, ' ');
+    expect(stderr).toMatch(/Validated after \d+\.\d s/);
+    expect(posts().filter((post) => post.path === '/api/v1/orders')).toHaveLength(1);
+  });
+
   it('leaves on Ctrl-C at the last question with nothing sent, saved or remembered (exit 130)', async () => {
     const configDir = tempDir('ordercli-config-');
     const folder = tempDir();
