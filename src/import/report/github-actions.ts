@@ -305,14 +305,8 @@ export function cell(text: string, max = CELL_CHARS): string {
  * Appends the summary to `$GITHUB_STEP_SUMMARY`; never fails the command: a write error comes
  * back as one warning line to print.
  */
-export async function appendJobSummary(path: string, markdown: string): Promise<string | undefined> {
-  try {
-    await appendFile(path, markdown, 'utf8');
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return `warning: cannot append the job summary to ${escapeControl(path)} (${code}); the import itself is not affected.\n`;
-  }
+export function appendJobSummary(path: string, markdown: string): Promise<string | undefined> {
+  return appendOrWarn(path, markdown, 'the job summary');
 }
 
 /**
@@ -320,7 +314,7 @@ export async function appendJobSummary(path: string, markdown: string): Promise<
  * (`name<<DELIMITER`, the value, `DELIMITER`), safe for any value: the delimiter is random and
  * checked not to occur in the value. Never fails the command: a write error is one warning line.
  */
-export async function appendStepOutputs(
+export function appendStepOutputs(
   path: string,
   outputs: Record<string, string | number>,
 ): Promise<string | undefined> {
@@ -332,11 +326,16 @@ export async function appendStepOutputs(
     while (value.includes(delimiter));
     text += `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
   }
+  return appendOrWarn(path, text, 'the step outputs');
+}
+
+/** Appends to a file GitHub reads; a failure is the warning line to print, never the command's. */
+async function appendOrWarn(path: string, text: string, what: string): Promise<string | undefined> {
   try {
     await appendFile(path, text, 'utf8');
     return undefined;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return `warning: cannot append the step outputs to ${escapeControl(path)} (${code}); the import itself is not affected.\n`;
+    return `warning: cannot append ${what} to ${escapeControl(path)} (${code}); the import itself is not affected.\n`;
   }
 }

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseCommandFile } from '../../support/actions-runner.js';
 import { BIN, runBin, tempDir, testEnv } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { waitFor } from '../../support/wait.js';
@@ -29,23 +30,9 @@ function importArgs(ledger: string, ...args: string[]): string[] {
   ];
 }
 
-/** The step outputs a file holds, parsed as GitHub reads `name<<DELIMITER` blocks (and `name=value`). */
+/** The step outputs a file holds, parsed as GitHub reads them. */
 function stepOutputs(path: string): Record<string, string> {
-  const outputs: Record<string, string> = {};
-  const lines = readFileSync(path, 'utf8').split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    const block = /^([^=<]+)<<(.+)$/.exec(line);
-    if (block) {
-      const end = lines.indexOf(block[2]!, i + 1);
-      expect(end, `no end of ${block[1]}`).toBeGreaterThan(i);
-      outputs[block[1]!] = lines.slice(i + 1, end).join('\n');
-      i = end;
-    } else if (line.includes('=')) {
-      outputs[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1);
-    }
-  }
-  return outputs;
+  return parseCommandFile(readFileSync(path, 'utf8'));
 }
 
 function workspace(rows: string[]): { dir: string; ledger: string; output: string } {
