@@ -19,7 +19,8 @@ import type { SourceRecord } from '../../import/types.js';
 import { writeJson } from '../../io/json-output.js';
 import { writeAnswerJson } from '../../io/service-answer.js';
 import { ledgerPlaceOf } from '../../ledger/open.js';
-import { type AwaitFlags, awaitRequest, OneOrderWait } from '../support/await.js';
+import { awaitRequest, OneOrderWait } from '../support/await.js';
+import type { AwaitFlags } from '../support/await-options.js';
 import type { CreateFlags } from './index.js';
 
 export async function run(options: CreateFlags, ctx: Context): Promise<void> {

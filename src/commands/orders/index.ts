@@ -1,7 +1,7 @@
 import { withExamples } from '../../command-support/command-help.js';
 import type { Command, FlagsOf } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
-import { type AwaitFlags, withAwaitOptions } from '../support/await.js';
+import { type AwaitFlags, withAwaitOptions } from '../support/await-options.js';
 import { withImportInputOptions } from './import-options.js';
 
 /** The `orders` group: create, new, import, journal, resolve and get. */

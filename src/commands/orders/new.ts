@@ -17,7 +17,8 @@ import { writeAnswerJson } from '../../io/service-answer.js';
 import { type LedgerPlace, ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import { describeEntry } from '../../ledger/record.js';
 import { runGuidedOrder } from '../../orders/guided-order.js';
-import { type AwaitFlags, awaitRequest, OneOrderWait } from '../support/await.js';
+import { awaitRequest, OneOrderWait } from '../support/await.js';
+import type { AwaitFlags } from '../support/await-options.js';
 
 const NOTHING_DONE = 'no order was sent or saved';
 

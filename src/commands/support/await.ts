@@ -5,7 +5,6 @@
  * (src/import/await-receiver.ts).
  */
 import { resolve } from 'node:path';
-import { type Command, Option } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../core/errors.js';
@@ -19,44 +18,7 @@ import type { IOStreams } from '../../io/streams.js';
 import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import type { RecordSource } from '../../ledger/record.js';
 import { TUNNEL_KINDS, type TunnelKind } from '../../webhooks/tunnel.js';
-
-export interface AwaitFlags {
-  await?: string;
-  awaitTimeout?: string;
-  awaitFrom?: string;
-  tunnel?: string;
-  publicUrl?: string;
-}
-
-const DEFAULT_TIMEOUT = '10m';
-
-/** Declares the `--await` options on a command that creates orders. */
-export function withAwaitOptions<C extends Command>(command: C): C {
-  command
-    .addOption(
-      new Option(
-        '--await <state>',
-        'after each order is created, wait for its validation (its sales_order_validated notification); exit 5 when some are not validated in time',
-      ).choices(['validated']),
-    )
-    .option(
-      '--await-timeout <duration>',
-      `how long each created order may wait for its validation (default ${DEFAULT_TIMEOUT}; 90s, 5m, 1h: a unit is needed)`,
-    )
-    .option(
-      '--await-from <file>',
-      'read the notifications from the log of a listen --log that receives them, rather than receiving them here',
-    )
-    .option(
-      '--tunnel <cloudflared|ngrok>',
-      'with --await: receive the notifications of a service on another machine through this tunnel, as listen --tunnel does',
-    )
-    .option(
-      '--public-url <url>',
-      'with --await: the https:// address that reaches this machine, subscribed for the notifications',
-    );
-  return command;
-}
+import { type AwaitFlags, DEFAULT_TIMEOUT } from './await-options.js';
 
 /**
  * The `--await` request of the flags, or undefined without `--await`; exit 2 before anything is sent

@@ -24,7 +24,8 @@ import { formatCount } from '../../io/numbers.js';
 import { escapeControl, excerpt } from '../../io/quote.js';
 import { wrapForStderr, writeNote } from '../../io/wrap.js';
 import type { ImportFlags } from '../orders/index.js';
-import { type AwaitFlags, awaitProgress, awaitRequest } from './await.js';
+import { awaitProgress, awaitRequest } from './await.js';
+import type { AwaitFlags } from './await-options.js';
 import { ImportCiOutput, type StepOutcome } from './import-ci.js';
 
 /**
