@@ -29,6 +29,8 @@ export interface ReceiveOptions {
   from?: string | undefined;
   tunnel?: TunnelKind | undefined;
   publicUrl?: URL | undefined;
+  /** The port to receive on (`--await-port`); default: a free one. */
+  port?: number | undefined;
 }
 
 /** Receiving, ready: `close` ends it and says what stays subscribed at the service. */
@@ -54,7 +56,7 @@ export function checkReachable(
 export async function startReceiving(options: ReceiveOptions, waiter: ValidationWaiter): Promise<Receiving> {
   if (options.from !== undefined) return followLog(options.from, waiter, options.signal);
   const { runListenSession } = await import('../webhooks/listen-session.js');
-  const port = await freeLoopbackPort();
+  const port = options.port ?? (await freeLoopbackPort());
   const publicUrl =
     options.publicUrl ?? (options.tunnel === undefined ? new URL(`http://127.0.0.1:${port}/`) : undefined);
   let stop!: () => void;

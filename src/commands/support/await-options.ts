@@ -10,6 +10,7 @@ export interface AwaitFlags {
   awaitFrom?: string;
   tunnel?: string;
   publicUrl?: string;
+  awaitPort?: string;
 }
 
 export const DEFAULT_TIMEOUT = '10m';
@@ -37,7 +38,11 @@ export function withAwaitOptions<C extends Command>(command: C): C {
     )
     .option(
       '--public-url <url>',
-      'with --await: the https:// address that reaches this machine, subscribed for the notifications',
+      'with --await: the https:// address that reaches this machine, subscribed for the notifications (with --await-port)',
+    )
+    .option(
+      '--await-port <n>',
+      'with --await: the 127.0.0.1 port the notifications are received on (default: a free one; needed with --public-url, whose tunnel forwards there)',
     );
   return command;
 }

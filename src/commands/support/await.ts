@@ -9,6 +9,7 @@ import type { Context } from '../../command-support/context.js';
 import { parseDuration } from '../../config/duration.js';
 import { UsageError } from '../../core/errors.js';
 import { ExitCode } from '../../core/exit-codes.js';
+import { isLoopbackHost } from '../../core/url.js';
 import { chooseWebhookKey } from '../../core/webhook-key.js';
 import { ValidationWaiter } from '../../import/await-validation.js';
 import { AwaitProgress, type ProgressOptions } from '../../import/report/progress.js';
@@ -25,7 +26,7 @@ import { type AwaitFlags, DEFAULT_TIMEOUT } from './await-options.js';
  * for flags that cannot work (the others without --await, a remote service with no way back).
  */
 export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<AwaitRequest | undefined> {
-  const given = ['awaitTimeout', 'awaitFrom', 'tunnel', 'publicUrl'] as const;
+  const given = ['awaitTimeout', 'awaitFrom', 'tunnel', 'publicUrl', 'awaitPort'] as const;
   if (flags.await === undefined) {
     const stray = given.find((name) => flags[name] !== undefined);
     if (stray !== undefined)
@@ -41,6 +42,12 @@ export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<Awa
   });
   const tunnel = tunnelOf(flags);
   const publicUrl = flags.publicUrl === undefined ? undefined : publicUrlOf(flags.publicUrl);
+  const port = portOf(flags.awaitPort);
+  if (publicUrl !== undefined && port === undefined) {
+    throw new UsageError(
+      `--public-url ${publicUrl.href} reaches this machine at a port of yours: add --await-port <the port it forwards to>.`,
+    );
+  }
   const api = await ctx.api();
   const { checkReachable, startReceiving } = await import('../../import/await-receiver.js');
   const from = flags.awaitFrom;
@@ -62,6 +69,7 @@ export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<Awa
           from: from === undefined ? undefined : resolve(ctx.cwd, from),
           tunnel,
           publicUrl,
+          port,
         },
         waiter,
       ),
@@ -82,11 +90,24 @@ function tunnelOf(flags: AwaitFlags): TunnelKind | undefined {
   return kind as TunnelKind;
 }
 
+function portOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port < 1 || port > 65_535)
+    throw new UsageError(`--await-port takes a port from 1 to 65535, not ${JSON.stringify(value)}.`);
+  return port;
+}
+
 function publicUrlOf(value: string): URL {
   const url = URL.canParse(value) ? new URL(value) : undefined;
   if (!url || !/^https?:$/.test(url.protocol))
     throw new UsageError(
       `--public-url takes an http(s) address, such as https://orders-hook.example.com/, not ${JSON.stringify(value)}.`,
+    );
+  // The key travels with every notification: not in clear across the internet.
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    throw new UsageError(
+      `--public-url ${url.href} is plain http:// on another host: the service would send the webhook key in clear. Use the tunnel's https:// address.`,
     );
   return url;
 }

@@ -6,11 +6,12 @@
 // validated (asking the service for an order created before); Ctrl-C while waiting is 130.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runBin, tempDir, testEnv } from '../../support/cli.js';
 import { freePort, spawnListen } from '../../support/listen.js';
 import { useSandbox } from '../../support/sandbox.js';
+import { standInPath } from '../../support/tunnels/index.js';
 import { waitFor } from '../../support/wait.js';
 
 const sandbox = useSandbox({ validationDelayMs: 50 });
@@ -190,6 +191,34 @@ describe('orders import --await validated', () => {
       listen.child.kill('SIGINT');
       await listen.exited;
     }
+  });
+
+  it('--tunnel cloudflared and --public-url with --await-port: the notifications come the way listen receives them', async () => {
+    const { dir, env } = workspace(2, 'TU');
+    const tunnelled = await runBin(
+      importArgs('--json', '--tunnel', 'cloudflared', '--await-timeout', '15s'),
+      {
+        cwd: dir,
+        env: { ...env, PATH: `${standInPath(['cloudflared'])}${delimiter}${process.env.PATH}` },
+      },
+    );
+    expect(tunnelled.code, tunnelled.stderr).toBe(0);
+    expect(JSON.parse(tunnelled.stdout).counts).toMatchObject({ created: 2, validated: 2 });
+    const port = await freePort();
+    const { dir: other, env: otherEnv } = workspace(2, 'PU');
+    const routed = await runBin(
+      importArgs('--json', '--public-url', `http://127.0.0.1:${port}/`, '--await-port', String(port)),
+      { cwd: other, env: otherEnv },
+    );
+    expect(routed.code, routed.stderr).toBe(0);
+    expect(JSON.parse(routed.stdout).counts).toMatchObject({ created: 2, validated: 2 });
+    expect(routed.stderr).toContain(`stays subscribed to http://127.0.0.1:${port}/`);
+    const noPort = await runBin(importArgs('--public-url', 'https://hooks.example.com/'), {
+      cwd: other,
+      env: otherEnv,
+    });
+    expect(noPort.code).toBe(2);
+    expect(noPort.stderr).toContain('--await-port');
   });
 
   it('exit 2 before anything is sent: a remote service with no way back, a dry run, a flag without --await', async () => {
