@@ -17,6 +17,8 @@ import type { ValidationWaiter } from './await-validation.js';
 
 export const VALIDATED_EVENT = 'sales_order_validated';
 const FOLLOW_MS = 200;
+/** Past this, a log line is no notification (the receiver takes 1 MiB bodies): its rest is skipped. */
+const MAX_LINE_CHARS = 8 << 20;
 
 export interface ReceiveOptions {
   api: ApiClient;
@@ -122,6 +124,7 @@ async function followLog(path: string, waiter: ValidationWaiter, signal: AbortSi
   const handle = await open(path, 'r');
   let offset = 0;
   let rest = '';
+  let skipping = false;
   const read = async () => {
     for (;;) {
       const { size } = await handle.stat();
@@ -129,8 +132,16 @@ async function followLog(path: string, waiter: ValidationWaiter, signal: AbortSi
       const buffer = Buffer.alloc(Math.min(size - offset, 1 << 20));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
       offset += bytesRead;
-      const lines = (rest + buffer.toString('utf8', 0, bytesRead)).split('\n');
+      let text = buffer.toString('utf8', 0, bytesRead);
+      if (skipping) {
+        // The rest of a line too long to be a notification: passed over up to its end.
+        const end = text.indexOf('\n');
+        if (end === -1) continue;
+        [text, skipping] = [text.slice(end + 1), false];
+      }
+      const lines = (rest + text).split('\n');
       rest = lines.pop() ?? '';
+      if (rest.length > MAX_LINE_CHARS) [rest, skipping] = ['', true];
       for (const line of lines) {
         const record = line.trim() === '' ? undefined : parseEventLine(line);
         if (record && (record.event === VALIDATED_EVENT || record.event === null))
