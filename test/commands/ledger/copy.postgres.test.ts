@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../../src/io/free-port.js';
 import { type Sandbox, startSandbox } from '../../../src/sandbox/server.js';
 import { type CliResult, runBin } from '../../support/cli.js';
 import { FIXTURES } from '../../support/import-input.js';
@@ -32,13 +33,21 @@ describe.skipIf(!hasPostgres)('the ledger commands on PostgreSQL', () => {
   afterAll(async () => {
     await server?.stop();
   });
-  // A service of its own for each test: they share one database.
+  // A service of its own for each test: they share one database. A port the system hands out
+  // again after a close would name an earlier test's service: each test's port is a new one.
+  const ports = new Set<number>();
+  async function newSandbox(): Promise<Sandbox> {
+    let port = await freeLoopbackPort();
+    while (ports.has(port)) port = await freeLoopbackPort();
+    ports.add(port);
+    return startSandbox({ port, quiet: true, validationDelayMs: 10 });
+  }
   beforeAll(async () => {
-    sandbox = await startSandbox({ port: 0, quiet: true, validationDelayMs: 10 });
+    sandbox = await newSandbox();
   });
   afterEach(async () => {
     await sandbox.close();
-    sandbox = await startSandbox({ port: 0, quiet: true, validationDelayMs: 10 });
+    sandbox = await newSandbox();
   });
   afterAll(async () => {
     await sandbox?.close();
