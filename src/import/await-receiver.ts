@@ -31,6 +31,8 @@ export interface ReceiveOptions {
   from?: string | undefined;
   tunnel?: TunnelKind | undefined;
   publicUrl?: URL | undefined;
+  /** Says at once what would make every notification fail (a key the service does not use). */
+  warn?: ((text: string) => void) | undefined;
   /** The port to receive on (`--await-port`); default: a free one. */
   port?: number | undefined;
 }
@@ -66,6 +68,7 @@ export async function startReceiving(options: ReceiveOptions, waiter: Validation
     stop = resolve;
   });
   let subscribedTo: string | undefined;
+  let refused = 0;
   let ready!: () => void;
   const isReady = new Promise<void>((resolve) => {
     ready = resolve;
@@ -87,11 +90,18 @@ export async function startReceiving(options: ReceiveOptions, waiter: Validation
         if (event.event === VALIDATED_EVENT || event.event === null)
           waiter.notify(event.body, event.receivedAt);
       },
-      rejected: () => undefined,
+      rejected: (rejection) => {
+        if (rejection.status === 401) refused++;
+      },
       forwardAttempt: () => undefined,
       lockWait: () => undefined,
       subscribed: (subscription) => {
         subscribedTo = subscription.publicUrl;
+        const mismatch = subscription.keyMismatch;
+        if (mismatch)
+          options.warn?.(
+            `warning: the service answered the subscription with a webhook key (${mismatch.answerFingerprint}) other than the one from ${mismatch.givenSource} (${mismatch.givenFingerprint}): its notifications will be refused (401) and no order validated. Set ORDERCLI_WEBHOOK_KEY to the service's key.\n`,
+          );
       },
       ready: () => ready(),
       stopped: () => undefined,
@@ -106,9 +116,16 @@ export async function startReceiving(options: ReceiveOptions, waiter: Validation
     async close() {
       stop();
       await session.catch(() => undefined);
-      return subscribedTo === undefined
-        ? undefined
-        : `${VALIDATED_EVENT} stays subscribed to ${subscribedTo} at the service (the interface has no way to remove a subscription); notifications sent there now find no receiver.`;
+      const notes = [];
+      if (refused > 0)
+        notes.push(
+          `${refused} notification${refused === 1 ? ' was' : 's were'} refused for a wrong or missing X-WEBHOOK-KEY: set ORDERCLI_WEBHOOK_KEY to the key the service sends.`,
+        );
+      if (subscribedTo !== undefined)
+        notes.push(
+          `${VALIDATED_EVENT} stays subscribed to ${subscribedTo} at the service (the interface has no way to remove a subscription); notifications sent there now find no receiver.`,
+        );
+      return notes.length === 0 ? undefined : notes.join('\nnote: ');
     },
   };
 }

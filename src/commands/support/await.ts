@@ -70,6 +70,7 @@ export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<Awa
           tunnel,
           publicUrl,
           port,
+          warn: (text) => ctx.io.err(text),
         },
         waiter,
       ),

@@ -221,6 +221,20 @@ describe('orders import --await validated', () => {
     expect(noPort.stderr).toContain('--await-port');
   });
 
+  it('a webhook key the service does not use: said at once, and the refused notifications counted (exit 5)', async () => {
+    const { dir, env } = workspace(2, 'WK');
+    const result = await runBin(importArgs('--await-timeout', '2s'), {
+      cwd: dir,
+      env: { ...env, ORDERCLI_WEBHOOK_KEY: 'whk_not_the_sandbox_key_0123456789' },
+    });
+    expect(result.code, result.stderr).toBe(5);
+    const stderr = result.stderr.replace(/\s+/g, ' ');
+    expect(stderr).toContain('other than the one from ORDERCLI_WEBHOOK_KEY');
+    expect(stderr).toMatch(/\d+ notifications? (was|were) refused for a wrong or missing X-WEBHOOK-KEY/);
+    expect(stderr).not.toContain('whk_not_the_sandbox_key_0123456789');
+    expect(stderr).not.toContain(sandbox.webhookKey);
+  });
+
   it('exit 2 before anything is sent: a remote service with no way back, a dry run, a flag without --await', async () => {
     const { dir, env } = workspace(1, 'NO');
     const remote = await runBin(
