@@ -252,6 +252,10 @@ function showNextCommands(demo: Demo): void {
       're-runnable: created orders are never sent twice',
     ],
     [
+      'ordercli orders import orders.csv --await validated --tunnel cloudflared',
+      'and wait for each validation (exit 5 when late)',
+    ],
+    [
       'ordercli listen --key "$ORDERCLI_WEBHOOK_KEY" --forward-to http://localhost:3000/webhooks',
       'notifications to your app, nothing lost',
     ],
