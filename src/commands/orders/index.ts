@@ -58,6 +58,10 @@ export type CreateFlags = FlagsOf<ReturnType<typeof registerCreate>>;
 function registerNew(orders: Command, ctx: Context) {
   return withExamples(
     withAwaitOptions(orders.command('new'))
+      .option(
+        '--force',
+        'use a ledger that has no record of this service although the default ledger has some (see ledger copy)',
+      )
       .description(
         'build one order step by step on a terminal (references searched as you type), then save it, send it, or both',
       )
@@ -67,7 +71,7 @@ function registerNew(orders: Command, ctx: Context) {
       )
       .action(async (flags) => {
         const { run } = await import('./new.js');
-        await run(ctx, flags as AwaitFlags);
+        await run(ctx, flags as AwaitFlags & { force?: boolean });
       }),
     [
       'ordercli orders new',

@@ -22,7 +22,7 @@ import type { AwaitFlags } from '../support/await-options.js';
 
 const NOTHING_DONE = 'no order was sent or saved';
 
-export async function run(ctx: Context, flags: AwaitFlags = {}): Promise<void> {
+export async function run(ctx: Context, flags: AwaitFlags & { force?: boolean } = {}): Promise<void> {
   const { io } = ctx;
   requirePrompts(
     io,
@@ -81,13 +81,23 @@ export async function run(ctx: Context, flags: AwaitFlags = {}): Promise<void> {
     io.err(`Nothing was sent. Send it later with: ordercli orders create --file ${guided.saveTo}\n`);
     return;
   }
-  await sendGuided(ctx, { api, place, awaiting }, guided);
+  await sendGuided(ctx, { api, place, awaiting, allowNewLedger: flags.force }, guided);
 }
 
 /** Sends the order built (`orders create`'s path), and with --await waits for its validation. */
 async function sendGuided(
   ctx: Context,
-  { api, place, awaiting }: { api: ApiClient; place: LedgerPlace; awaiting: AwaitRequest | undefined },
+  {
+    api,
+    place,
+    awaiting,
+    allowNewLedger,
+  }: {
+    api: ApiClient;
+    place: LedgerPlace;
+    awaiting: AwaitRequest | undefined;
+    allowNewLedger?: boolean | undefined;
+  },
   guided: { order: Record<string, unknown>; saveTo?: string | undefined },
 ): Promise<void> {
   const { io } = ctx;
@@ -103,6 +113,7 @@ async function sendGuided(
       ledger: place,
       source,
       signal: ctx.signal,
+      allowNewLedger,
       warn: (text) => io.err(text),
       forceAdvice:
         guided.saveTo !== undefined

@@ -128,6 +128,9 @@ async function resolveInLedger(
     kind: 'orders',
     source: { by: 'orders resolve' },
     signal: ctx.signal,
+    // Only keys this ledger holds are resolved: a ledger new to the service refuses them all
+    // anyway, so the move check (and its --force, which resolve has not) has nothing to add.
+    allowNewLedger: true,
   });
   let plan: PlannedResolution[];
   try {
@@ -170,6 +173,9 @@ async function recordResolutions(
     kind: history.kind,
     source: { by: 'orders resolve' },
     signal: ctx.signal,
+    // Only keys this ledger holds are resolved: a ledger new to the service refuses them all
+    // anyway, so the move check (and its --force, which resolve has not) has nothing to add.
+    allowNewLedger: true,
   });
   try {
     const requests = [...explicit];

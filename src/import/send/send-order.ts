@@ -27,6 +27,8 @@ export interface SendOrderOptions {
    * a ledger that has no record of the service although the default ledger has (the move check).
    */
   force?: boolean;
+  /** Only the move check's part of `force`: a ledger new to the service may be used (`orders new --force`). */
+  allowNewLedger?: boolean;
   signal?: AbortSignal;
   /** A warning for stderr (what `force` overrode). */
   warn(text: string): void;
@@ -50,7 +52,7 @@ export async function sendOrder(
           kind: 'orders',
           source: options.source,
           signal: options.signal,
-          allowNewLedger: options.force,
+          allowNewLedger: options.allowNewLedger ?? options.force,
         });
   const json = JSON.stringify(body);
   try {

@@ -175,6 +175,12 @@ describe('the move check', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('ledger copy --to state/ledger');
     expect(posts(sandbox)).toBe(before);
+    // orders resolve has no --force: the move check does not stand in its way; it resolves only
+    // what the ledger holds, and this one holds nothing of the service.
+    const resolve = await on.run([...at(sandbox), ...NEW_LEDGER, 'orders', 'resolve', '--created', IN_DOUBT]);
+    expect(resolve.code).toBe(2);
+    expect(resolve.stderr).not.toContain('ledger copy --to');
+    expect(resolve.stderr).not.toContain('--force');
     // A dry run checks what the real run needs: refused the same way; --offline checks the file alone.
     const dry = await on.run([...at(sandbox), ...NEW_LEDGER, 'orders', 'import', 'more.ndjson', '--dry-run']);
     expect(dry.code, dry.stderr).toBe(2);

@@ -465,6 +465,44 @@ describe('orders new', () => {
     expect(posts().filter((post) => post.path === '/api/v1/orders')).toHaveLength(1);
   });
 
+  it('--force starts a new --ledger empty although the default ledger holds orders of the service (the move check)', async () => {
+    /** A config folder whose default ledger holds one order of the sandbox. */
+    const seededConfig = async (externalId: string): Promise<string> => {
+      const configDir = tempDir('ordercli-config-');
+      const folder = tempDir();
+      const order = {
+        externalId,
+        contact: { internalReferenceId: 302 },
+        items: [{ internalReferenceId: 401, orderedQuantity: 1 }],
+      };
+      writeFileSync(join(folder, 'order.json'), JSON.stringify(order));
+      const seeded = await runCli(['orders', 'create', '--file', join(folder, 'order.json')], {
+        env: envWith(configDir),
+      });
+      expect(seeded.code, seeded.stderr).toBe(0);
+      return configDir;
+    };
+    const ledger = join(tempDir(), 'ledger');
+    const refused = startSession(
+      ['--ledger', ledger, 'orders', 'new'],
+      envWith(await seededConfig('WEB-OLD-1')),
+    );
+    await walkToPreview(refused, 'WEB-NEW-1');
+    refused.type(KEY.enter);
+    expect(await refused.done).toBe(2);
+    expect(stripAnsi(refused.io.stderrText()).replace(/\s+/g, ' ')).toContain(
+      'or pass --force to start the new ledger empty',
+    );
+    const forced = startSession(
+      ['--ledger', ledger, 'orders', 'new', '--force'],
+      envWith(await seededConfig('WEB-OLD-2')),
+    );
+    await walkToPreview(forced, 'WEB-NEW-1');
+    forced.type(KEY.enter);
+    expect(await forced.done, forced.io.stderrText()).toBe(0);
+    expect(posts().filter((post) => post.path === '/api/v1/orders')).toHaveLength(3);
+  });
+
   it('leaves on Ctrl-C at the last question with nothing sent, saved or remembered (exit 130)', async () => {
     const configDir = tempDir('ordercli-config-');
     const folder = tempDir();
