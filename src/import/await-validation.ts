@@ -96,6 +96,17 @@ export class ValidationWaiter {
     this.settleIfDone();
   }
 
+  /** Ends sending and waits until no order waits, or Ctrl-C (`signal`): then those left are not validated. */
+  async wait(signal: AbortSignal): Promise<void> {
+    this.done();
+    const interrupted = new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await Promise.race([this.finished, interrupted]);
+    if (signal.aborted) this.interrupt();
+  }
+
   /** Ctrl-C: every order still waiting is not validated; the wait ends now. */
   interrupt(): void {
     for (const key of [...this.waiting.keys()]) this.notValidated(key, 'interrupted');

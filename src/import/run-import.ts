@@ -206,7 +206,8 @@ export async function runImport(
   try {
     await refuseOverwritingWhatIsKept(request, environment, source);
     // A dry run that will check the service says at once when there is none to check.
-    if (request.dryRun && !request.offline) await environment.api().catch(withOfflineHint);
+    const service =
+      request.dryRun && !request.offline ? await environment.api().catch(withOfflineHint) : undefined;
     // A fresh CI runner has no `out/`: the folders of the outputs are created before anything else.
     for (const [option, path] of [
       ['--report', request.report],
@@ -248,7 +249,7 @@ export async function runImport(
       // A dry run with --skip-invalid leaves in the rejects what a real run would reject first.
       if (request.rejects !== undefined)
         await writeRejects(resolve(environment.cwd, request.rejects), source, validation.invalid);
-      return await dryRun(request, environment, source, validation);
+      return await dryRun(request, environment, source, validation, service);
     }
     // The sending pass reads the file again: what it sends must be what was validated.
     if ((await fileVersion(source.path)) !== readAtFirst) {
@@ -271,9 +272,9 @@ export async function runImport(
 async function checkWhatTheRunNeeds(
   request: ImportRequest,
   environment: ImportEnvironment,
+  client: ApiClient,
 ): Promise<{ baseUrl: string }> {
   const kind = request.kind ?? ORDER_IMPORT;
-  const client = await environment.api();
   // A refused token (exit 3) or an unreachable service (exit 1) fails as the real run would; any
   // other answer (a service without this list) says nothing against the token.
   await client.get(PATHS.webhooksAvailable, { signal: environment.signal }).catch((error: unknown) => {
@@ -328,11 +329,13 @@ async function dryRun(
   environment: ImportEnvironment,
   source: InputSource,
   validation: ImportValidation,
+  service: ApiClient | undefined,
 ): Promise<DryRunResult> {
   const kind = request.kind ?? ORDER_IMPORT;
-  const { baseUrl } = request.offline
-    ? { baseUrl: undefined }
-    : await checkWhatTheRunNeeds(request, environment);
+  // Offline (no service client): the input alone.
+  const { baseUrl } = service
+    ? await checkWhatTheRunNeeds(request, environment, service)
+    : { baseUrl: undefined };
   let ledger: DryRunResult['ledger'];
   // Offline there is no service to compare with.
   const store =
@@ -392,7 +395,7 @@ async function sendRecords(
 
   const rest: { from?: { index: number; line: number } } = {};
   const sendingEnded = hooks.onSendingStart?.(results.counts);
-  let outcome: Awaited<ReturnType<typeof submitRecords>>;
+  let outcome: Awaited<ReturnType<typeof submitRecords>> | undefined;
   let awaitNote: string | undefined;
   try {
     const reading = readAgainForSending(source, validation, references, kind, {
@@ -415,7 +418,9 @@ async function sendRecords(
     });
   } finally {
     sendingEnded?.();
-    if (waiting) awaitNote = await waitForValidations(waiting, results, environment.signal, hooks);
+    // Sending that failed (it threw) waits for nothing: its error is what the run reports.
+    const waitUntil = outcome === undefined ? AbortSignal.abort() : environment.signal;
+    if (waiting) awaitNote = await waitForValidations(waiting, results, waitUntil, hooks);
     await stores.close();
   }
   if (rest.from) results.restNotRead(rest.from, results.counts.total - rest.from.index, source.file, kind);
@@ -496,14 +501,8 @@ async function waitForValidations(
   signal: AbortSignal,
   hooks: ImportHooks,
 ): Promise<string | undefined> {
-  waiter.done();
   const ended = hooks.onAwaitStart?.(waiter);
-  const interrupted = new Promise<void>((resolve) => {
-    if (signal.aborted) resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-  await Promise.race([waiter.finished, interrupted]);
-  if (signal.aborted) waiter.interrupt();
+  await waiter.wait(signal);
   ended?.();
   const note = await receiving.close().catch(() => undefined);
   results.releaseHeld();

@@ -7,7 +7,7 @@
  * that fails is cut off the file again and its appends rejected; later appends go on.
  */
 import { closeSync, constants, ftruncateSync, type Stats, writeSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
@@ -15,6 +15,7 @@ import { describeCode } from './code-words.js';
 import { closeFd, fdatasyncFd, fstatFd, ftruncateFd, openFd, readFd, writeFd } from './fd.js';
 import { fileKind } from './file-kind.js';
 import { acquireFileLock, type FileLock, type FileLockOptions } from './file-lock.js';
+import { makeFolder } from './output-folder.js';
 import { capitalize } from './quote.js';
 
 /** With O_DSYNC each write() returns once its bytes (and the file's new size) are on disk. */
@@ -108,7 +109,7 @@ export class AppendLog {
     const missing = (error: unknown) =>
       ['ENOENT', 'ENOTDIR'].includes(errorCode(error)) ? undefined : openError(error);
     requireRegularFile(await stat(path).catch(missing), what);
-    await mkdir(dirname(path), { recursive: true }).catch(openError);
+    await makeFolder(dirname(path)).catch(openError);
     const lock = options.lock && (await acquireFileLock(`${path}.lock`, { ...options.lock, what }));
     try {
       const flags = constants.O_RDWR | constants.O_CREAT | constants.O_APPEND;

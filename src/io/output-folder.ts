@@ -1,6 +1,6 @@
 /**
  * The folder of an output file (`--report out/report.csv`, `--rejects`, `schema --output`, `listen
- * --log`), created when it is missing, as a CI job expects of `out/…` on a fresh runner. A new
+ * --log`, the forwarding queues: `makeFolder`), created when it is missing, as a CI job expects of `out/…` on a fresh runner. A new
  * folder under a private one (no access for group or others, such as a home folder's) is private
  * too (0700); elsewhere it gets the usual mode (0777 less the umask). A folder that cannot be
  * created is bad usage (exit 2), named with the reason in words.
@@ -36,6 +36,16 @@ export async function ensureOutputFolder(
   } catch (error) {
     throw folderError(what, folder, errorCode(error), consequence);
   }
+}
+
+/**
+ * Creates `folder` and what is missing above it, with the mode rule above (0700 under a private
+ * folder); the system's error as it is (`listen --log`'s and the queues' AppendLog words it).
+ */
+export async function makeFolder(folder: string): Promise<void> {
+  const existing = await nearestExisting(folder);
+  if (existing.path === folder) return;
+  await mkdir(folder, { recursive: true, mode: (existing.mode & 0o077) === 0 ? 0o700 : 0o777 });
 }
 
 /** The deepest folder of `path` that exists (the root always does). */

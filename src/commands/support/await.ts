@@ -137,27 +137,18 @@ export class OneOrderWait {
     created: { externalId?: string; code?: string; id?: string | number } | undefined,
   ): Promise<void> {
     const { ctx, waiter } = this;
+    const key = created && (created.externalId ?? `(no externalId ${created.code ?? created.id})`);
     try {
-      if (created)
-        waiter.expect({
-          key: created.externalId ?? `(no externalId ${created.code ?? created.id})`,
-          code: created.code,
-          id: created.id,
-          since: performance.now(),
-        });
-      waiter.done();
-      if (created) ctx.io.err('Waiting for its validation (sales_order_validated)…\n');
-      const interrupted = new Promise<void>((resolve) =>
-        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
-      await Promise.race([waiter.finished, interrupted]);
-      if (ctx.signal.aborted) waiter.interrupt();
+      if (created && key) {
+        waiter.expect({ key, code: created.code, id: created.id, since: performance.now() });
+        ctx.io.err('Waiting for its validation (sales_order_validated)…\n');
+      }
+      await waiter.wait(ctx.signal);
     } finally {
       const note = await this.receiving.close().catch(() => undefined);
       if (note) ctx.io.err(`note: ${note}\n`);
     }
-    if (!created) return;
-    const key = created.externalId ?? `(no externalId ${created.code ?? created.id})`;
+    if (!created || !key) return;
     const outcome = waiter.outcome(key);
     if (outcome?.validated) {
       ctx.io.err(`Validated after ${(outcome.afterMs / 1000).toFixed(1)} s (${outcome.validatedAt}).\n`);

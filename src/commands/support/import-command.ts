@@ -53,8 +53,8 @@ export async function runImportCommand(
   kind: ImportKind,
   advice?: ImportAdvice,
 ): Promise<void> {
-  parseConcurrency(options.concurrency);
-  inputLimits(options);
+  // Checked before anything else: a wrong flag is exit 2 before the step outputs' run begins.
+  const parsed = { concurrency: parseConcurrency(options.concurrency), limits: inputLimits(options) };
   if (options.report !== undefined) reportFormatFor(options.report);
   checkStdinOptions(options, kind);
   if ((options as AwaitFlags).await !== undefined && options.dryRun) {
@@ -75,7 +75,7 @@ export async function runImportCommand(
   });
   let end: StepOutcome & { failure?: Error | undefined };
   try {
-    end = await runImportAndRender(options, ctx, kind, ci, advice);
+    end = await runImportAndRender(options, parsed, ctx, kind, ci, advice);
   } catch (error) {
     const exitCode = exitCodeOf(error, ctx);
     const invalid = error instanceof InvalidInputError ? error.counts : undefined;
@@ -94,14 +94,13 @@ export async function runImportCommand(
 /** Runs the pipeline and renders its end; what the step outputs say of it. */
 async function runImportAndRender(
   options: ImportOptions,
+  { concurrency, limits }: { concurrency: number; limits: ReturnType<typeof inputLimits> },
   ctx: Context,
   kind: ImportKind,
   ci: ImportCiOutput,
   advice: ImportAdvice | undefined,
 ): Promise<StepOutcome & { failure?: Error | undefined }> {
   const { io } = ctx;
-  const concurrency = parseConcurrency(options.concurrency);
-  const limits = inputLimits(options);
   const progress = progressOptions(ctx, kind);
   const awaiting = await awaitRequest(options as AwaitFlags, ctx);
   let sendingCounts: Readonly<ImportCounts> | undefined;

@@ -9,7 +9,7 @@
 
 import { lstat, open, unlink } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.js';
-import { describeCode } from '../../io/code-words.js';
+import { codeWords } from '../../io/code-words.js';
 import { formatNamed, formatOfExtension } from '../read/formats.js';
 import type { InputFormat, RejectsWriter } from '../read/input-format.js';
 import type { InputLayout, SourceRecord } from '../types.js';
@@ -72,8 +72,6 @@ export async function checkRejectsPath(path: string, shown: string): Promise<voi
     await (await open(path, 'w')).close();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new UsageError(
-      `Cannot write the rejects file ${shown} (${code}: ${describeCode(code)}); nothing was sent.`,
-    );
+    throw new UsageError(`Cannot write the rejects file ${shown} (${codeWords(code)}); nothing was sent.`);
   }
 }
