@@ -379,12 +379,8 @@ async function sendRecords(
 ): Promise<ImportResult> {
   const kind = request.kind ?? ORDER_IMPORT;
   const started = performance.now();
-  const retried = { retries: 0, throttledRetries: 0 };
-  const onRetry = (event: RetryEvent): void => {
-    retried.retries++;
-    if (event.reason.startsWith('429')) retried.throttledRetries++;
-  };
-  const client = await environment.api({ connections: request.concurrency, onRetry });
+  const retried = retryCounter();
+  const client = await environment.api({ connections: request.concurrency, onRetry: retried.onRetry });
   const identity = inputIdentity(request.input, request.journal, environment.cwd);
   const stores = await openImportLedger(request, environment, hooks, validation, client.baseUrl, identity);
   const report = await openReport(request, environment);
@@ -444,12 +440,22 @@ async function sendRecords(
     sent,
     sentPerSecond: outcome.sendingMs > 0 ? (sent * 1000) / outcome.sendingMs : 0,
     durationMs: performance.now() - started,
-    ...retried,
+    ...retried.counts,
     failure: stopped ? stopError(stopped, counts, kind) : outputs.failure,
     written: outputs.written,
     exitCode: exitCodeOf(counts),
     awaitNote,
   };
+}
+
+/** Requests sent again, and how many of those after a 429. */
+function retryCounter() {
+  const counts = { retries: 0, throttledRetries: 0 };
+  const onRetry = (event: RetryEvent): void => {
+    counts.retries++;
+    if (event.reason.startsWith('429')) counts.throttledRetries++;
+  };
+  return { counts, onRetry };
 }
 
 /** 4 when some records were not created, else 5 when some were not validated in time, else 0. */
