@@ -18,12 +18,12 @@ import { CancelledError, CliError, type InputProblem, UsageError } from '../core
 import { ExitCode } from '../core/exit-codes.js';
 import { formatCount } from '../io/numbers.js';
 import { checkOutputFile, ensureOutputFolder } from '../io/output-folder.js';
-import { inputIdentity, legacyJournalPath } from '../ledger/input-identity.js';
 import { ledgerPlaceOf, localLedgerRoot, openLedger, probeLedger } from '../ledger/open.js';
 import type { RecordSource } from '../ledger/record.js';
 import type { LedgerStore } from '../ledger/store.js';
 import type { Receiving } from './await-receiver.js';
 import { ValidationWaiter } from './await-validation.js';
+import { inputIdentity, legacyJournalPath } from './input-identity.js';
 import { type ImportKind, ORDER_IMPORT } from './kind.js';
 import type { InputLimits } from './read/limits.js';
 import { OutputWriteError } from './report/output-error.js';

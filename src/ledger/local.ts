@@ -26,7 +26,7 @@ import { fileKind } from '../io/file-kind.js';
 import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerDamagedError, LedgerWriteError } from './errors.js';
 import type { ClaimOwner, LedgerEntry, LedgerRecord, LedgerStatus, Resolution } from './record.js';
-import { applyRecord, isFree, settledAsUnknown, stateKey } from './record.js';
+import { applyRecord, isFree, refusalOf, settledAsUnknown, stateKey } from './record.js';
 import { findSameService } from './service-identity.js';
 import type * as store from './store.js';
 
@@ -43,7 +43,9 @@ const WAL_CHECKPOINT_BYTES = 64 << 20;
 const ALIVE_VERDICT_MS = 5_000;
 const RECORD_START = Buffer.from('{"externalId":');
 const NEWLINE = 0x0a;
+const NO_BYTES = Buffer.alloc(0);
 const ALL = (): boolean => true;
+const IGNORE = (): void => undefined;
 
 /** The folder of one service's ledger under a ledger root: `http_127.0.0.1_4010-1a2b3c4d`. */
 export function ledgerFolder(root: string, baseUrl: string): string {
@@ -65,10 +67,7 @@ export function shardFileName(shard: number): string {
   return `${shard.toString(16).padStart(3, '0')}.ndjson`;
 }
 
-function fnv1a(text: string): number {
-  const bytes = Buffer.from(text, 'utf8');
-  return hashBytes(bytes, 0, bytes.length);
-}
+const fnv1a = (text: string, bytes = Buffer.from(text, 'utf8')): number => hashBytes(bytes, 0, bytes.length);
 
 /** Whether a ledger folder exists; what is not a folder (a file, a pipe, a device) is exit 2. */
 function checkFolder(path: string): boolean {
@@ -84,6 +83,12 @@ function checkFolder(path: string): boolean {
     `The order ledger ${path} is ${fileKind(info)}, not a folder, so it cannot keep the record of what was sent; nothing was sent.`,
     ['Name a folder with --ledger <dir>: the ledger keeps its own files there.'],
   );
+}
+
+/** A ledger folder that cannot be written (exit 2). */
+function notWritable(folder: string, error: unknown): UsageError {
+  const message = `Cannot open the order ledger ${folder} for writing (${errorCode(error)}); nothing was sent.`;
+  return new UsageError(message, ['Make it writable, or name another folder with --ledger <dir>.']);
 }
 
 /** The service folders of a ledger root, in the order of their names, by the base URL each names. */
@@ -107,10 +112,13 @@ function parseJson(text: string): unknown {
 
 /** What this process read of a shard: up to `offset` (`lines` lines); `partial`: see `refresh`. */
 type ShardView = { offset: number; lines: number; partial: boolean };
+/** A read of a shard applies the records of the keys it wants (`visit`: one at byte `at`). */
+type Wanted = (id: string) => boolean;
+type Visit = (record: LedgerRecord, at: number) => void;
 
 /*
- * What `table` holds of a key, one number: PREFETCHED and READ (the records a partial read passed
- * over were read since) in the low 2 bits; then what is known (nothing, a state in a slot of
+ * What `table` holds of a key, one number: PREFETCHED and READ (its records in a shard read in
+ * part were applied: by the prefetch that read the shard, or read for it since) in the low 2 bits; then what is known (nothing, a state in a slot of
  * `objects`, or a state one record decides alone) and its status; above them the slot's number
  * or that record's byte offset in its shard (read back when asked). An import of a million known
  * orders holds a million numbers in the typed arrays of a KeyTable, not a million objects.
@@ -126,7 +134,6 @@ const statusOf = (value: number): LedgerStatus => STATUSES[Math.floor(value / 16
 const numberOf = (value: number): number => Math.floor(value / 64);
 
 export class LocalLedger implements store.LedgerStore {
-  sameServiceAs: string | undefined;
   readonly owner: ClaimOwner = liveness.newOwner();
   private table = new KeyTable();
   /** The states no single record decides (claims, outcomes keeping their claim's details). */
@@ -143,7 +150,7 @@ export class LocalLedger implements store.LedgerStore {
   private failure: Error | undefined;
   private closed = false;
   private heartbeat: liveness.Heartbeat | undefined;
-  private readonly verdicts = new Map<string, { verdict: Promise<'alive' | 'dead'>; at: number }>();
+  private readonly verdicts = new Map<string, { alive: Promise<boolean>; at: number }>();
   private readonly counts = { created: 0, inDoubt: 0 };
   private claims = 0;
   /** When each claim was made, for its outcome record (read alone, it says when the order was sent). */
@@ -153,6 +160,7 @@ export class LocalLedger implements store.LedgerStore {
     readonly location: string,
     readonly baseUrl: string,
     private readonly options: store.OpenLedgerOptions,
+    readonly sameServiceAs: string | undefined,
   ) {}
 
   /** Opens (creating it unless read-only) the ledger of the service at `baseUrl` under `root`. */
@@ -164,8 +172,7 @@ export class LocalLedger implements store.LedgerStore {
     const alias = folders.has(baseUrl) ? baseUrl : await findSameService(baseUrl, [...folders.keys()]);
     const service = alias === undefined ? ledgerFolder(root, baseUrl) : folders.get(alias)!;
     const folder = options.kind === 'orders' ? service : join(service, options.kind);
-    const ledger = new LocalLedger(folder, baseUrl, options);
-    ledger.sameServiceAs = alias;
+    const ledger = new LocalLedger(folder, baseUrl, options, alias);
     checkFolder(folder);
     if (options.readOnly) return ledger;
     try {
@@ -178,10 +185,7 @@ export class LocalLedger implements store.LedgerStore {
     } catch (error) {
       await ledger.heartbeat?.stop();
       if (error instanceof CliError) throw error;
-      throw new UsageError(
-        `Cannot open the order ledger ${folder} for writing (${errorCode(error)}); nothing was sent.`,
-        ['Make it writable, or name another folder with --ledger <dir>.'],
-      );
+      throw notWritable(folder, error);
     }
     return ledger;
   }
@@ -193,10 +197,7 @@ export class LocalLedger implements store.LedgerStore {
     try {
       fs.accessSync(folder, fs.constants.W_OK);
     } catch (error) {
-      throw new UsageError(
-        `Cannot open the order ledger ${folder} for writing (${errorCode(error)}); nothing was sent.`,
-        ['Make it writable, or name another folder with --ledger <dir>.'],
-      );
+      throw notWritable(folder, error);
     }
     if (root !== folder) checkFolder(root);
   }
@@ -228,8 +229,7 @@ export class LocalLedger implements store.LedgerStore {
   }
 
   async lookup(externalId: string): Promise<LedgerEntry | undefined> {
-    this.refresh(shardOf(externalId), externalId);
-    return this.stateOf(externalId);
+    return this.latest(externalId);
   }
 
   async prefetch(keys: Iterable<string> | KeyTable): Promise<void> {
@@ -248,6 +248,9 @@ export class LocalLedger implements store.LedgerStore {
     for (const index of indexes) {
       const shard = this.table.hashAt(index) & SHARD_MASK;
       if (shards[shard] === 2) this.refresh(shard, this.table.keyAt(index));
+      // Read now with the shard: a later partial read of it need not be made for this key.
+      else if (!(flagsOf(this.table.valueAt(index)!) & READ))
+        this.table.setAt(index, this.table.valueAt(index)! + READ);
       const value = this.table.valueAt(index)!;
       const status = kindOf(value) === NOTHING ? undefined : statusOf(value);
       if (status === 'created') this.counts.created++;
@@ -287,17 +290,14 @@ export class LocalLedger implements store.LedgerStore {
   async claim(request: store.ClaimRequest): Promise<store.ClaimResult> {
     this.checkWritable();
     const { externalId, bodyHash, line } = request;
-    const shard = shardOf(externalId);
     // A claim that loses to another process's is decided again on what that one wrote.
     for (;;) {
-      this.refresh(shard, externalId);
-      const current = this.stateOf(externalId);
-      const refusal = await this.refusal(current, request);
+      const current = this.latest(externalId);
+      const refusal = await refusalOf(current, request, () => this.ownerAlive(current!));
       if (refusal && current?.status !== 'claimed') return { claimed: false, refusal };
       if (refusal) {
         // Judging an owner may have waited: what it wrote meanwhile (its outcome) decides.
-        this.refresh(shard, externalId);
-        const after = this.stateOf(externalId);
+        const after = this.latest(externalId);
         if (after !== undefined && stateKey(after) === stateKey(current!)) return { claimed: false, refusal };
         continue;
       }
@@ -307,9 +307,8 @@ export class LocalLedger implements store.LedgerStore {
       const over = isFree(current) ? undefined : stateKey(current!);
       const record = { externalId, event: 'claim', at, token, ...source, owner, bodyHash, over, line };
       const text = JSON.stringify(record);
-      this.append(shard, text);
-      this.refresh(shard, externalId);
-      const now = this.stateOf(externalId);
+      this.append(shardOf(externalId), text);
+      const now = this.latest(externalId);
       if (now?.status === 'claimed' && now.token === token) {
         await this.toWal(text);
         const claim = { externalId, token, previous: now.previous, bodyHash, line };
@@ -332,28 +331,17 @@ export class LocalLedger implements store.LedgerStore {
    */
   private outcome(event: 'created' | 'failed' | 'unknown' | 'not-sent') {
     return (claim: store.Claim, details: Partial<LedgerRecord> | string): void => {
-      const { externalId, token, bodyHash, line } = claim;
-      const [{ source }, fields] = [
-        this.options,
-        typeof details === 'string' ? { reason: details } : details,
-      ];
+      const [{ externalId, token, bodyHash, line }, { source }, at] = [claim, this.options, isoNow()];
+      const fields = typeof details === 'string' ? { reason: details } : details;
       const sentAt = this.sentAt.get(claim);
-      const record = { externalId, at: isoNow(), token, ...source, event, ...fields, bodyHash, line, sentAt };
-      try {
-        if (!this.failure) this.append(shardOf(externalId), JSON.stringify(record));
-      } catch {
-        // Kept as the failure, which sync() reports.
-      }
+      const record = { externalId, at, token, ...source, event, ...fields, bodyHash, line, sentAt };
+      this.write(record, false).catch(IGNORE);
     };
   }
 
   validated(externalId: string, validatedAt: string): void {
-    const record = { externalId, event: 'validated', at: isoNow(), ...this.options.source, validatedAt };
-    try {
-      if (!this.failure) this.append(shardOf(externalId), JSON.stringify(record));
-    } catch {
-      // Kept as the failure, which sync() reports.
-    }
+    const event = 'validated';
+    this.write({ externalId, event, at: isoNow(), ...this.options.source, validatedAt }, false).catch(IGNORE);
   }
 
   async resolved(
@@ -362,19 +350,16 @@ export class LocalLedger implements store.LedgerStore {
     details: { id?: string | number; code?: string; evidence?: string },
   ): Promise<void> {
     this.checkWritable();
-    const shard = shardOf(externalId);
-    this.refresh(shard, externalId);
-    const current = this.stateOf(externalId);
+    const current = this.latest(externalId);
     // A person's word never overrides an order that another ordercli is sending right now.
-    if (current?.status === 'claimed' && (await this.ownerVerdict(current)) === 'alive') {
+    if (current?.status === 'claimed' && (await this.ownerAlive(current))) {
       throw new ClaimedNowError(externalId, current);
     }
     const [at, { source }, { id, code, evidence }] = [isoNow(), this.options, details];
     // Takes effect only on the state judged here (`over`): a claim that came in meanwhile stands.
     const [event, over] = ['resolved' as const, current && stateKey(current)];
     await this.write({ externalId, event, at, ...source, resolution, over, id, code, evidence });
-    this.refresh(shard, externalId);
-    const now = this.stateOf(externalId);
+    const now = this.latest(externalId);
     if (now?.event !== 'resolved' || now.at !== at) {
       throw new UsageError(
         `The order ${JSON.stringify(externalId)} changed in the order ledger while this was being recorded (another ordercli claimed or settled it); nothing was recorded for it.`,
@@ -391,7 +376,7 @@ export class LocalLedger implements store.LedgerStore {
       const { externalId } = record;
       if (!adopted.has(externalId)) this.refresh(shardOf(externalId), externalId);
       if (!adopted.has(externalId)) adopted.set(externalId, !this.knows(externalId));
-      if (adopted.get(externalId)) void this.write(record);
+      if (adopted.get(externalId)) this.write(record).catch(IGNORE);
     }
     await this.sync();
   }
@@ -404,17 +389,15 @@ export class LocalLedger implements store.LedgerStore {
       if (shard % 64 === 0) await nextTurn();
       this.options.signal?.throwIfAborted();
       const states = new Map<string, LedgerEntry>();
-      this.withShard(shard, false, (fd) =>
-        this.eachRecord(shard, this.bytes(fd, 0, fs.fstatSync(fd).size), 0, ALL, (record) => {
-          const state = applyRecord(states.get(record.externalId), record);
-          if (state) states.set(record.externalId, state);
-          else states.delete(record.externalId);
-        }),
-      );
+      this.eachRecord(shard, this.readShard(shard), 0, ALL, (record) => {
+        const state = applyRecord(states.get(record.externalId), record);
+        if (state) states.set(record.externalId, state);
+        else states.delete(record.externalId);
+      });
       for (const [externalId, entry] of states) {
         if (inputs && !inputs.has(entry.input ?? '') && !inputs.has(entry.journal ?? '')) continue;
         // A claim as it stands: being sent by a live owner, or the doubt a dead one left.
-        const alive = entry.status !== 'claimed' || (await this.ownerVerdict(entry)) === 'alive';
+        const alive = entry.status !== 'claimed' || (await this.ownerAlive(entry));
         listed.push({ externalId, entry: alive ? entry : settledAsUnknown(entry) });
       }
     }
@@ -425,7 +408,7 @@ export class LocalLedger implements store.LedgerStore {
     const folder = join(this.location, 'owners');
     const openers: store.LedgerOpener[] = [];
     for (const name of await readdir(folder).catch(() => [])) {
-      const owner = await heartbeatAt(join(folder, name));
+      const owner = await ownerIn(join(folder, name));
       if (!owner) continue;
       const verdict = owner.id === this.owner.id ? 'alive' : liveness.judgeProcess(owner).kind;
       openers.push({ owner, alive: verdict === 'unverifiable' ? 'unknown' : verdict });
@@ -434,7 +417,6 @@ export class LocalLedger implements store.LedgerStore {
   }
 
   async sync(): Promise<void> {
-    if (this.failure) throw this.failure;
     await this.wal?.flush().catch((error: unknown) => Promise.reject(this.fail(error)));
     if (this.failure) throw this.failure;
   }
@@ -447,7 +429,7 @@ export class LocalLedger implements store.LedgerStore {
       // next command of this boot to delete (the shards hold its lines), or to copy after a crash.
       if (!this.failure && this.wal) await this.sync();
       if (!this.failure && this.wal && this.unsynced.size <= CLOSE_SYNC_SHARDS) {
-        await this.syncShards(this.unsynced);
+        await this.syncShards([...this.unsynced]);
         await unlink(this.wal.path);
       }
     } finally {
@@ -458,38 +440,22 @@ export class LocalLedger implements store.LedgerStore {
     }
   }
 
-  /** Why a key may not be claimed now, or undefined when it may. */
-  private async refusal(
-    entry: LedgerEntry | undefined,
-    request: store.ClaimRequest,
-  ): Promise<store.ClaimRefusal | undefined> {
-    if (entry === undefined || isFree(entry)) return undefined;
-    if (entry.status === 'claimed') {
-      if ((await this.ownerVerdict(entry)) === 'alive') return { reason: 'claimed', entry };
-      if (request.takeOverDoubt || request.takeOverAny) return undefined;
-      return { reason: 'in-doubt', entry: settledAsUnknown(entry) };
-    }
-    if (request.takeOverAny) return undefined;
-    if (entry.status === 'created') return { reason: 'created', entry };
-    return request.takeOverDoubt ? undefined : { reason: 'in-doubt', entry };
-  }
-
   /** Whether the owner of a claim without outcome is alive, as seen from here. */
-  private async ownerVerdict({ owner }: LedgerEntry): Promise<'alive' | 'dead'> {
+  private async ownerAlive({ owner }: LedgerEntry): Promise<boolean> {
     // A `sending` of ordercli before claims names no owner: in doubt.
-    if (!owner) return 'dead';
-    if (owner.id === this.owner.id) return 'alive';
-    const verdict = liveness.judgeProcess(owner);
-    if (verdict.kind !== 'unverifiable') return verdict.kind;
+    if (!owner) return false;
+    if (owner.id === this.owner.id) return true;
+    const { kind } = liveness.judgeProcess(owner);
+    if (kind !== 'unverifiable') return kind === 'alive';
     const seen = this.verdicts.get(owner.id);
-    if (seen && performance.now() - seen.at < ALIVE_VERDICT_MS) return seen.verdict;
+    if (seen && performance.now() - seen.at < ALIVE_VERDICT_MS) return seen.alive;
     // A dead verdict stands; an alive one is watched again after a while.
-    if (seen && (await seen.verdict) === 'dead') return 'dead';
+    if (seen && !(await seen.alive)) return false;
     const path = join(this.location, 'owners', owner.id);
     const read = async () => (await liveness.readHeartbeat(path).catch(() => undefined))?.text;
-    const watched = liveness.observeHeartbeat(read, { signal: this.options.signal });
-    this.verdicts.set(owner.id, { verdict: watched, at: performance.now() });
-    return watched;
+    const alive = liveness.observeHeartbeat(read, { signal: this.options.signal }).then((v) => v === 'alive');
+    this.verdicts.set(owner.id, { alive, at: performance.now() });
+    return alive;
   }
 
   private async startHeartbeat(): Promise<void> {
@@ -497,7 +463,7 @@ export class LocalLedger implements store.LedgerStore {
     await mkdir(folder, { recursive: true, mode: 0o700 });
     // Heartbeats of processes proven dead (killed before their close) would only cost a wait.
     for (const name of await readdir(folder)) {
-      const owner = await heartbeatAt(join(folder, name));
+      const owner = await ownerIn(join(folder, name));
       const dead = owner && liveness.judgeProcess(owner).kind === 'dead';
       if (dead) await rm(join(folder, name), { force: true });
     }
@@ -511,29 +477,21 @@ export class LocalLedger implements store.LedgerStore {
     if (this.failure) throw this.failure;
   }
 
-  /** Appends a record to its shard and the write-ahead log; resolves once it is on disk. */
-  private write(record: LedgerRecord): Promise<void> {
+  /**
+   * Appends a record to its shard (at once) and, if `logged`, to the write-ahead log: resolves once
+   * it is on disk. After a failure nothing more is written; the failure stays for sync() to report.
+   */
+  private async write(record: LedgerRecord, logged = true): Promise<void> {
+    if (this.failure) throw this.failure;
     const text = JSON.stringify(record);
-    try {
-      if (this.failure) throw this.failure;
-      this.append(shardOf(record.externalId), text);
-    } catch (error) {
-      const failed = Promise.reject(error as Error);
-      failed.catch(() => undefined);
-      return failed;
-    }
-    return this.toWal(text);
+    this.append(shardOf(record.externalId), text);
+    if (logged) await this.toWal(text);
   }
 
-  private toWal(line: string): Promise<void> {
-    const wal = this.wal!;
-    const onDisk = wal.append(line).then(
-      () => undefined,
-      (error: unknown) => Promise.reject(this.fail(error)),
-    );
-    onDisk.catch(() => undefined);
-    if (wal.size > WAL_CHECKPOINT_BYTES && !this.checkpointing) this.checkpointing = this.checkpoint();
-    return onDisk;
+  private async toWal(line: string): Promise<void> {
+    const onDisk = this.wal!.append(line);
+    if (this.wal!.size > WAL_CHECKPOINT_BYTES && !this.checkpointing) this.checkpointing = this.checkpoint();
+    await onDisk.catch((error: unknown) => Promise.reject(this.fail(error)));
   }
 
   /** One write() with O_APPEND: lines of several writers never interleave. */
@@ -554,6 +512,12 @@ export class LocalLedger implements store.LedgerStore {
     return this.failure;
   }
 
+  /** The state of a key, with what every process appended to its shard since it was read. */
+  private latest(externalId: string): LedgerEntry | undefined {
+    this.refresh(shardOf(externalId), externalId);
+    return this.stateOf(externalId);
+  }
+
   /** The state of a key as far as read, its record read back if it is kept as an offset. */
   private stateOf(externalId: string): LedgerEntry | undefined {
     const value = this.table.get(externalId) ?? 0;
@@ -566,20 +530,18 @@ export class LocalLedger implements store.LedgerStore {
   /** Keeps a key's state (undefined: none) as an object, or as the `offset` of the record deciding it. */
   private setState(externalId: string, state: LedgerEntry | undefined, offset?: number): void {
     const before = this.table.get(externalId) ?? 0;
-    if (kindOf(before) === OBJECT) this.freeSlot(numberOf(before));
+    if (kindOf(before) === OBJECT) {
+      this.objects[numberOf(before)] = undefined;
+      this.freeSlots.push(numberOf(before));
+    }
     const kind = state === undefined ? NOTHING : offset === undefined ? OBJECT : RECORD;
     const number = kind === OBJECT ? (this.freeSlots.pop() ?? this.objects.length) : offset;
     if (kind === OBJECT) this.objects[number!] = state;
     this.table.set(externalId, known(kind, flagsOf(before), state?.status, number));
   }
 
-  private freeSlot(slot: number): void {
-    this.objects[slot] = undefined;
-    this.freeSlots.push(slot);
-  }
-
   /** Applies the records of the shard's bytes from `base`. */
-  private applyFrom(base: number): (record: LedgerRecord, at: number) => void {
+  private applyFrom(base: number): Visit {
     return (record, at) => {
       const current = this.stateOf(record.externalId);
       const state = applyRecord(current, record);
@@ -603,18 +565,16 @@ export class LocalLedger implements store.LedgerStore {
       view.partial = prefetchedOnly && view.offset > 0;
       return;
     }
-    if (key !== undefined && view.partial && flagsOf(this.table.get(key) ?? 0) === 0) {
-      const [until, wanted] = [view.offset, (id: string) => id === key];
-      this.withShard(shard, false, (fd) =>
-        this.eachRecord(shard, this.bytes(fd, 0, until), 0, wanted, this.applyFrom(0)),
-      );
+    if (key !== undefined && view.partial && !(flagsOf(this.table.get(key) ?? 0) & READ)) {
+      const wanted = (id: string) => id === key;
+      this.eachRecord(shard, this.readShard(shard, view.offset), 0, wanted, this.applyFrom(0));
       this.table.set(key, (this.table.get(key) ?? 0) + READ);
     }
     this.readMore(shard, view, ALL);
   }
 
   /** Applies the records appended since `view`; a shard cut or replaced since is read again from the start. */
-  private readMore(shard: number, view: ShardView, wanted: (id: string) => boolean): void {
+  private readMore(shard: number, view: ShardView, wanted: Wanted): void {
     const cut = this.withShard(shard, true, (fd) => {
       const size = fs.fstatSync(fd).size;
       if (size <= view.offset) return size < view.offset;
@@ -628,8 +588,7 @@ export class LocalLedger implements store.LedgerStore {
     for (let index = 0; index < this.table.count; index++) {
       const value = this.table.valueAt(index);
       if (value === undefined || (this.table.hashAt(index) & SHARD_MASK) !== shard) continue;
-      if (kindOf(value) === OBJECT) this.freeSlot(numberOf(value));
-      this.table.setAt(index, known(NOTHING, flagsOf(value)));
+      this.setState(this.table.keyAt(index), undefined);
     }
     Object.assign(view, { offset: 0, lines: 0, partial: false });
     this.readMore(shard, view, ALL);
@@ -639,13 +598,7 @@ export class LocalLedger implements store.LedgerStore {
    * Visits the records of `data` (from line `firstLine` of the shard) whose key `wanted` takes; a
    * line that is not a record is damage. Consumes up to the last newline: a torn last line waits.
    */
-  private eachRecord(
-    shard: number,
-    data: Buffer,
-    firstLine: number,
-    wanted: (id: string) => boolean,
-    visit: (record: LedgerRecord, at: number) => void,
-  ): { bytes: number; lines: number } {
+  private eachRecord(shard: number, data: Buffer, firstLine: number, wanted: Wanted, visit: Visit) {
     let [start, lines] = [0, 0];
     for (let end = data.indexOf(NEWLINE); end !== -1; start = end + 1, end = data.indexOf(NEWLINE, start)) {
       lines++;
@@ -670,6 +623,11 @@ export class LocalLedger implements store.LedgerStore {
     if (this.buffer.length < to - from)
       this.buffer = Buffer.allocUnsafe(Math.max(to - from, 2 * this.buffer.length));
     return this.buffer.subarray(0, fs.readSync(fd, this.buffer, 0, to - from, from));
+  }
+
+  /** A shard's bytes up to `to` (else all of them), as `bytes` reads them; none if there is no such shard. */
+  private readShard(shard: number, to?: number): Buffer {
+    return this.withShard(shard, false, (fd) => this.bytes(fd, 0, to ?? fs.fstatSync(fd).size)) ?? NO_BYTES;
   }
 
   /**
@@ -706,12 +664,8 @@ export class LocalLedger implements store.LedgerStore {
       if (this.fds.size < before) return this.openShard(shard, write);
       if (write) throw this.fail(error);
       if (code === 'ENOENT') return undefined;
-      const hint = ['Fix its permissions, then run the command again.'];
-      throw new CliError(
-        `Cannot read the order ledger ${path} (${code}), so nothing was sent.`,
-        ExitCode.Failure,
-        hint,
-      );
+      const message = `Cannot read the order ledger ${path} (${code}), so nothing was sent.`;
+      throw new CliError(message, ExitCode.Failure, ['Fix its permissions, then run the command again.']);
     }
     const info = fs.fstatSync(fd);
     if (info.isFile()) {
@@ -738,9 +692,7 @@ export class LocalLedger implements store.LedgerStore {
     return join(this.location, shardFileName(shard));
   }
 
-  private async syncShards(written: Set<number>): Promise<void> {
-    const shards = [...written];
-    written.clear();
+  private async syncShards(shards: number[]): Promise<void> {
     for (let i = 0; i < shards.length; i += 16) {
       await Promise.all(shards.slice(i, i + 16).map((shard) => appendSynced(this.shardPath(shard))));
     }
@@ -753,7 +705,7 @@ export class LocalLedger implements store.LedgerStore {
       const [old, shards] = [this.wal!, this.unsynced];
       [this.wal, this.unsynced] = [next, new Set()];
       await old.flush().finally(() => old.close());
-      await this.syncShards(shards);
+      await this.syncShards([...shards]);
       await unlink(old.path);
     } catch (error) {
       this.fail(error);
@@ -766,7 +718,7 @@ export class LocalLedger implements store.LedgerStore {
   private async openWal(): Promise<AppendLog> {
     const path = join(this.location, 'wal', `w-${this.owner.id}-${randomBytes(4).toString('hex')}.ndjson`);
     const log = await AppendLog.open(path, { what: `the order ledger's log ${path}`, synced: true });
-    void log.append(JSON.stringify({ wal: 2, owner: this.owner })).catch(() => undefined);
+    log.append(JSON.stringify({ wal: 2, owner: this.owner })).catch(IGNORE);
     return log;
   }
 
@@ -782,11 +734,10 @@ export class LocalLedger implements store.LedgerStore {
     for (const name of await readdir(folder)) {
       const path = join(folder, name);
       const legacy = /^(\d+)(?:-[0-9a-f]+)?\.ndjson$/.exec(name);
-      const owner = /^w-[0-9a-f]+-[0-9a-f]+\.ndjson$/.test(name) ? await walOwner(path) : undefined;
+      const owner = /^w-[0-9a-f]+-[0-9a-f]+\.ndjson$/.test(name) ? await ownerIn(path, true) : undefined;
       const restarted = owner?.boot !== undefined && owner.boot !== me.boot && owner.host === me.host;
       const judged = legacy ? { ...me, pid: Number(legacy[1]), start: undefined } : owner;
-      const mine = owner?.id === this.owner.id;
-      if (!judged || mine || (!restarted && liveness.judgeProcess(judged).kind !== 'dead')) continue;
+      if (!judged || (!restarted && liveness.judgeProcess(judged).kind !== 'dead')) continue;
       // Taken by renaming, so that two commands opening the ledger at once do not both copy it.
       const taken = `${path}.recovering-${this.owner.id}`;
       if (!(await rename(path, taken).then(ALL, () => false))) continue;
@@ -800,19 +751,14 @@ export class LocalLedger implements store.LedgerStore {
     let start = 0;
     for (let end = data.indexOf(NEWLINE); end !== -1; start = end + 1, end = data.indexOf(NEWLINE, start)) {
       const line = data.subarray(start, end + 1);
-      const id = startsRecord(line, 0, end - start)
-        ? externalIdAt(line, RECORD_START.length, end - start)
-        : undefined;
+      const id = startsRecord(line, 0, end - start) ? keyAt(line, 0, end - start) : undefined;
       if (id === undefined) continue;
       if (!byShard.has(shardOf(id))) byShard.set(shardOf(id), []);
       byShard.get(shardOf(id))!.push(line);
     }
     for (const [shard, lines] of byShard) {
-      const missing = this.withShard(shard, false, (fd) => {
-        const existing = this.bytes(fd, 0, fs.fstatSync(fd).size);
-        return lines.filter((line) => !existing.includes(line));
-      });
-      const data = Buffer.concat(missing ?? lines);
+      const existing = this.readShard(shard);
+      const data = Buffer.concat(lines.filter((line) => !existing.includes(line)));
       if (data.length > 0) await appendSynced(this.shardPath(shard), data);
     }
   }
@@ -833,18 +779,16 @@ async function appendSynced(path: string, data?: Buffer): Promise<void> {
   }
 }
 
-/** The owner a heartbeat file names (one line with its beat, or the two lines of earlier releases). */
-async function heartbeatAt(path: string): Promise<ClaimOwner | undefined> {
-  const read = await liveness.readHeartbeat(path).catch(() => undefined);
-  const owner = read && liveness.heartbeatOwner(read.text);
+/**
+ * The owner a heartbeat file names (one line with its beat, or the two lines of earlier releases),
+ * or (`wal`) the first line of a write-ahead log.
+ */
+async function ownerIn(path: string, wal = false): Promise<ClaimOwner | undefined> {
+  const text = (await liveness.readHeartbeat(path).catch(() => undefined))?.text ?? '';
+  if (wal) return (parseJson(text.split('\n', 1)[0]!) as { owner?: ClaimOwner } | undefined)?.owner;
+  const owner = liveness.heartbeatOwner(text);
   if (owner) delete owner.beat;
   return owner;
-}
-
-/** The owner the first line of a write-ahead log names. */
-async function walOwner(path: string): Promise<ClaimOwner | undefined> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return (parseJson(text.split('\n', 1)[0]!) as { owner?: ClaimOwner } | undefined)?.owner;
 }
 
 /** The state one settled record gives on its own: what a record's offset stands for. */
@@ -876,16 +820,11 @@ function decidedBy(record: LedgerRecord, state: LedgerEntry): boolean {
  * if the line is not a record. A record written after a torn one (a full disk, a crash) is glued
  * onto it: a line that starts as a record and ends with a whole one is that record.
  */
-function recordIn(
-  data: Buffer,
-  start: number,
-  end: number,
-  wanted: (id: string) => boolean,
-): { record: LedgerRecord; at: number } | undefined | 'damaged' {
+function recordIn(data: Buffer, start: number, end: number, wanted: Wanted) {
   if (!startsRecord(data, start, end) || data[end - 1] !== 0x7d) return 'damaged';
   const glued = data.lastIndexOf(RECORD_START, end - 1);
   for (const at of glued > start ? [start, glued] : [start]) {
-    const id = externalIdAt(data, at + RECORD_START.length, end);
+    const id = keyAt(data, at, end);
     if (id === undefined) continue;
     // Passed over without a parse (only its shape is checked), unless it may be glued.
     if (!wanted(id) && !(at === start && glued > start)) return undefined;
@@ -904,8 +843,9 @@ function startsRecord(data: Buffer, start: number, end: number): boolean {
   return end - start > length && data.compare(RECORD_START, 0, length, start, start + length) === 0;
 }
 
-/** The JSON string that starts at `start` and ends before `end` (a key), or undefined. */
-function externalIdAt(data: Buffer, start: number, end: number): string | undefined {
+/** The key of the record that starts at `at`: the JSON string after `{"externalId":`, ending before `end`. */
+function keyAt(data: Buffer, at: number, end: number): string | undefined {
+  const start = at + RECORD_START.length;
   let escaped = false;
   for (let i = start + 1; data[start] === 0x22 && i < end; i++) {
     if (data[i] === 0x5c) [escaped, i] = [true, i + 1];

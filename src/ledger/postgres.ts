@@ -18,11 +18,11 @@
  * up at once and connections still busy after PENDING_GRACE_MS are destroyed.
  */
 import { hash, randomBytes } from 'node:crypto';
-import { appendFile, mkdir, open as openFile, readFile, rename, unlink } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rename, unlink } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as delay, setImmediate as immediate } from 'node:timers/promises';
 import type { Pool, PoolClient, QueryConfig, QueryResultRow } from 'pg';
 import { parseDuration } from '../config/duration.js';
 import { CancelledError, CliError, UsageError } from '../core/errors.js';
@@ -34,7 +34,7 @@ import { normalizeBaseUrl } from '../core/url.js';
 import { isoNow } from '../io/iso-time.js';
 import { ClaimedNowError, LedgerWriteError } from './errors.js';
 import type { ClaimOwner, LedgerEntry, LedgerRecord, Resolution } from './record.js';
-import { applyRecord, settledAsUnknown, stateKey } from './record.js';
+import { applyRecord, refusalOf, settledAsUnknown, stateKey } from './record.js';
 import { findSameService } from './service-identity.js';
 import type * as store from './store.js';
 
@@ -92,6 +92,13 @@ const BEATING = `EXISTS (SELECT 1 FROM ordercli_ledger_owners o
 const BEAT_SQL = `WITH gone AS (DELETE FROM ordercli_ledger_owners WHERE beat_at < now() - interval '1 day')
 INSERT INTO ordercli_ledger_owners (id, identity, beat_at) VALUES ($1, $2::jsonb, now())
 ON CONFLICT (id) DO UPDATE SET beat_at = now()`;
+/** What `probe` tries of a claim ($1 a key of its own), in a transaction rolled back. */
+const PROBE_SQL = [
+  `INSERT INTO ordercli_ledger (external_id, service, kind, status, state_key, entry)
+    VALUES ($1, $2, $3, 'claimed', '', '{}')`,
+  `UPDATE ordercli_ledger SET status = 'not-created' WHERE external_id = $1 AND service = $2 AND kind = $3`,
+  'DELETE FROM ordercli_ledger WHERE external_id = $1 AND service = $2 AND kind = $3',
+];
 
 /**
  * Compare-and-swaps (`Swap`, with `sk` = stateKey(entry)), one a key: $1 service, $2 kind, $6 the
@@ -167,6 +174,11 @@ export interface PostgresSettings {
 export const redactLedgerUrl = redactUrlPassword;
 
 const ignore = (): void => undefined;
+/** A name as SQL quotes it. */
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+/** `text` with its tables in `schema` (quoted). */
+const qualify = (text: string, schema: string) =>
+  text.replace(/\bordercli_ledger(?:_records|_owners)?\b/g, (name) => `${schema}.${name}`);
 const UNREACHABLE =
   /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE|ENOENT)$/;
 
@@ -202,11 +214,11 @@ export class PostgresLedger implements store.LedgerStore {
   readonly location: string;
   readonly baseUrl: string;
   readonly owner: ClaimOwner = newOwner();
+  private readonly beatSql = { text: BEAT_SQL, values: [this.owner.id, JSON.stringify(this.owner)] };
   /** The base URL whose rows this one uses: another name of the same service (service-identity.ts). */
   sameServiceAs: string | undefined;
   /** The `service` of the rows used: `sameServiceAs`, or the base URL. */
   private service: string;
-  private readonly signal: AbortSignal | undefined;
   /** The URL's passwords, longest first (shorter than 3: too short to mask, and to be real ones). */
   private readonly secrets: string[];
   private readonly connection: string;
@@ -232,11 +244,10 @@ export class PostgresLedger implements store.LedgerStore {
   private counts = { created: 0, inDoubt: 0 };
   /** The claimed entry of each claim held, by token (what an outcome is applied to). */
   private readonly held = new Map<string, LedgerEntry>();
-  /** Claims and outcomes to write, the round in flight, and who waits for the end of writing. */
+  /** Claims and outcomes to write, the round in flight, and the rounds' writing (while any is queued). */
   private queue: (PendingClaim | Swap)[] = [];
   private round: (PendingClaim | Swap)[] = [];
-  private writing = false;
-  private idleWaiters: (() => void)[] = [];
+  private writing: Promise<void> | undefined;
   /** The reads of `validated` before their write (sync() waits for them). */
   private readonly lookups = new Set<Promise<void>>();
 
@@ -251,14 +262,13 @@ export class PostgresLedger implements store.LedgerStore {
     const name = 'ORDERCLI_LEDGER_STATEMENT_TIMEOUT';
     this.timeoutMs = timeout ? parseDuration(timeout, { name, minMs: 100, maxMs: 3_600_000 }) : 30_000;
     this.connection = connection;
-    this.schema = `"${schema.replace(/"/g, '""')}"`;
+    this.schema = quoted(schema);
     this.location = redactUrlPassword(url);
     this.secrets = urlPasswords(url)
       .filter((secret) => secret.length >= 3)
       .sort((a, b) => b.length - a.length);
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
     this.service = this.baseUrl;
-    this.signal = options.signal;
     const ledgerId = hash('sha256', `${redactUrlPassword(connection)}\n${schema}`, 'hex').slice(0, 24);
     const folder = settings.pendingFolder;
     this.pendingFile = folder === undefined ? undefined : join(folder, `${ledgerId}.ndjson`);
@@ -273,13 +283,13 @@ export class PostgresLedger implements store.LedgerStore {
   static async open(url: string, options: store.OpenLedgerOptions, settings: PostgresSettings = {}) {
     const ledger = new PostgresLedger(url, options, settings);
     try {
-      if (ledger.signal?.aborted) throw ledger.abortReason();
-      ledger.signal?.addEventListener('abort', ledger.onAbort, { once: true });
+      if (options.signal?.aborted) throw ledger.abortReason();
+      options.signal?.addEventListener('abort', ledger.onAbort, { once: true });
       ledger.pool = ledger.newPool((await import('pg')).Pool);
       await ledger.prepareTables();
       if (!options.readOnly) {
         await ledger.foldPending();
-        await ledger.query({ text: BEAT_SQL, values: [ledger.owner.id, JSON.stringify(ledger.owner)] });
+        await ledger.query(ledger.beatSql);
         ledger.heartbeat = setInterval(() => ledger.beat(), HEARTBEAT_MS).unref();
       }
       await ledger.findService();
@@ -300,31 +310,13 @@ export class PostgresLedger implements store.LedgerStore {
     const ledger = new PostgresLedger(url, { ...options, readOnly: true }, settings);
     try {
       ledger.pool = ledger.newPool((await import('pg')).Pool);
-      const client = await ledger.pool.connect();
-      client.on('error', ignore);
-      try {
-        await client.query('BEGIN');
-        const { rows } = await client.query('SELECT to_regnamespace($1) AS oid', [ledger.schema]);
-        if (rows[0]?.oid === null) await client.query(`CREATE SCHEMA ${ledger.schema}`);
+      await ledger.transaction(false, async (client) => {
         // As the real run: the tables are created only when missing (they may be another role's).
-        const present = await client.query(
-          'SELECT count(to_regclass($1 || name))::integer AS n FROM unnest($2::text[]) AS name',
-          [`${ledger.schema}.`, TABLES],
-        );
-        if (present.rows[0]?.n !== TABLES.length) await client.query(ledger.qualified(POSTGRES_LEDGER_DDL));
-        const [key, values] = [`ordercli-dry-run-${ledger.owner.id}`, [ledger.baseUrl, options.kind]];
-        for (const text of [
-          `INSERT INTO ordercli_ledger (external_id, service, kind, status, state_key, entry)
-            VALUES ('${key}', $1, $2, 'claimed', '', '{}')`,
-          `UPDATE ordercli_ledger SET status = 'not-created' WHERE external_id = '${key}' AND service = $1 AND kind = $2`,
-          `DELETE FROM ordercli_ledger WHERE external_id = '${key}' AND service = $1 AND kind = $2`,
-        ])
-          await client.query(ledger.qualified(text), values);
-        await client.query(ledger.qualified(BEAT_SQL), [ledger.owner.id, JSON.stringify(ledger.owner)]);
-      } finally {
-        await client.query('ROLLBACK').catch(ignore);
-        client.removeListener('error', ignore).release();
-      }
+        await ledger.createMissing(client, TABLES);
+        const values = [`ordercli-dry-run-${ledger.owner.id}`, ledger.baseUrl, options.kind];
+        for (const text of PROBE_SQL) await client.query(qualify(text, ledger.schema), values);
+        await client.query({ ...ledger.beatSql, text: qualify(BEAT_SQL, ledger.schema) });
+      });
     } catch (error) {
       throw ledger.errorOf(error, true);
     } finally {
@@ -334,51 +326,39 @@ export class PostgresLedger implements store.LedgerStore {
 
   /** The SQL that creates the ledger's schema and tables (`ledger init --print-sql`), for an owner to run once. */
   static creationSql(url: string | undefined, env: NodeJS.ProcessEnv = {}): string {
-    const schema =
-      url === undefined ? env.ORDERCLI_LEDGER_SCHEMA || 'public' : parseLedgerUrl(url, env).schema;
-    const quoted = `"${schema.replace(/"/g, '""')}"`;
-    const tables = POSTGRES_LEDGER_DDL.replace(
-      /\bordercli_ledger(?:_records|_owners)?\b/g,
-      (name) => `${quoted}.${name}`,
-    );
-    return `CREATE SCHEMA IF NOT EXISTS ${quoted};\n${tables}\n`;
+    const name = url === undefined ? env.ORDERCLI_LEDGER_SCHEMA || 'public' : parseLedgerUrl(url, env).schema;
+    const schema = quoted(name);
+    return `CREATE SCHEMA IF NOT EXISTS ${schema};\n${qualify(POSTGRES_LEDGER_DDL, schema)}\n`;
   }
 
   /** The base URLs and kinds the ledger holds ([] when it has no tables). */
   static services(url: string, settings: PostgresSettings = {}): Promise<store.LedgerService[]> {
     const text = 'SELECT DISTINCT service AS "baseUrl", kind FROM ordercli_ledger ORDER BY 1, 2';
-    return PostgresLedger.session(url, settings, [], (ledger) => ledger.query<store.LedgerService>({ text }));
+    return PostgresLedger.session(url, settings, { text });
   }
 
   /** Deletes every row of a service (every kind, and its history); resolves with the keys removed. */
-  static forget(url: string, baseUrl: string, settings: PostgresSettings = {}): Promise<number> {
-    return PostgresLedger.session(url, settings, 0, async (ledger) => {
-      const [row] = await ledger.query<{ n: number }>({
-        text: `WITH history AS (DELETE FROM ordercli_ledger_records WHERE service = $1),
-          gone AS (DELETE FROM ordercli_ledger WHERE service = $1 RETURNING 1)
-          SELECT count(*)::integer AS n FROM gone`,
-        values: [normalizeBaseUrl(baseUrl)],
-      });
-      return row?.n ?? 0;
+  static async forget(url: string, baseUrl: string, settings: PostgresSettings = {}): Promise<number> {
+    const [row] = await PostgresLedger.session<{ n: number }>(url, settings, {
+      text: `WITH history AS (DELETE FROM ordercli_ledger_records WHERE service = $1),
+        gone AS (DELETE FROM ordercli_ledger WHERE service = $1 RETURNING 1)
+        SELECT count(*)::integer AS n FROM gone`,
+      values: [normalizeBaseUrl(baseUrl)],
     });
+    return row?.n ?? 0;
   }
 
-  /** Runs `work` on a read-only store of no service (`none` without tables). */
-  private static async session<T>(
+  /** Runs one statement on a read-only store of no service ([] without tables). */
+  private static async session<T extends QueryResultRow>(
     url: string,
     settings: PostgresSettings,
-    none: T,
-    work: (ledger: PostgresLedger) => Promise<T>,
+    statement: QueryConfig,
   ) {
-    const options = {
-      baseUrl: '',
-      kind: 'orders',
-      source: { by: 'orders resolve' },
-      readOnly: true,
-    } as const;
+    const source = { by: 'orders resolve' } as const;
+    const options = { baseUrl: '', kind: 'orders', source, readOnly: true } as const;
     const ledger = await PostgresLedger.open(url, options, settings);
     try {
-      return ledger.tablesExist ? await work(ledger) : none;
+      return ledger.tablesExist ? await ledger.query<T>(statement) : [];
     } catch (error) {
       throw ledger.errorOf(error, true);
     } finally {
@@ -423,48 +403,60 @@ export class PostgresLedger implements store.LedgerStore {
   }
 
   private abortReason(): CliError {
-    const reason: unknown = this.signal?.reason;
+    const reason: unknown = this.options.signal?.reason;
     return reason instanceof CliError ? reason : new CancelledError();
   }
 
   /** Creates what is missing of the schema and tables, one process at a time (read-only: only looks). */
   private async prepareTables(): Promise<void> {
-    const present = async (names: string[]) => {
-      const text = 'SELECT count(to_regclass($1 || name))::integer AS n FROM unnest($2::text[]) AS name';
-      const [row] = await this.query<{ n: number }>({ text, values: [`${this.schema}.`, names] });
-      return row?.n === names.length;
-    };
     const all = [...TABLES, 'ordercli_ledger_service'];
-    if (await present(all)) return;
-    this.tablesExist = await present(TABLES);
+    if (await this.present(all)) return;
+    this.tablesExist = await this.present(TABLES);
     if (this.options.readOnly) return;
-    const client = await this.pool!.connect();
-    client.on('error', ignore);
     try {
-      await client.query('BEGIN');
-      // One process at a time (any constant shared by all).
-      await client.query('SELECT pg_advisory_xact_lock($1)', [0x6f72_6465_72]);
-      // Another process may have created them meanwhile (possibly another role, whose tables these are).
-      if (!(await present(all))) {
-        // Not `IF NOT EXISTS`: that needs the right to create schemas even when the schema exists.
-        const { rows } = await client.query('SELECT to_regnamespace($1) AS oid', [this.schema]);
-        if (rows[0]?.oid === null) await client.query(`CREATE SCHEMA ${this.schema}`);
-        await client.query(this.qualified(POSTGRES_LEDGER_DDL));
-      }
-      await client.query('COMMIT');
+      await this.transaction(true, async (client) => {
+        // One process at a time (any constant shared by all).
+        await client.query('SELECT pg_advisory_xact_lock($1)', [0x6f72_6465_72]);
+        // Another process may have created them meanwhile (possibly another role, whose tables these are).
+        await this.createMissing(client, all);
+      });
     } catch (error) {
-      await client.query('ROLLBACK').catch(ignore);
       // An index this role may not create (another role's tables) only makes some reads slower.
       if (!this.tablesExist) throw error;
-    } finally {
-      client.removeListener('error', ignore).release();
     }
     this.tablesExist = true;
   }
 
-  /** A statement with its tables in the ledger's schema. */
-  private qualified(text: string): string {
-    return text.replace(/\bordercli_ledger(?:_records|_owners)?\b/g, (name) => `${this.schema}.${name}`);
+  /** Runs `work` in a transaction on one connection, committed (`commit`) or rolled back. */
+  private async transaction(commit: boolean, work: (client: PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.pool!.connect();
+    client.on('error', ignore);
+    let committed = false;
+    try {
+      await client.query('BEGIN');
+      await work(client);
+      if (commit) await client.query('COMMIT');
+      committed = commit;
+    } finally {
+      if (!committed) await client.query('ROLLBACK').catch(ignore);
+      client.removeListener('error', ignore).release();
+    }
+  }
+
+  /** Whether each of `names` is in the ledger's schema. */
+  private async present(names: string[]): Promise<boolean> {
+    const text = 'SELECT count(to_regclass($1 || name))::integer AS n FROM unnest($2::text[]) AS name';
+    const [row] = await this.query<{ n: number }>({ text, values: [`${this.schema}.`, names] });
+    return row?.n === names.length;
+  }
+
+  /** In a transaction: creates the schema and tables when any of `names` is missing. */
+  private async createMissing(client: PoolClient, names: string[]): Promise<void> {
+    if (await this.present(names)) return;
+    // Not `IF NOT EXISTS`: that needs the right to create schemas even when the schema exists.
+    const schema = await client.query('SELECT to_regnamespace($1) AS oid', [this.schema]);
+    if (schema.rows[0]?.oid === null) await client.query(`CREATE SCHEMA ${this.schema}`);
+    await client.query(qualify(POSTGRES_LEDGER_DDL, this.schema));
   }
 
   /**
@@ -496,14 +488,9 @@ export class PostgresLedger implements store.LedgerStore {
   private async keepPending(swaps: readonly Swap[]): Promise<void> {
     if (this.pendingFile === undefined) throw new Error('no folder to keep the outcomes in');
     const [service, kind] = [this.service, this.options.kind];
+    const lines = swaps.map((swap) => `${JSON.stringify({ service, kind, ...swap })}\n`);
     await mkdir(dirname(this.pendingFile), { recursive: true, mode: 0o700 });
-    const handle = await openFile(this.pendingFile, 'a', 0o600);
-    try {
-      await handle.writeFile(swaps.map((swap) => `${JSON.stringify({ service, kind, ...swap })}\n`).join(''));
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
+    await appendFile(this.pendingFile, lines.join(''), { mode: 0o600, flush: true });
   }
 
   /** Uses the rows of another name of this service when this base URL has none (service-identity.ts). */
@@ -514,10 +501,8 @@ export class PostgresLedger implements store.LedgerStore {
         WHERE NOT EXISTS (SELECT 1 FROM ordercli_ledger WHERE service = $1)`,
       values: [this.baseUrl],
     });
-    this.sameServiceAs = await findSameService(
-      this.baseUrl,
-      others.map((row) => row.service),
-    );
+    const names = others.map(({ service }) => service);
+    this.sameServiceAs = await findSameService(this.baseUrl, names);
     this.service = this.sameServiceAs ?? this.baseUrl;
   }
 
@@ -526,7 +511,7 @@ export class PostgresLedger implements store.LedgerStore {
    * sentence saying whether the server was reached; after, a LedgerWriteError (nothing more is sent).
    */
   private errorOf(error: unknown, opening = false): CliError {
-    if (this.signal?.aborted) return this.abortReason();
+    if (this.options.signal?.aborted) return this.abortReason();
     if (error instanceof CliError) return error;
     const code = codeOf(error);
     // pg's messages do not hold the password; this makes sure.
@@ -539,33 +524,26 @@ export class PostgresLedger implements store.LedgerStore {
       if (code && !sqlState) cause.code = code;
       return new LedgerWriteError(this.location, cause);
     }
-    let sentence = `Cannot open the PostgreSQL ledger ${this.location} (${code ? `${code} ` : ''}${message})`;
+    const ledger = `PostgreSQL ledger ${this.location}`;
     if (code === '42501') {
-      // A role that may not create the tables (PostgreSQL 15 gives no one CREATE on `public`).
-      const user = this.user();
-      return new CliError(
-        `The PostgreSQL ledger ${this.location} refused what the ledger needs (42501 ${message}), so nothing was sent.`,
-        ExitCode.Failure,
-        [
-          `Ask an owner of the schema for GRANT CREATE ON SCHEMA ${this.schema} TO ${user}, or to create the tables once (ordercli ledger init --print-sql | psql <url>) and GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${this.schema} TO ${user}.`,
-        ],
-      );
+      // A role that may not create the tables (PostgreSQL 15 gives no one CREATE on `public`): the
+      // URL's user, else PGUSER, else the system user's name, as pg does.
+      const name = decodeURIComponent(new URL(this.connection).username);
+      const [user, schema] = [quoted(name || process.env.PGUSER || userInfo().username), this.schema];
+      const hint = `Ask an owner of the schema for GRANT CREATE ON SCHEMA ${schema} TO ${user}, or to create the tables once (ordercli ledger init --print-sql | psql <url>) and GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${user}.`;
+      const sentence = `The ${ledger} refused what the ledger needs (42501 ${message}), so nothing was sent.`;
+      return new CliError(sentence, ExitCode.Failure, [hint]);
     }
-    // A refused login: bad password, no such role, pg_hba.conf rejects.
-    if (/^28(P01|000)$/.test(code) || /password|SASL|authentication/i.test(message)) {
-      sentence = `The PostgreSQL ledger ${this.location} refused the login (${message})`;
-    } else if (UNREACHABLE.test(code) || /timeout|terminated|connect/i.test(message)) {
-      sentence = `Cannot reach the PostgreSQL ledger ${this.location} (${code || message})`;
-    }
+    const sentence =
+      // A refused login: bad password, no such role, pg_hba.conf rejects.
+      /^28(P01|000)$/.test(code) || /password|SASL|authentication/i.test(message)
+        ? `The ${ledger} refused the login (${message})`
+        : UNREACHABLE.test(code) || /timeout|terminated|connect/i.test(message)
+          ? `Cannot reach the ${ledger} (${code || message})`
+          : `Cannot open the ${ledger} (${code ? `${code} ` : ''}${message})`;
     return new CliError(`${sentence}, so nothing was sent.`, ExitCode.Failure, [
       `Check that the server is up and that the URL's host, port, database, user and password are right (${this.location}).`,
     ]);
-  }
-
-  /** The role the URL logs in as (else PGUSER, else the system user's name, as pg does). */
-  private user(): string {
-    const name = decodeURIComponent(new URL(this.connection).username);
-    return `"${(name || process.env.PGUSER || userInfo().username).replace(/"/g, '""')}"`;
   }
 
   private fail(error: unknown): CliError {
@@ -586,17 +564,32 @@ export class PostgresLedger implements store.LedgerStore {
   /**
    * Runs a statement in the ledger's schema: again (4 times at most) when the server broke a
    * deadlock or a serialization conflict, or once on a new connection when this one was lost (every
-   * statement is a compare-and-swap or a read: running it again is safe). A `read` fails with the
-   * store's error (errorOf).
+   * statement is a compare-and-swap or a read: running it again is safe); `read`: see read().
    */
   private async query<T extends QueryResultRow>(config: QueryConfig, read = false): Promise<T[]> {
-    const statement = { ...config, text: this.qualified(config.text) };
+    const statement = { ...config, text: qualify(config.text, this.schema) };
     for (let attempt = 1; ; attempt++) {
       if (this.gaveUp) throw this.abortReason();
+      const pool = this.pool!;
+      let client: PoolClient | undefined;
       try {
-        return await this.runOnce<T>(statement);
+        client = await pool.connect();
+        // A connection lost in a statement also emits 'error', with no listener while checked out.
+        client.on('error', ignore);
+        const { rows } = await client.query<T>(statement);
+        client.removeListener('error', ignore).release();
+        return rows;
       } catch (error) {
-        const again = /^40(P01|001)$/.test(codeOf(error)) ? attempt < 5 : attempt === 1 && isLost(error);
+        const lost = isLost(error);
+        // A broken or stalled connection is destroyed, not reused; the pool's others may be stalled
+        // too (a dead path): the next statements use new ones.
+        if (lost && pool === this.pool && !this.closed) {
+          this.pool = this.newPool(pool.constructor as typeof Pool);
+          void pool.end().catch(ignore);
+        }
+        if (lost) client?.connection.stream.destroy();
+        client?.removeListener('error', ignore).release(lost ? (error as Error) : undefined);
+        const again = /^40(P01|001)$/.test(codeOf(error)) ? attempt < 5 : attempt === 1 && lost;
         if (!again) throw this.gaveUp ? this.abortReason() : read ? this.errorOf(error) : error;
       }
     }
@@ -605,30 +598,6 @@ export class PostgresLedger implements store.LedgerStore {
   /** A statement whose failure is the store's error (errorOf). */
   private read<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
     return this.query<T>(config, true);
-  }
-
-  /** One statement on a connection of the pool; one that broke or stalled is destroyed, not reused. */
-  private async runOnce<T extends QueryResultRow>(config: QueryConfig): Promise<T[]> {
-    const pool = this.pool!;
-    let client: PoolClient | undefined;
-    try {
-      client = await pool.connect();
-      // A connection lost in a statement also emits 'error', with no listener while checked out.
-      client.on('error', ignore);
-      const { rows } = await client.query<T>(config);
-      client.removeListener('error', ignore).release();
-      return rows;
-    } catch (error) {
-      const lost = isLost(error);
-      // The pool's other connections may be stalled too (a dead path): the next statements use new ones.
-      if (lost && pool === this.pool && !this.closed) {
-        this.pool = this.newPool(pool.constructor as typeof Pool);
-        void pool.end().catch(ignore);
-      }
-      if (lost) client?.connection.stream.destroy();
-      client?.removeListener('error', ignore).release(lost ? (error as Error) : undefined);
-      throw error;
-    }
   }
 
   /** One WRITE_SQL statement (see there). */
@@ -646,8 +615,7 @@ export class PostgresLedger implements store.LedgerStore {
   /** One beat at a time; a failed one says nothing by itself (the next statement that matters fails too). */
   private beat(): void {
     if (this.closed || this.beating) return;
-    const values = [this.owner.id, JSON.stringify(this.owner)];
-    this.beating = this.query({ text: BEAT_SQL, values })
+    this.beating = this.query(this.beatSql)
       .catch(ignore)
       .finally(() => {
         this.beating = undefined;
@@ -657,7 +625,7 @@ export class PostgresLedger implements store.LedgerStore {
   private checkWritable(): void {
     if (this.options.readOnly || this.closed)
       throw new Error('ledger: write to a read-only or closed ledger');
-    if (this.signal?.aborted) throw this.abortReason();
+    if (this.options.signal?.aborted) throw this.abortReason();
     if (this.failure) throw this.failure;
   }
 
@@ -672,8 +640,7 @@ export class PostgresLedger implements store.LedgerStore {
     if (!owner) return 'dead';
     if (owner.id === this.owner.id) return 'alive';
     const verdict = judgeProcess(owner).kind;
-    if (verdict !== 'unverifiable') return verdict;
-    return beating ? 'alive' : 'stale';
+    return verdict !== 'unverifiable' ? verdict : beating ? 'alive' : 'stale';
   }
 
   async lookup(externalId: string): Promise<LedgerEntry | undefined> {
@@ -771,10 +738,8 @@ export class PostgresLedger implements store.LedgerStore {
 
   private write(item: PendingClaim | Swap): void {
     this.queue.push(item);
-    if (this.writing) return;
-    this.writing = true;
     // What is asked for in this turn of the event loop goes together.
-    setImmediate(() => void this.drain());
+    this.writing ??= immediate().then(() => this.drain());
   }
 
   /** Writes rounds while anything is queued, one item a key a round (records keep their order). */
@@ -794,18 +759,17 @@ export class PostgresLedger implements store.LedgerStore {
         this.round = [];
       }
     } finally {
-      this.writing = false;
-      for (const wake of this.idleWaiters.splice(0)) wake();
+      this.writing = undefined;
     }
   }
 
   /** Writes one round: outcomes as they are, claims as they decide; returns the claims to try again. */
   private async writeRound(round: (PendingClaim | Swap)[]): Promise<PendingClaim[]> {
-    const stop = this.failure ?? (this.signal?.aborted ? this.abortReason() : undefined);
+    const stop = this.failure ?? (this.options.signal?.aborted ? this.abortReason() : undefined);
     const claims = new Map<Swap, PendingClaim>();
     const swaps: Swap[] = [];
     for (const item of round) {
-      const decision = 'request' in item ? (stop ?? this.decide(item)) : item;
+      const decision = 'request' in item ? (stop ?? (await this.decide(item))) : item;
       if (!('request' in item)) swaps.push(item);
       else if (decision instanceof Error) item.reject(decision);
       else if ('reason' in decision) item.resolve({ claimed: false, refusal: decision });
@@ -827,7 +791,7 @@ export class PostgresLedger implements store.LedgerStore {
       if (!((isLost(error) || this.gaveUp) && (await this.keepPending(kept).then(() => true, ignore))))
         this.fail(error);
       for (const pending of claims.values())
-        pending.reject(this.signal?.aborted ? this.abortReason() : this.fail(error));
+        pending.reject(this.options.signal?.aborted ? this.abortReason() : this.fail(error));
       return [];
     }
   }
@@ -845,7 +809,7 @@ export class PostgresLedger implements store.LedgerStore {
         this.held.set(claim.token, entry!);
         this.remember(key);
         // Interrupted meanwhile: its caller has given up, so it is not sent.
-        if (this.signal?.aborted) this.notSent(claim, 'interrupted before it was sent');
+        if (this.options.signal?.aborted) this.notSent(claim, 'interrupted before it was sent');
         else pending.resolve({ claimed: true, claim });
       } else if (++pending.rounds >= MAX_CLAIM_ROUNDS) {
         const error = new Error(`the state of ${key} kept changing under ${MAX_CLAIM_ROUNDS} claims`);
@@ -858,60 +822,46 @@ export class PostgresLedger implements store.LedgerStore {
     return again;
   }
 
-  /** What a claim writes, given the row its last round met (none before its first), or its refusal. */
-  private decide({ key, request, met }: PendingClaim): Swap | store.ClaimRefusal | CliError {
+  /**
+   * What a claim writes, given the row its last round met (none before its first), or its refusal
+   * (refusalOf). Over a claim whose owner's heartbeat alone says it is gone, the server checks again.
+   */
+  private async decide({ key, request, met }: PendingClaim): Promise<Swap | store.ClaimRefusal | CliError> {
     const entry = met?.entry ?? undefined;
     if (entry !== undefined && !isState(entry)) return this.damaged(key);
+    let stale = false;
+    const refusal = await refusalOf(entry, request, () => {
+      const life = this.liveness(entry!.owner, met!.beating);
+      stale = life === 'stale';
+      return life === 'alive';
+    });
+    if (refusal) return refusal;
     const { bodyHash, line } = request;
     const token = randomBytes(9).toString('base64url');
     const record = this.record(key, 'claim', { token, owner: this.owner, bodyHash, line });
-    const expect = met?.state_key ?? null;
-    const take = (check = false): Swap => ({
-      key,
-      expect,
-      entry: applyRecord(entry, record, { granted: true })!,
-      check,
-    });
-    const any = request.takeOverAny === true;
-    const doubt = any || request.takeOverDoubt === true;
-    if (entry === undefined || entry.status === 'not-created') return take();
-    if (entry.status === 'created') return any ? take() : { reason: 'created', entry };
-    if (entry.status === 'in-doubt') return doubt ? take() : { reason: 'in-doubt', entry };
-    // Claimed (or a `sending` of ordercli before claims).
-    const life = this.liveness(entry.owner, met!.beating);
-    if (life === 'alive') return { reason: 'claimed', entry };
-    return doubt ? take(life === 'stale') : { reason: 'in-doubt', entry: settledAsUnknown(entry) };
+    const claimed = applyRecord(entry, record, { granted: true })!;
+    return { key, expect: met?.state_key ?? null, entry: claimed, check: stale };
   }
 
-  created(claim: store.Claim, outcome: { httpStatus: number; id?: string | number; code?: string }): void {
-    this.outcome(claim, 'created', outcome);
-  }
+  readonly created = this.outcome('created');
+  readonly failed = this.outcome('failed');
+  readonly unknown = this.outcome('unknown');
+  readonly notSent = this.outcome('not-sent');
 
-  failed(claim: store.Claim, outcome: { httpStatus?: number; message: string }): void {
-    this.outcome(claim, 'failed', outcome);
-  }
-
-  unknown(claim: store.Claim, reason: string): void {
-    this.outcome(claim, 'unknown', { reason });
-  }
-
-  notSent(claim: store.Claim, reason: string): void {
-    this.outcome(claim, 'not-sent', { reason });
-  }
-
-  private outcome(claim: store.Claim, event: LedgerRecord['event'], fields: Partial<LedgerRecord>): void {
-    if (this.options.readOnly || this.closed)
-      return void this.fail(new Error('an outcome after the ledger was closed'));
-    const claimed = this.held.get(claim.token);
-    // Not a claim this store holds (or already answered): the record would change nothing.
-    if (claimed === undefined) return;
-    this.held.delete(claim.token);
-    const record = this.record(claim.externalId, event, { token: claim.token, ...fields });
-    this.write({
-      key: claim.externalId,
-      expect: stateKey(claimed),
-      entry: applyRecord(claimed, record) ?? null,
-    });
+  /** The outcomes of claims with `event` (`details` a string: the reason), written over the claim. */
+  private outcome(event: 'created' | 'failed' | 'unknown' | 'not-sent') {
+    return (claim: store.Claim, details: Partial<LedgerRecord> | string): void => {
+      if (this.options.readOnly || this.closed)
+        return void this.fail(new Error('an outcome after the ledger was closed'));
+      const { externalId: key, token } = claim;
+      const claimed = this.held.get(token);
+      // Not a claim this store holds (or already answered): the record would change nothing.
+      if (claimed === undefined) return;
+      this.held.delete(token);
+      const fields = typeof details === 'string' ? { reason: details } : details;
+      const entry = applyRecord(claimed, this.record(key, event, { token, ...fields })) ?? null;
+      this.write({ key, expect: stateKey(claimed), entry });
+    };
   }
 
   validated(externalId: string, validatedAt: string): void {
@@ -972,7 +922,7 @@ export class PostgresLedger implements store.LedgerStore {
 
   async sync(): Promise<void> {
     while (this.lookups.size > 0) await Promise.allSettled([...this.lookups]);
-    while (this.writing) await new Promise<void>((wake) => this.idleWaiters.push(wake));
+    while (this.writing) await this.writing;
     if (this.failure) throw this.failure;
   }
 
@@ -995,7 +945,7 @@ export class PostgresLedger implements store.LedgerStore {
     await Promise.race([ended, delay(this.gaveUp ? 0 : PENDING_GRACE_MS, undefined, { ref: false })]);
     this.giveUp();
     clearTimeout(this.giveUpTimer);
-    this.signal?.removeEventListener('abort', this.onAbort);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
     if (this.failure && this.failure !== earlier) throw this.failure;
   }
 }

@@ -23,6 +23,7 @@
  */
 import { hash } from 'node:crypto';
 import type { Owner } from '../core/liveness.js';
+import type { ClaimRefusal, ClaimRequest } from './store.js';
 
 export type RecordEvent =
   | 'claim'
@@ -274,6 +275,25 @@ function claimEntry(record: LedgerRecord, current: LedgerEntry | undefined): Led
   return entry;
 }
 
+/**
+ * The one rule of both stores for claiming over `entry`: the refusal, or undefined when the claim
+ * may be made. `ownerAlive` says whether a claim's owner is alive (asked only for a claim).
+ */
+export async function refusalOf(
+  entry: LedgerEntry | undefined,
+  request: Pick<ClaimRequest, 'takeOverDoubt' | 'takeOverAny'>,
+  ownerAlive: () => boolean | Promise<boolean>,
+): Promise<ClaimRefusal | undefined> {
+  if (isFree(entry)) return undefined;
+  const [any, doubt] = [request.takeOverAny === true, request.takeOverAny || request.takeOverDoubt];
+  if (entry!.status === 'claimed') {
+    if (await ownerAlive()) return { reason: 'claimed', entry: entry! };
+    return doubt ? undefined : { reason: 'in-doubt', entry: settledAsUnknown(entry!) };
+  }
+  if (entry!.status === 'created') return any ? undefined : { reason: 'created', entry: entry! };
+  return doubt ? undefined : { reason: 'in-doubt', entry: entry! };
+}
+
 /** A claim whose owner is gone, as the doubt it leaves. */
 export function settledAsUnknown(claim: LedgerEntry): LedgerEntry {
   const entry: LedgerEntry = {
@@ -285,38 +305,6 @@ export function settledAsUnknown(claim: LedgerEntry): LedgerEntry {
   // The owner stays named: who left it in doubt (a runner of a fleet) is what a person asks first.
   delete entry.previous;
   return entry;
-}
-
-/** `created at 2026-11-23T11:00:00.000Z by orders import of /data/orders.csv (id 10001, code SO-…)` */
-export function describeEntry(entry: LedgerEntry): string {
-  const who = entry.by === undefined ? 'ordercli' : `${entry.by}${entry.input ? ` of ${entry.input}` : ''}`;
-  const ids = [
-    entry.id !== undefined ? `id ${entry.id}` : undefined,
-    entry.code !== undefined ? `code ${entry.code}` : undefined,
-  ].filter(Boolean);
-  const what =
-    entry.event === 'resolved'
-      ? `resolved as ${entry.status === 'created' ? 'created' : 'not created'}`
-      : entry.status === 'created'
-        ? answeredAlreadyThere(entry)
-          ? `found already there (the service answered ${entry.httpStatus})`
-          : 'created'
-        : entry.status === 'claimed'
-          ? 'sent with no outcome recorded'
-          : entry.status === 'in-doubt'
-            ? `sent with an unknown outcome (${entry.reason ?? 'no answer'})`
-            : 'refused';
-  const validated = entry.validatedAt === undefined ? '' : `, validated at ${entry.validatedAt}`;
-  return `${what} at ${entry.at} by ${who}${ids.length > 0 ? ` (${ids.join(', ')})` : ''}${validated}`;
-}
-
-/**
- * A key recorded as created on an error answer: the service said it already had it (a contact
- * reference answered 409), so it exists, though this send did not create it.
- */
-export function answeredAlreadyThere(entry: LedgerEntry): boolean {
-  const status = entry.httpStatus;
-  return entry.event === 'created' && status !== undefined && (status < 200 || status >= 300);
 }
 
 /** `pid 4242 on build-7 since 2026-11-26T10:00:00.000Z` */

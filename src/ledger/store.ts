@@ -68,7 +68,7 @@ export interface ClaimRequest {
 /** Which keys `list` returns. */
 export interface LedgerFilter {
   /**
-   * Input identities (src/ledger/input-identity.ts) and, for records written by earlier releases,
+   * Input identities (src/import/input-identity.ts) and, for records written by earlier releases,
    * absolute input and journal paths: a key is listed when its state's `input` or `journal` is one.
    */
   inputs?: readonly string[];
@@ -161,6 +161,3 @@ export interface LedgerStore {
   /** Writes what is pending and releases what the store holds (files, connections, heartbeat). */
   close(): Promise<void>;
 }
-
-/** The ledger could not be written (or reached): nothing more may be sent. */
-export { LedgerWriteError } from './errors.js';

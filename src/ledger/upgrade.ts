@@ -1,20 +1,8 @@
 /**
- * What earlier releases left, folded into the ledger so that nothing they knew is forgotten. Not
- * on the sending path: called once before an import sends.
- *
- * - `foldJournal`: an import journal (`<input>.journal.ndjson`, or a `--journal` file) that ordercli
- *   wrote beside the input before the ledger was its only store. What it records as created or in
- *   doubt at this service and the ledger has no record of is recorded in the ledger (created stays
- *   created, in doubt stays in doubt); the file is then renamed `<journal>.folded`, so that it is
- *   read once.
- * - `copyLedger` (`ledger copy --to`): what one ledger knows (created, in doubt) recorded in
- *   another, a local folder or PostgreSQL, for a move; idempotent.
- * - `checkLedgerMove`: a command about to send through a ledger that has no record of the service
- *   while the default local ledger has some is refused (exit 2) until they are copied or `--force`
- *   says to start empty: moving to a new ledger never silently forgets what was sent.
- *
- * It reaches other ledgers through open.ts's functions, given by the caller: open.ts calls
- * `checkLedgerMove`, so this module does not import it.
+ * Upgrades and moves forget nothing, off the sending path: `foldJournal` (the journal an earlier
+ * release kept beside an input, folded in once), `copyLedger` (`ledger copy --to`) and
+ * `checkLedgerMove` (a new ledger refused while the default one holds the service's keys). Other
+ * ledgers are reached through open.ts's functions, given by the caller (open.ts imports this one).
  */
 import { createReadStream, existsSync } from 'node:fs';
 import { rename, stat } from 'node:fs/promises';
@@ -41,8 +29,11 @@ export interface FoldedJournal {
 }
 
 /**
- * Folds the journal at `path` (if there is one) into `ledger`, the store of its service; keys the
- * ledger already knows after `prefetch` are passed over. Undefined when there is no such file.
+ * Folds the journal at `path` (`<input>.journal.ndjson`, or a `--journal` file: what ordercli wrote
+ * beside the input before the ledger was its only store) into `ledger`, the store of its service:
+ * what it records as created or in doubt, of keys the ledger does not know after `prefetch`, is
+ * recorded so (created stays created, in doubt stays in doubt); then the file is renamed
+ * `<journal>.folded`, so that it is read once. Undefined when there is no such file.
  */
 export async function foldJournal(
   ledger: LedgerStore,

@@ -516,8 +516,8 @@ describe('LocalLedger: write-ahead log', () => {
 });
 
 describe('LocalLedger: prefetch and adopt, shard by shard', () => {
-  // Fails (src bug, see the report): prefetch applies only the prefetched keys' records of a shard
-  // and marks the whole shard read, so another key of that shard looks new: claimed and sent again.
+  // A prefetch applies only the prefetched keys' records of a shard: another key of that shard must
+  // not look new (claimed and sent again).
   it('after prefetch, a key of a prefetched shard that was not prefetched still sees its records', async () => {
     const root = tempDir();
     const prefetched = 'SAME-0';
@@ -534,6 +534,29 @@ describe('LocalLedger: prefetch and adopt, shard by shard', () => {
     await ledger.prefetch([prefetched]);
     expect(await ledger.lookup(other)).toMatchObject({ status: 'created', id: 1 });
     expect(refusalOf(await ledger.claim({ externalId: other, bodyHash: 'h' })).reason).toBe('created');
+  });
+
+  it('a second prefetch of a key in a shard the first read in part sees its records', async () => {
+    const root = tempDir();
+    const first = 'TWICE-0';
+    let n = 1;
+    while (shardOf(`TWICE-${n}`) !== shardOf(first)) n++;
+    const second = `TWICE-${n}`;
+    const writer = await open(root);
+    for (const [index, externalId] of [first, second].entries()) {
+      writer.created(claimOf(await writer.claim({ externalId, bodyHash: 'h' })), {
+        httpStatus: 201,
+        id: index + 1,
+      });
+    }
+    await writer.close();
+    const ledger = await open(root);
+    await ledger.prefetch([first]);
+    await ledger.prefetch([second]);
+    expect(ledger.knows(second)).toBe(true);
+    expect(ledger.prefetchedCounts()).toEqual({ created: 2, inDoubt: 0 });
+    expect(await ledger.lookup(second)).toMatchObject({ status: 'created', id: 2 });
+    expect(refusalOf(await ledger.claim({ externalId: second, bodyHash: 'h' })).reason).toBe('created');
   });
 
   it('a shard cut under a running ledger (moved aside, started anew) is read again: what it no longer holds is forgotten', async () => {

@@ -1,9 +1,9 @@
 // How one record changes the state of its key (the ledger and the journal alike), and how a state reads.
 import { describe, expect, it } from 'vitest';
+import { describeEntry } from '../../src/import/send/describe-entry.js';
 import {
   applyRecord,
   bodyHash,
-  describeEntry,
   describeOwner,
   isFree,
   type LedgerEntry,

@@ -13,13 +13,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KeyTable } from '../../src/core/key-table.js';
 import { STALE_MS, thisProcess } from '../../src/core/liveness.js';
+import { describeEntry } from '../../src/import/send/describe-entry.js';
 import { ClaimedNowError } from '../../src/ledger/errors.js';
-import {
-  describeEntry,
-  type LedgerEntry,
-  type LedgerRecord,
-  type RecordSource,
-} from '../../src/ledger/record.js';
+import type { LedgerEntry, LedgerRecord, RecordSource } from '../../src/ledger/record.js';
 import type { Claim, ClaimRequest, ClaimResult, LedgerKind, LedgerStore } from '../../src/ledger/store.js';
 import {
   type Claimer,

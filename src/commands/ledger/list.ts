@@ -5,11 +5,11 @@
  */
 import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
+import { identitiesOf } from '../../import/input-identity.js';
 import { listOptions } from '../../io/list-flags.js';
 import { writeList } from '../../io/list-output.js';
 import { quote } from '../../io/quote.js';
 import type { Column } from '../../io/record-columns.js';
-import { identitiesOf } from '../../ledger/input-identity.js';
 import { ledgerPlaceOf } from '../../ledger/open.js';
 import type { LedgerEntry } from '../../ledger/record.js';
 import type { LedgerKind } from '../../ledger/store.js';

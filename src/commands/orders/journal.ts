@@ -7,10 +7,10 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../command-support/context.js';
+import { identitiesOf, LEGACY_JOURNAL_SUFFIX, legacyJournalPath } from '../../import/input-identity.js';
 import { formatCount } from '../../io/numbers.js';
-import { type HistoryState, historyState, readHistory, type ServiceHistory } from '../../ledger/history.js';
-import { identitiesOf, LEGACY_JOURNAL_SUFFIX, legacyJournalPath } from '../../ledger/input-identity.js';
 import { ledgerPlaceOf } from '../../ledger/open.js';
+import { type HistoryState, historyState, readHistory, type ServiceHistory } from '../../orders/history.js';
 
 export interface JournalOptions {
   target: string;

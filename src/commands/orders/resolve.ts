@@ -12,6 +12,7 @@
 import { resolve as resolvePath } from 'node:path';
 import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
+import { identitiesOf } from '../../import/input-identity.js';
 import {
   historyPlace,
   LEDGER_PLACE,
@@ -24,11 +25,10 @@ import {
   type ValidatedOrders,
 } from '../../import/send/resolutions.js';
 import { formatCount } from '../../io/numbers.js';
-import { readHistory, type ServiceHistory } from '../../ledger/history.js';
-import { identitiesOf } from '../../ledger/input-identity.js';
 import { ledgerPlaceOf, openLedger } from '../../ledger/open.js';
 import type { LedgerEntry } from '../../ledger/record.js';
 import type { LedgerStore } from '../../ledger/store.js';
+import { readHistory, type ServiceHistory } from '../../orders/history.js';
 import type { ResolveFlags } from './index.js';
 
 /** `orders resolve`'s flags and its argument. */

@@ -10,8 +10,9 @@ import { UsageError } from '../../core/errors.js';
 import { statusLine } from '../../core/http-status.js';
 import { shellWord } from '../../io/quote.js';
 import { type LedgerPlace, openLedger } from '../../ledger/open.js';
-import { bodyHash, describeEntry, describeOwner, type RecordSource } from '../../ledger/record.js';
+import { bodyHash, describeOwner, type RecordSource } from '../../ledger/record.js';
 import type { Claim, ClaimRefusal, LedgerStore } from '../../ledger/store.js';
+import { describeEntry } from './describe-entry.js';
 import { serviceIds } from './submit.js';
 
 export const ORDERS_PATH = '/api/v1/orders';

@@ -16,12 +16,13 @@ import type { ApiClient } from '../../api/client.js';
 import { ApiError, AuthError, ConnectionError, TimeoutError } from '../../api/errors.js';
 import type { InputProblem } from '../../core/errors.js';
 import { statusLine } from '../../core/http-status.js';
-import { answeredAlreadyThere, bodyHash, describeEntry, describeOwner } from '../../ledger/record.js';
+import { bodyHash, describeOwner } from '../../ledger/record.js';
 import type { Claim, ClaimRefusal, LedgerStore } from '../../ledger/store.js';
 import { type ImportKind, ORDER_IMPORT } from '../kind.js';
 import type { RecordResult, ReportStatus } from '../report/report.js';
 import type { ValidatedRecord } from '../types.js';
 import type { ExistingRecord } from './already-exists.js';
+import { answeredAlreadyThere, describeEntry } from './describe-entry.js';
 
 export interface SubmitOptions {
   /** What is sent (its endpoint, key and words); default orders. */

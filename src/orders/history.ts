@@ -1,14 +1,14 @@
 /**
  * An input's history, as a query of the ledger: the keys whose state names the input (its
- * identity, src/ledger/input-identity.ts), for `orders journal` and `orders resolve <input>`. The
+ * identity, src/import/input-identity.ts), for `orders journal` and `orders resolve <input>`. The
  * same on every store, so any runner of a fleet sharing a PostgreSQL ledger sees what another
  * left in doubt.
  */
 import { UsageError } from '../core/errors.js';
 import { normalizeBaseUrl } from '../core/url.js';
-import { type LedgerPlace, ledgerServices, openLedger } from './open.js';
-import type { LedgerEntry } from './record.js';
-import type { LedgerKind, ListedEntry } from './store.js';
+import { type LedgerPlace, ledgerServices, openLedger } from '../ledger/open.js';
+import type { LedgerEntry } from '../ledger/record.js';
+import type { LedgerKind, ListedEntry } from '../ledger/store.js';
 
 /** The keys of one service and kind whose state names the input. */
 export interface ServiceHistory {
