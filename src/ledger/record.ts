@@ -57,13 +57,11 @@ export interface RecordSource {
 /** The process that holds a claim: the one owner type of core/liveness.ts (its `id` names its heartbeat). */
 export type ClaimOwner = Owner;
 
-/** One record, as stored (a line of an earlier release's journal adds `baseUrl`). */
-export interface LedgerRecord extends Partial<RecordSource> {
-  externalId: string;
-  event: RecordEvent;
+/** What a record says of a send, and a state keeps of it. */
+interface SendDetails extends Partial<RecordSource> {
   at: string;
+  /** The claim (absent for records written before claims). */
   token?: string;
-  over?: string;
   owner?: ClaimOwner;
   bodyHash?: string;
   httpStatus?: number;
@@ -71,12 +69,20 @@ export interface LedgerRecord extends Partial<RecordSource> {
   code?: string;
   message?: string;
   reason?: string;
-  resolution?: Resolution;
   evidence?: string;
   /** The record's line in the input of the run that sent it. */
   line?: number;
-  baseUrl?: string;
+  /** A created order's `sales_order_validated` notification arrived then (`--await validated`). */
   validatedAt?: string;
+}
+
+/** One record, as stored (a line of an earlier release's journal adds `baseUrl`). */
+export interface LedgerRecord extends SendDetails {
+  externalId: string;
+  event: RecordEvent;
+  over?: string;
+  resolution?: Resolution;
+  baseUrl?: string;
 }
 
 export type Resolution = 'created' | 'not-created';
@@ -88,28 +94,14 @@ export type Resolution = 'created' | 'not-created';
  */
 export type LedgerStatus = 'created' | 'claimed' | 'in-doubt' | 'not-created';
 
-export interface LedgerEntry extends Partial<RecordSource> {
+export interface LedgerEntry extends SendDetails {
   status: LedgerStatus;
   /** The record that decided it. */
   event: Exclude<RecordEvent, 'not-sent'>;
-  at: string;
-  /** The claim this state descends from (absent for records written before claims). */
-  token?: string;
-  owner?: ClaimOwner;
-  bodyHash?: string;
-  httpStatus?: number;
-  id?: string | number;
-  code?: string;
-  message?: string;
-  reason?: string;
-  evidence?: string;
-  line?: number;
   /** When the key was last claimed (an outcome keeps it). */
   sentAt?: string;
   /** Set when a person's `orders resolve` decided this state. */
   resolved?: Resolution;
-  /** A created order's `sales_order_validated` notification arrived then (`--await validated`). */
-  validatedAt?: string;
   /** For a claim: the state before it, which `not-sent` restores. */
   previous?: LedgerEntry;
 }
