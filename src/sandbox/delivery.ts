@@ -7,7 +7,7 @@
  */
 import { Agent } from '../api/transport.js';
 import { describeNetworkError } from '../core/network-error.js';
-import { sendNotification } from '../webhooks/notify.js';
+import { isRetryableStatus, sendNotification } from '../webhooks/notify.js';
 import { trimLog } from './request-log.js';
 
 export interface DeliveryLogEntry {
@@ -186,14 +186,11 @@ export class WebhookDeliverer {
 }
 
 /**
- * Whether another attempt may succeed: no answer (refused, reset, timed out), a 5xx, or 408, 425
- * and 429 (the statuses `listen --forward-to` retries too). Any other answer is the receiver's
- * word: a 2xx is delivered, a 4xx (a wrong key, say) will not change by sending again.
+ * Whether another attempt may succeed: no answer (refused, reset, timed out), or a status
+ * `isRetryableStatus` names (5xx, 408, 425, 429: the rule `listen --forward-to` follows too).
  */
 export function worthRetrying(entry: Pick<DeliveryLogEntry, 'status'>): boolean {
-  const { status } = entry;
-  if (status === undefined) return true;
-  return status >= 500 || status === 408 || status === 425 || status === 429;
+  return entry.status === undefined || isRetryableStatus(entry.status);
 }
 
 /** The retries, or a RangeError saying what is accepted. */

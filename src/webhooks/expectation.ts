@@ -64,15 +64,14 @@ export class ExpectedNotifications {
     });
   }
 
-  /** Counts an accepted notification if it matches; says whether it did. */
-  count(event: AcceptedEvent): boolean {
-    if (!this.matches(event)) return false;
+  /** Counts an accepted notification if it matches. */
+  count(event: AcceptedEvent): void {
+    if (!this.matches(event)) return;
     this.arrived++;
     if (this.arrived === this.expectation.count) this.resolveMet();
-    return true;
   }
 
-  matches(event: AcceptedEvent): boolean {
+  private matches(event: AcceptedEvent): boolean {
     const { events, where } = this.expectation;
     if (event.event === null || !events.includes(event.event)) return false;
     return where.every((condition) => fieldText(event.body, condition.field) === condition.value);

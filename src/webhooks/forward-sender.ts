@@ -3,11 +3,12 @@
  *
  * Each attempt goes through `sendRecordedEvent`: the original headers and body bytes, the key
  * added back, so the application sees exactly what the service sends. A 2xx is `delivered`. A
- * connection error, a time-out (`--forward-timeout`, default 10 s), 5xx, 408, 425 or 429 is
- * retried with exponential back-off and jitter (`Retry-After` honoured, up to a minute), for as
- * long as it takes: the application is expected to come back. Any other answer (3xx, 4xx) is `rejected`: the same bytes would be refused
- * again and would block every later event behind them; the event stays in the file and the
- * `--log` for `webhooks replay` once the application is fixed.
+ * connection error, a time-out (`--forward-timeout`, default 10 s), 5xx, 408, 425 or 429
+ * (`isRetryableStatus`) is retried with exponential back-off and jitter (`Retry-After` honoured,
+ * up to a minute), for as long as it takes: the application is expected to come back. Any other
+ * answer (3xx, 4xx) is `rejected`: the same bytes would be refused again and would block every
+ * later event behind them; the event stays in the file and the `--log` for `webhooks replay` once
+ * the application is fixed.
  */
 import type { Dispatcher } from 'undici';
 import { Agent } from '../api/transport.js';
@@ -15,6 +16,7 @@ import { formatDuration } from '../config/duration.js';
 import { describeNetworkError, isTimeoutError } from '../core/network-error.js';
 import { backOffDelay, parseRetryAfter, sleep } from '../core/retry.js';
 import { codeOf, type EventRecord } from './event-record.js';
+import { isRetryableStatus } from './notify.js';
 import { sendRecordedEvent } from './send-recorded.js';
 
 export type ForwardOutcome = 'delivered' | 'rejected' | 'retrying';
@@ -57,7 +59,6 @@ export interface ForwardSenderOptions {
 
 /** How long an attempt waits for the application's answer unless `--forward-timeout` says otherwise. */
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
-const RETRY_STATUSES = new Set([408, 425, 429]);
 const RESPONSE_PREVIEW_BYTES = 4096;
 /** The longest `Retry-After` obeyed, so that one answer cannot stall the queue. */
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -101,7 +102,7 @@ export class ForwardSender {
         report.durationMs = result.durationMs;
         report.responseText = result.bodyText;
         if (result.status >= 200 && result.status < 300) report.outcome = 'delivered';
-        else if (result.status < 500 && !RETRY_STATUSES.has(result.status)) report.outcome = 'rejected';
+        else if (!isRetryableStatus(result.status)) report.outcome = 'rejected';
         else retryAfterMs = parseRetryAfter(result.headers['retry-after']);
       } catch (error) {
         // A slow application is told apart from a down one: the attempt's time-out and how to change it.

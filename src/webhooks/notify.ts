@@ -44,6 +44,15 @@ export interface NotificationResult {
 }
 
 /**
+ * Whether a receiver's answer may change by sending the same notification again: a 5xx, or 408,
+ * 425 and 429. Any other answer is the receiver's word (a 2xx delivered, a 4xx such as a wrong key
+ * final). The one rule of `listen --forward-to` and of the sandbox's deliveries.
+ */
+export function isRetryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 425 || status === 429;
+}
+
+/**
  * Headers that describe one connection, not the message; replaying them would corrupt the new
  * request (a stale `content-length`, say), so they are never forwarded.
  */

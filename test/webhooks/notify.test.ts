@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/version.js';
 import {
   buildSalesOrderValidatedBody,
+  isRetryableStatus,
   notificationHeaders,
   sendNotification,
 } from '../../src/webhooks/notify.js';
@@ -171,5 +172,14 @@ describe('buildSalesOrderValidatedBody', () => {
       'externalReference',
       'status',
     ]);
+  });
+});
+
+describe('isRetryableStatus (the rule of listen --forward-to and of the sandbox deliveries)', () => {
+  it('retries 5xx, 408, 425 and 429; any other answer is final', () => {
+    const retried = [408, 425, 429, 500, 502, 503, 504, 599];
+    const final = [200, 204, 301, 304, 400, 401, 403, 404, 409, 410, 413, 422, 426, 428, 499];
+    expect(retried.filter((status) => !isRetryableStatus(status))).toEqual([]);
+    expect(final.filter((status) => isRetryableStatus(status))).toEqual([]);
   });
 });
