@@ -5,6 +5,7 @@
  * a `listen --log` already running (`--await-from`), read from its start and followed.
  */
 import { open, stat } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import type { ApiClient } from '../api/client.js';
 import { CancelledError, UsageError } from '../core/errors.js';
 import type { Redactor } from '../core/redact.js';
@@ -142,6 +143,8 @@ async function followLog(path: string, waiter: ValidationWaiter, signal: AbortSi
   let offset = 0;
   let rest = '';
   let skipping = false;
+  // A character cut by the end of a read is completed by the next one, not read as two U+FFFD.
+  const decoder = new StringDecoder('utf8');
   const read = async () => {
     for (;;) {
       const { size } = await handle.stat();
@@ -149,7 +152,7 @@ async function followLog(path: string, waiter: ValidationWaiter, signal: AbortSi
       const buffer = Buffer.alloc(Math.min(size - offset, 1 << 20));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
       offset += bytesRead;
-      let text = buffer.toString('utf8', 0, bytesRead);
+      let text = decoder.write(buffer.subarray(0, bytesRead));
       if (skipping) {
         // The rest of a line too long to be a notification: passed over up to its end.
         const end = text.indexOf('\n');

@@ -32,6 +32,21 @@ describe('--await-from', () => {
     expect(waiter.counts).toEqual({ validated: 2, notValidated: 0 });
   });
 
+  it('reads a character that the end of a 1 MiB read cuts in two as one character', async () => {
+    const log = join(tempDir('ordercli-await-from-'), 'events.ndjson');
+    const line = Buffer.from(eventLine('SO-É'));
+    // A first line (no notification) as long as puts the two bytes of the code's É astride 1 MiB.
+    const padding = (1 << 20) - 1 - line.indexOf(Buffer.from('É'));
+    writeFileSync(log, Buffer.concat([Buffer.from(`${'x'.repeat(padding - 1)}\n`), line]));
+    const waiter = new ValidationWaiter(60_000, () => undefined);
+    const options = { from: log, signal: new AbortController().signal, env: {} };
+    const receiving = await startReceiving(options as Parameters<typeof startReceiving>[0], waiter);
+    // The log was read when receiving started: the notification waits for its order.
+    waiter.expect({ key: 'A', code: 'SO-É', since: performance.now() });
+    await receiving.close();
+    expect(waiter.outcome('A')).toMatchObject({ validated: true });
+  });
+
   it('a log that does not exist is exit 2, naming listen --log', async () => {
     const waiter = new ValidationWaiter(1_000, () => undefined);
     const options = {
