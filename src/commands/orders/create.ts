@@ -49,7 +49,7 @@ export async function run(options: CreateFlags, ctx: Context): Promise<void> {
     input: options.file === '-' ? '(stdin)' : resolve(ctx.cwd, options.file),
   } as const;
   // Receiving is ready before the order leaves: a fast validation is not missed.
-  const request = await awaitRequest(options as AwaitFlags, ctx);
+  const request = await awaitRequest(options as AwaitFlags, ctx, options.file);
   const wait = request && (await OneOrderWait.start(request, ctx, source));
   let response: Awaited<ReturnType<typeof sendOrder>> | undefined;
   try {

@@ -4,6 +4,7 @@
  * (or the one-order wait below) runs with: how long each order waits, and how notifications arrive
  * (src/import/await-receiver.ts).
  */
+import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../command-support/context.js';
 import { parseDuration } from '../../config/duration.js';
@@ -23,9 +24,14 @@ import { type AwaitFlags, DEFAULT_TIMEOUT } from './await-options.js';
 
 /**
  * The `--await` request of the flags, or undefined without `--await`; exit 2 before anything is sent
- * for flags that cannot work (the others without --await, a remote service with no way back).
+ * for flags that cannot work (the others without --await, a remote service with no way back,
+ * `--await-from` naming the orders' own `input`).
  */
-export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<AwaitRequest | undefined> {
+export async function awaitRequest(
+  flags: AwaitFlags,
+  ctx: Context,
+  input?: string,
+): Promise<AwaitRequest | undefined> {
   const given = ['awaitTimeout', 'awaitFrom', 'tunnel', 'publicUrl', 'awaitPort'] as const;
   if (flags.await === undefined) {
     const stray = given.find((name) => flags[name] !== undefined);
@@ -51,6 +57,7 @@ export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<Awa
   const api = await ctx.api();
   const { checkReachable, startReceiving } = await import('../../import/await-receiver.js');
   const from = flags.awaitFrom;
+  if (from !== undefined && input !== undefined && input !== '-') checkNotInput(from, input, ctx.cwd);
   checkReachable(api.baseUrl, { from, tunnel, publicUrl });
   const settings = await ctx.settings();
   const key = chooseWebhookKey(undefined, ctx.env, settings);
@@ -75,6 +82,19 @@ export async function awaitRequest(flags: AwaitFlags, ctx: Context): Promise<Awa
         waiter,
       ),
   };
+}
+
+/** `--await-from` follows a `listen --log` file: the orders' input there is a slip, waited out to exit 5. */
+function checkNotInput(from: string, input: string, cwd: string): void {
+  const real = (path: string) => {
+    const absolute = resolve(cwd, path);
+    return existsSync(absolute) ? realpathSync(absolute) : absolute;
+  };
+  if (real(from) !== real(input)) return;
+  throw new UsageError(
+    `--await-from ${from} is the input of the orders, not a log of notifications; nothing was sent.`,
+    ['Name the file an ordercli listen --log <file> writes.'],
+  );
 }
 
 function flagName(name: keyof AwaitFlags): string {

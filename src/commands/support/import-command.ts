@@ -102,7 +102,7 @@ async function runImportAndRender(
 ): Promise<StepOutcome & { failure?: Error | undefined }> {
   const { io } = ctx;
   const progress = progressOptions(ctx, kind);
-  const awaiting = await awaitRequest(options as AwaitFlags, ctx);
+  const awaiting = await awaitRequest(options as AwaitFlags, ctx, options.input);
   let sendingCounts: Readonly<ImportCounts> | undefined;
   const result = await runImport(
     {

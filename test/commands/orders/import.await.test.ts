@@ -10,6 +10,7 @@ import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, runBin, tempDir, testEnv } from '../../support/cli.js';
 import { freePort, spawnListen } from '../../support/listen.js';
+import { postsTo, readCsvReport } from '../../support/orders.js';
 import { useSandbox } from '../../support/sandbox.js';
 import { standInPath } from '../../support/tunnels/index.js';
 import { waitFor } from '../../support/wait.js';
@@ -33,17 +34,6 @@ function importArgs(...args: string[]): string[] {
   return ['--base-url', sandbox.url, 'orders', 'import', 'orders.csv', '--await', 'validated', ...args];
 }
 
-function posts(): number {
-  return sandbox.requests.filter((entry) => entry.method === 'POST' && entry.path === '/api/v1/orders')
-    .length;
-}
-
-function csv(path: string): Record<string, string>[] {
-  const [header, ...rows] = readFileSync(path, 'utf8').trim().split('\r\n');
-  const names = header!.split(',');
-  return rows.map((row) => Object.fromEntries(row.split(',').map((value, i) => [names[i], value])));
-}
-
 describe('orders import --await validated', () => {
   it('waits for the 20 validations: exit 0, each with its time, recorded in the ledger', async () => {
     const { dir, env } = workspace(20, 'AV');
@@ -55,7 +45,7 @@ describe('orders import --await validated', () => {
     const json = JSON.parse(result.stdout);
     expect(json.counts).toMatchObject({ created: 20, validated: 20, notValidated: 0 });
     for (const order of json.orders) expect(order.validatedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
-    const report = csv(join(dir, 'report.csv'));
+    const report = readCsvReport(join(dir, 'report.csv'));
     expect(report).toHaveLength(20);
     for (const row of report) expect(row.validatedAt).toMatch(/^\d{4}-/);
     expect(result.stderr).toMatch(/validated\s+20/);
@@ -69,7 +59,7 @@ describe('orders import --await validated', () => {
       validated: 20,
       notValidated: 0,
     });
-    expect(posts()).toBe(20);
+    expect(postsTo(sandbox)).toBe(20);
     const listed = await runBin(
       ['--base-url', sandbox.url, 'ledger', 'list', '--status', 'validated', '--json'],
       { cwd: dir, env },
@@ -105,7 +95,7 @@ describe('orders import --await validated', () => {
       const json = JSON.parse(result.stdout);
       expect(json.counts).toMatchObject({ created: 20, validated: 0, notValidated: 20 });
       for (const order of json.orders) expect(order.validatedAt).toBeNull();
-      for (const row of csv(join(slow.dir, 'report.csv'))) expect(row.validatedAt).toBe('');
+      for (const row of readCsvReport(join(slow.dir, 'report.csv'))) expect(row.validatedAt).toBe('');
       const outputs = readFileSync(output, 'utf8');
       expect(outputs).toMatch(/^validated<<(\S+)\n0\n\1$/m);
       expect(outputs).toMatch(/^not-validated<<(\S+)\n20\n\1$/m);
@@ -133,7 +123,7 @@ describe('orders import --await validated', () => {
     const again = await runBin(importArgs('--json', '--await-timeout', '5s'), { cwd: dir, env });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout).counts).toMatchObject({ skipped: 3, validated: 3, notValidated: 0 });
-    expect(posts()).toBe(3);
+    expect(postsTo(sandbox)).toBe(3);
   });
 
   it('Ctrl-C while waiting: exit 130, the summary says what was validated so far', async () => {
@@ -251,7 +241,13 @@ describe('orders import --await validated', () => {
     );
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('--await-timeout goes with --await validated');
-    expect(posts()).toBe(0);
+    // --await-from naming the input (as typed, or by another path) would only wait out the timeout.
+    for (const from of ['orders.csv', `./../${dir.split('/').pop()}/orders.csv`]) {
+      const slip = await runBin(importArgs('--await-from', from), { cwd: dir, env });
+      expect(slip.code).toBe(2);
+      expect(slip.stderr).toContain(`--await-from ${from} is the input of the orders`);
+    }
+    expect(postsTo(sandbox)).toBe(0);
   });
 });
 
