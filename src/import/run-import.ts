@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import pLimit from 'p-limit';
-import type { ApiClient, RetryEvent } from '../api/client.js';
+import { type ApiClient, pathFor, type RetryEvent } from '../api/client.js';
 import { ApiError, AuthError } from '../api/errors.js';
 import { PATHS } from '../api/references.js';
 import { knownConfigPath } from '../config/profiles.js';
@@ -643,7 +643,7 @@ function atServiceCheck(
   const limit = pLimit(concurrency);
   return (result: RecordResult): void => {
     if (result.id === undefined) return;
-    const path = `/api/v1/orders/${encodeURIComponent(String(result.id))}`;
+    const path = pathFor('/api/v1/orders/{id}', { id: result.id });
     void limit(async () => {
       const answer = await client.get<Record<string, unknown>>(path, { signal }).catch(() => undefined);
       const body = answer?.body;

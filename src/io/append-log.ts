@@ -11,7 +11,7 @@ import { stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { CancelledError, CliError, errorCode, UsageError } from '../core/errors.js';
 import { ExitCode } from '../core/exit-codes.js';
-import { describeCode } from './code-words.js';
+import { codeWords } from './code-words.js';
 import { closeFd, fdatasyncFd, fstatFd, ftruncateFd, openFd, readFd, writeFd } from './fd.js';
 import { fileKind } from './file-kind.js';
 import { acquireFileLock, type FileLock, type FileLockOptions } from './file-lock.js';
@@ -59,7 +59,7 @@ export class AppendLogError extends CliError {
   constructor(what: string, doing: AppendLogError['doing'], cause: unknown) {
     const code = errorCode(cause);
     const exitCode = doing === 'open' ? ExitCode.Usage : ExitCode.Failure;
-    super(`Cannot ${doing} ${what} (${code}: ${describeCode(code)}).`, exitCode);
+    super(`Cannot ${doing} ${what} (${codeWords(code)}).`, exitCode);
     this.code = code;
     this.doing = doing;
     this.cause = cause;

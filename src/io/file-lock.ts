@@ -21,9 +21,9 @@ import { link, mkdir, readdir, rmdir, stat, unlink, writeFile } from 'node:fs/pr
 import { join, resolve } from 'node:path';
 import { setTimeout as wait } from 'node:timers/promises';
 import { parseDuration } from '../config/duration.js';
-import { CancelledError, UsageError } from '../core/errors.js';
+import { CancelledError, errorCode, UsageError } from '../core/errors.js';
 import * as liveness from '../core/liveness.js';
-import { describeCode } from './code-words.js';
+import { codeWords } from './code-words.js';
 import { fileKind } from './file-kind.js';
 import { capitalize } from './quote.js';
 
@@ -301,15 +301,12 @@ function gaveUpError(path: string, owner: string, staleMs: number, waitMs: numbe
 }
 
 function lockIoError(path: string, what: string, error: unknown): UsageError {
-  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  return new UsageError(
-    `Cannot take the lock ${path} of ${what} (${code}: ${describeCode(code)}); nothing was done.`,
-    [
-      code === 'ENOENT' || code === 'ENOTDIR'
-        ? 'The folder of the file does not exist: create it, or choose another location.'
-        : 'The lock is a folder created beside the file: make that folder writable, or choose another location.',
-    ],
-  );
+  const code = errorCode(error);
+  return new UsageError(`Cannot take the lock ${path} of ${what} (${codeWords(code)}); nothing was done.`, [
+    code === 'ENOENT' || code === 'ENOTDIR'
+      ? 'The folder of the file does not exist: create it, or choose another location.'
+      : 'The lock is a folder created beside the file: make that folder writable, or choose another location.',
+  ]);
 }
 
 function ownerText(owner: LockRecord | undefined): string {

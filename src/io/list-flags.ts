@@ -25,7 +25,7 @@ export function withListOptions<
     .option(
       '--columns <keys>',
       `comma-separated columns for the table, TSV and CSV, in this order: ${keys}`,
-      splitColumns,
+      columnKeys,
     )
     .option(
       '--limit <rows>',
@@ -38,12 +38,11 @@ export type ListFlags = ReturnType<
   ReturnType<typeof withListOptions<[], Record<never, never>, Record<never, never>>>['opts']
 >;
 
-/** The column keys a list documents (`'id, email'`), as completion offers them for `--columns`. */
-export function columnKeys(keys: string): string[] {
-  return splitColumns(keys);
-}
-
-function splitColumns(value: string): string[] {
+/**
+ * Column keys from a comma-separated list (`'id, email'`): what `--columns` names, and the keys a
+ * list documents, which completion offers for `--columns`.
+ */
+export function columnKeys(value: string): string[] {
   return value
     .split(',')
     .map((key) => key.trim())

@@ -9,7 +9,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { errorCode, UsageError } from '../core/errors.js';
-import { describeCode } from './code-words.js';
+import { codeWords, describeCode } from './code-words.js';
 
 /**
  * Creates the missing folders above `path` (resolved against `cwd`). `what` names the output in
@@ -30,9 +30,8 @@ export async function ensureOutputFolder(
     const reason = `${existing.path} is a file, not a folder`;
     throw new UsageError(`Cannot create the folder ${folder} for ${what} (${reason}); ${consequence}.`);
   }
-  const mode = (existing.mode & 0o077) === 0 ? 0o700 : 0o777;
   try {
-    await mkdir(folder, { recursive: true, mode });
+    await mkdir(folder, { recursive: true, mode: newFolderMode(existing.mode) });
   } catch (error) {
     throw folderError(what, folder, errorCode(error), consequence);
   }
@@ -45,7 +44,12 @@ export async function ensureOutputFolder(
 export async function makeFolder(folder: string): Promise<void> {
   const existing = await nearestExisting(folder);
   if (existing.path === folder) return;
-  await mkdir(folder, { recursive: true, mode: (existing.mode & 0o077) === 0 ? 0o700 : 0o777 });
+  await mkdir(folder, { recursive: true, mode: newFolderMode(existing.mode) });
+}
+
+/** The mode of a folder made under one of `parentMode`: private under a private one, else 0777 less the umask. */
+function newFolderMode(parentMode: number): number {
+  return (parentMode & 0o077) === 0 ? 0o700 : 0o777;
 }
 
 /** The deepest folder of `path` that exists (the root always does). */
@@ -80,6 +84,6 @@ export async function checkOutputFile(path: string, cwd: string, what: string, c
     else await access(dirname(full), constants.W_OK);
   } catch (error) {
     const code = errorCode(error);
-    throw new UsageError(`Cannot write ${what} (${code}: ${describeCode(code)}); ${consequence}.`);
+    throw new UsageError(`Cannot write ${what} (${codeWords(code)}); ${consequence}.`);
   }
 }

@@ -7,14 +7,22 @@
 // played (checkout, setup-node, cache, upload-artifact), and a `services: postgres` container is a
 // throwaway PostgreSQL cluster. A recipe with a step or an expression nobody plays fails.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { type Job, newStepFiles, type RunContext, runSteps, type Step } from '../support/actions-runner.js';
+import {
+  conditionHolds,
+  type Job,
+  newStepFiles,
+  type RunContext,
+  runSteps,
+  type Step,
+} from '../support/actions-runner.js';
 import { ROOT, tempDir, testEnv } from '../support/cli.js';
 import { type RunningPostgres, requirePostgres, startPostgres } from '../support/postgres.js';
 import { useSandbox } from '../support/sandbox.js';
+import { documents, readDocument } from './markdown.js';
 
 const sandbox = useSandbox();
 
@@ -31,15 +39,9 @@ interface Recipe {
 
 /** The recipes of the docs: fenced yaml (workflows, GitLab jobs, step lists) and the install commands. */
 function recipes(): Recipe[] {
-  const docs = [
-    'README.md',
-    ...readdirSync(join(ROOT, 'docs'))
-      .filter((name) => name.endsWith('.md'))
-      .map((name) => `docs/${name}`),
-  ];
   const found: Recipe[] = [];
-  for (const doc of docs) {
-    const text = readFileSync(join(ROOT, doc), 'utf8');
+  for (const doc of documents()) {
+    const text = readDocument(doc);
     for (const match of text.matchAll(/^( *)```(yaml|sh)\n([\s\S]*?)^\1```/gm)) {
       const body = match[3]!.replace(new RegExp(`^${match[1]}`, 'gm'), '');
       const line = text.slice(0, match.index).split('\n').length;
@@ -155,19 +157,9 @@ async function runWorkflow(workflow: Workflow, event: string, cache: string, led
     const workspace = tempDir('ordercli-recipe-');
     const globalPrefix = tempDir('ordercli-global-');
     const github = { event_name: event, run_id: String(Date.now()), run_attempt: '1', workspace };
-    if (job.if !== undefined) {
-      const { evaluate } = await import('../support/actions-runner.js');
-      const wanted = evaluate(String(job.if).replace(/^\$\{\{|\}\}$/g, ''), {
-        inputs: {},
-        github,
-        vars: {},
-        secrets: {},
-        env: {},
-        steps: {},
-        failed: ran.some((job) => !job.ok),
-      });
-      if (!wanted) continue;
-    }
+    const failed = ran.some((job) => !job.ok);
+    const jobContext = { inputs: {}, github, vars: {}, secrets: {}, env: {}, steps: {}, failed };
+    if (job.if !== undefined && !conditionHolds(job.if, jobContext)) continue;
     const ctx: RunContext = {
       workspace,
       actionPath: ROOT,
@@ -266,10 +258,8 @@ describe('the CI recipes of the docs', () => {
     expect(kinds).toContain('gitlab');
     expect(kinds).toContain('install');
     expect(kinds).toContain('steps');
-    for (const doc of ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)]) {
-      if (!doc.endsWith('.md')) continue;
-      const text = readFileSync(join(ROOT, doc), 'utf8');
-      expect(text, doc).not.toMatch(/npm (install|i) (--global|-g) ordercli\b/);
+    for (const doc of documents()) {
+      expect(readDocument(doc), doc).not.toMatch(/npm (install|i) (--global|-g) ordercli\b/);
     }
   });
 

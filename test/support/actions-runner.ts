@@ -104,9 +104,7 @@ export async function runSteps(
       failed,
     };
     const exprCtx = { ...base, env: { ...interpolated(scope.env, base), ...readEnvFile(scope.files) } };
-    const condition = step.if === undefined ? 'success()' : String(step.if);
-    const wanted = truthy(evaluate(stripBraces(condition), exprCtx));
-    if (!wanted) {
+    if (!conditionHolds(step.if ?? 'success()', exprCtx)) {
       results.push({ step, outcome: 'skipped', exitCode: 0, stdout: '', stderr: '', outputs: {} });
       if (step.id) outputsById[step.id] = { outputs: {}, outcome: 'skipped' };
       continue;
@@ -311,16 +309,18 @@ export function interpolate(text: string, ctx: ExpressionContext): string {
   });
 }
 
-function stripBraces(condition: string): string {
-  const match = /^\s*\$\{\{(.*)\}\}\s*$/s.exec(condition);
-  return match ? match[1]! : condition;
+/** Whether an `if:` holds (a step's or a job's), written with or without `${{ }}`. */
+export function conditionHolds(condition: string | boolean, ctx: ExpressionContext): boolean {
+  const text = String(condition);
+  const match = /^\s*\$\{\{(.*)\}\}\s*$/s.exec(text);
+  return truthy(evaluate(match ? match[1]! : text, ctx));
 }
 
 function truthy(value: Value): boolean {
   return value !== undefined && value !== null && value !== false && value !== 0 && value !== '';
 }
 
-export function evaluate(expression: string, ctx: ExpressionContext): Value {
+function evaluate(expression: string, ctx: ExpressionContext): Value {
   const tokens = expression.match(/'(?:[^']|'')*'|==|!=|&&|\|\||!|\(|\)|[A-Za-z_][\w.-]*|\d+/g) ?? [];
   const rest = expression.replace(/'(?:[^']|'')*'|==|!=|&&|\|\||!|\(|\)|[A-Za-z_][\w.-]*|\d+|\s+/g, '');
   if (rest !== '') throw new Error(`expression not played: ${expression}`);

@@ -158,53 +158,9 @@ export async function readSheet(path: string): Promise<{ name: string; rows: unk
   return { name: sheet.name, rows };
 }
 
-/** A zip file of the given entries (stored deflated), for workbooks that must be refused. */
-export function writeZip(
-  path: string,
-  entries: Record<string, Buffer | string>,
-  /** Sizes the directory declares instead of the true ones (a lying zip). */
-  declared: Record<string, number> = {},
-): void {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of Object.entries(entries)) {
-    const data = Buffer.from(content);
-    const packed = deflateRawSync(data);
-    const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(declared[name] ?? data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, packed);
-    centrals.push(central, nameBytes);
-    offset += 30 + nameBytes.length + packed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Object.keys(entries).length, 8);
-  end.writeUInt16LE(Object.keys(entries).length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  writeFileSync(path, Buffer.concat([...locals, directory, end]));
-}
-
 /**
  * Text given in pieces, where `{ char, count }` is `count` times one ASCII character: a part of
- * gigabytes described in a few bytes (see `writeLargeZip`).
+ * gigabytes described in a few bytes (see `writeZip`).
  */
 export type Pieces = (string | Buffer | { char: string; count: number })[];
 
@@ -295,11 +251,16 @@ class FixedDeflate {
 }
 
 /**
- * A zip of the given parts as `writeZip` writes it, the parts given in pieces deflated by
- * `FixedDeflate`: a workbook whose parts expand to gigabytes, each about 150 times, written in a
- * moment without its text ever being held.
+ * A zip file of the given parts (deflated), for workbooks that must be refused. A part given in
+ * pieces is deflated by `FixedDeflate`: a workbook whose parts expand to gigabytes, each about 150
+ * times, written in a moment without its text ever being held.
  */
-export function writeLargeZip(path: string, parts: Record<string, string | Buffer | Pieces>): void {
+export function writeZip(
+  path: string,
+  parts: Record<string, string | Buffer | Pieces>,
+  /** Sizes the directory declares instead of the true ones (a lying zip). */
+  declared: Record<string, number> = {},
+): void {
   const fd = openSync(path, 'w');
   try {
     const centrals: Buffer[] = [];
@@ -330,7 +291,7 @@ export function writeLargeZip(path: string, parts: Record<string, string | Buffe
       central.writeUInt16LE(20, 6);
       central.writeUInt16LE(8, 10);
       central.writeUInt32LE(data.length, 20);
-      central.writeUInt32LE(size, 24);
+      central.writeUInt32LE(declared[name] ?? size, 24);
       central.writeUInt16LE(nameBytes.length, 28);
       central.writeUInt32LE(offset, 42);
       writeSync(fd, Buffer.concat([local, nameBytes, data]));
@@ -432,6 +393,6 @@ export function writeHandMadeWorkbook(dir: string, book: HandMadeWorkbook, name 
   parts[`xl/worksheets/sheet${names.length}.xml`] = sheetXml(book.rows);
   for (const part of book.without ?? []) delete parts[part];
   const path = join(dir, name);
-  writeLargeZip(path, parts);
+  writeZip(path, parts);
   return path;
 }

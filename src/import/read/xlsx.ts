@@ -10,15 +10,9 @@ import type { InputLayout } from '../types.js';
 import { type CsvColumn, planColumns } from './columns.js';
 import type { FormatReader, OpenOptions, RejectsWriter } from './input-format.js';
 import { columnNamer, recordsOfRows } from './tabular.js';
-import {
-  cellReference,
-  problemLocator,
-  readXlsxLayout,
-  readXlsxRows,
-  rowReference,
-  type XlsxLayout,
-} from './xlsx/layout.js';
+import { problemLocator, readXlsxLayout, readXlsxRows, type XlsxLayout } from './xlsx/layout.js';
 import { openXlsxRejects } from './xlsx/rejects.js';
+import { cellReference, rowReference } from './xlsx/sheet.js';
 
 export const reader: FormatReader = {
   async open({ file, path }, options) {

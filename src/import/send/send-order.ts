@@ -115,7 +115,6 @@ async function claimOrder(
   return forced.claim;
 }
 
-/** `Created order SO-2026-000001 (id 10001).`, with what the service's answer tells. */
 /** What `--await validated` matches a created order's notification by: its externalId, code and id. */
 export function createdOrder(
   sent: Record<string, unknown>,
@@ -130,6 +129,7 @@ export function createdOrder(
   };
 }
 
+/** `Created order SO-2026-000001 (id 10001).`, with what the service's answer tells. */
 export function createdSummary(status: number, body: unknown): string {
   const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   const code = typeof record.code === 'string' && record.code !== '' ? record.code : undefined;

@@ -70,6 +70,23 @@ function exitWithin(run: Running, ms: number): Promise<number> {
   ]);
 }
 
+/** Ctrl-C once `ready` holds (`what`, for a hang): the run ends with 130 within 10 s. */
+async function interruptWhen(run: Running, ready: () => boolean, what: string): Promise<void> {
+  await waitFor(
+    () => {
+      if (run.child.exitCode !== null) throw new Error(`ended before ${what}:\n${run.stderr()}`);
+      return ready();
+    },
+    30_000,
+    what,
+  );
+  run.child.kill('SIGINT');
+  expect(await exitWithin(run, 10_000), run.stderr()).toBe(130);
+}
+
+/** Some orders sent, most of the input still to go. */
+const someSent = (): boolean => postsTo(sandbox) >= 20;
+
 function cli(...args: string[]): string[] {
   return ['--base-url', sandbox.url, '--token', sandbox.tokens.partner, 'orders', 'import', ...args];
 }
@@ -97,19 +114,12 @@ describe('orders import of a big input: progress while reading and validating', 
   it('Ctrl-C while reading ends the import with 130 and nothing sent', async () => {
     const config = tempDir('ordercli-config-');
     const run = start(cli(input), config);
-    await waitFor(
-      () => {
-        if (run.child.exitCode !== null) throw new Error(`ended before reading:\n${run.stderr()}`);
-        return run
-          .stderr()
-          .split('\n')
-          .some((line) => READING_LINE.test(line));
-      },
-      30_000,
-      'the first reading line',
-    );
-    run.child.kill('SIGINT');
-    expect(await exitWithin(run, 10_000), run.stderr()).toBe(130);
+    const reading = () =>
+      run
+        .stderr()
+        .split('\n')
+        .some((line) => READING_LINE.test(line));
+    await interruptWhen(run, reading, 'the first reading line');
     expect(run.stderr()).toMatch(/error: Interrupted\.\n$/);
     expect(postsTo(sandbox)).toBe(0);
     expect((await ledgerHistory(join(config, 'ledger'), sandbox.url)).size).toBe(0);
@@ -117,17 +127,7 @@ describe('orders import of a big input: progress while reading and validating', 
 
   it('Ctrl-C while sending stops at once: the progress never counts the orders left unsent', async () => {
     const run = start(cli(input, '--concurrency', '2'), tempDir('ordercli-config-'));
-    // Some sent, most of the input still to go.
-    await waitFor(
-      () => {
-        if (run.child.exitCode !== null) throw new Error(`ended before sending:\n${run.stderr()}`);
-        return postsTo(sandbox) >= 20;
-      },
-      30_000,
-      'the first orders sent',
-    );
-    run.child.kill('SIGINT');
-    expect(await exitWithin(run, 10_000), run.stderr()).toBe(130);
+    await interruptWhen(run, someSent, 'the first orders sent');
     const sent = postsTo(sandbox);
     expect(sent).toBeLessThan(ROWS);
     const summaryRow = (row: RegExp): number => {
@@ -148,16 +148,7 @@ describe('orders import of a big input: progress while reading and validating', 
   it('Ctrl-C with --report: the report lists each order read, then the rest in one line, and the run ends within its 2 s', async () => {
     const report = join(tempDir('ordercli-report-'), 'report.csv');
     const run = start(cli(input, '--concurrency', '2', '--report', report), tempDir('ordercli-config-'));
-    await waitFor(
-      () => {
-        if (run.child.exitCode !== null) throw new Error(`ended before sending:\n${run.stderr()}`);
-        return postsTo(sandbox) >= 20;
-      },
-      30_000,
-      'the first orders sent',
-    );
-    run.child.kill('SIGINT');
-    expect(await exitWithin(run, 10_000), run.stderr()).toBe(130);
+    await interruptWhen(run, someSent, 'the first orders sent');
     const rows = readFileSync(report, 'utf8').trimEnd().split('\r\n').slice(1);
     const last =
       /^,not-sent,,,,"and ([\d,]+) more orders from line (\d+) on: not read after the interrupt/.exec(

@@ -49,8 +49,6 @@ export interface XlsxLayout {
 /** Rows looked at, in each sheet, for its header. */
 const HEADER_SEARCH_ROWS = 10;
 
-export { cellReference, rowReference, sheetReference } from './sheet.js';
-
 /** How the layout of a workbook is found. */
 export interface XlsxLayoutOptions {
   /** `--sheet`: the sheet to read. */

@@ -15,7 +15,7 @@ import {
 } from '../../../../src/import/read/xlsx/zip.js';
 import { tempDir } from '../../../support/cli.js';
 import { rejection } from '../../../support/import-input.js';
-import { writeLargeZip, writeZip } from '../../../support/workbooks.js';
+import { writeZip } from '../../../support/workbooks.js';
 
 const WORKBOOK =
   '<x:workbook xmlns:x="main" xmlns:r="rels"><x:sheets>' +
@@ -172,7 +172,7 @@ describe('workbookSheets', () => {
 describe('parts read whole', () => {
   it('refuses a list of sheets that expands past 64 MiB from the zip directory, before reading it', async () => {
     const path = join(tempDir('ordercli-zip-'), 'book.xlsx');
-    writeLargeZip(path, { 'xl/workbook.xml': [WORKBOOK, { char: ' ', count: 70_000_000 }] });
+    writeZip(path, { 'xl/workbook.xml': [WORKBOOK, { char: ' ', count: 70_000_000 }] });
     const entries = await readWorkbookZip(path, 'in.xlsx');
     await expect(workbookSheets(path, 'in.xlsx', entries)).rejects.toThrow(
       'in.xlsx could not be read as an Excel workbook: its part xl/workbook.xml expands to more than 64 MiB, far more than such a part holds; nothing was sent.',
