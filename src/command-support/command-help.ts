@@ -2,6 +2,8 @@
  * What a command group declares about its commands besides commander's own: help examples and
  * the values shell completion offers. It imports no command, so every group may import it.
  */
+import { columnKeys, withListOptions } from '../io/list-flags.js';
+import type { Command, OptionValues } from './commander.js';
 
 /**
  * What these helpers use of a command. Structural, so that they return the very type they are
@@ -57,4 +59,16 @@ export function completeWith<C extends DeclaredCommand>(
 export function withExamples<C extends DeclaredCommand>(command: C, examples: string[]): C {
   command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
   return command;
+}
+
+/**
+ * The list flags (`withListOptions`) of a list whose columns are documented: `keys` named in the
+ * help of `--columns`, and offered by its completion.
+ */
+export function withListColumns<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  Globals extends OptionValues,
+>(command: Command<Args, Opts, Globals>, keys: string) {
+  return completeWith(withListOptions(command, keys), '--columns', columnKeys(keys));
 }

@@ -1,10 +1,7 @@
-import { completeWith, withExamples } from '../../command-support/command-help.js';
+import { completeWith, withExamples, withListColumns } from '../../command-support/command-help.js';
 import type { Command } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
 import { PROFILE_KEYS } from '../../config/profiles.js';
-import { columnKeys, withListOptions } from '../../io/list-flags.js';
-
-const CONFIG_LIST_KEYS = 'key, profile, effective, source';
 
 export function registerConfig(program: Command, ctx: Context): void {
   const config = program
@@ -32,11 +29,11 @@ export function registerConfig(program: Command, ctx: Context): void {
 
 /** `config list`: the profile's values and where each effective one comes from. */
 function registerList(config: Command, ctx: Context): void {
-  const list = withListOptions(
+  const list = withListColumns(
     config
       .command('list')
       .description('the values of the profile (secrets redacted) and where each effective value comes from'),
-    CONFIG_LIST_KEYS,
+    'key, profile, effective, source',
   )
     .addHelpText(
       'after',
@@ -47,7 +44,6 @@ SOURCE is where the effective value comes from: the flag (--timeout), the enviro
 the timeout's effective value in milliseconds and source one of flag, env, profile, default.`,
     )
     .action(async (flags) => (await import('./config.js')).list(flags, ctx));
-  completeWith(list, '--columns', columnKeys(CONFIG_LIST_KEYS));
   withExamples(list, [
     'ordercli config list',
     'ordercli config list --profile staging --json',

@@ -1,7 +1,6 @@
-import { completeWith, withExamples } from '../../command-support/command-help.js';
+import { completeWith, withExamples, withListColumns } from '../../command-support/command-help.js';
 import { type Command, type FlagsOf, Option } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
-import { columnKeys, withListOptions } from '../../io/list-flags.js';
 import { LEDGER_LIST_KEYS, LEDGER_STATUSES } from './statuses.js';
 
 /**
@@ -55,7 +54,7 @@ function registerInit(ledger: Command, ctx: Context) {
 
 /** `ledger list`: one row per key. Its flags are `LedgerListFlags` (`list.ts`). */
 function registerList(ledger: Command, ctx: Context) {
-  const command = withListOptions(
+  const command = withListColumns(
     ledger
       .command('list')
       .description(
@@ -87,7 +86,6 @@ function registerList(ledger: Command, ctx: Context) {
       const { run } = await import('./list.js');
       await run(flags, ctx);
     });
-  completeWith(command, '--columns', columnKeys(LEDGER_LIST_KEYS));
   return withExamples(completeWith(command, '--status', LEDGER_STATUSES), [
     'ordercli ledger list --status in-doubt',
     'ordercli ledger list --status in-doubt,claimed --json | jq -r ".[].externalId"',

@@ -1,7 +1,6 @@
-import { completeWith, withExamples } from '../../command-support/command-help.js';
+import { withExamples, withListColumns } from '../../command-support/command-help.js';
 import type { Command, FlagsOf } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
-import { columnKeys, withListOptions } from '../../io/list-flags.js';
 import { withImportInputOptions } from '../orders/import-options.js';
 
 /** Column keys of the two lists, for the help (kept equal to the columns in format.ts by a test). */
@@ -46,15 +45,11 @@ export function registerRefs(program: Command, ctx: Context): void {
 /** `refs contacts list`: the contact references, as a list command. */
 function registerContactsList(contacts: Command, ctx: Context) {
   return withExamples(
-    completeWith(
-      withListOptions(
-        contacts
-          .command('list')
-          .description('list the contact references; an id goes in an order as contact.internalReferenceId'),
-        CONTACT_REFERENCE_KEYS,
-      ),
-      '--columns',
-      columnKeys(CONTACT_REFERENCE_KEYS),
+    withListColumns(
+      contacts
+        .command('list')
+        .description('list the contact references; an id goes in an order as contact.internalReferenceId'),
+      CONTACT_REFERENCE_KEYS,
     ).action(async (flags) => {
       const { run } = await import('./contacts-list.js');
       await run(flags, ctx);
@@ -147,20 +142,16 @@ export type ContactsImportFlags = FlagsOf<ReturnType<typeof registerContactsImpo
 /** `refs packagings list`: the packaging references, filtered. Flags: `PackagingsListFlags`. */
 function registerPackagingsList(packagings: Command, ctx: Context) {
   return withExamples(
-    completeWith(
-      withListOptions(
-        packagings
-          .command('list')
-          .description('list the packaging references; an id goes in an item as internalReferenceId')
-          .option('--active', 'only the active references (the ones an order may use)')
-          .option(
-            '--search <text>',
-            'only references whose label, product code or label, or packaging name hold every word (case and accents ignored)',
-          ),
-        PACKAGING_REFERENCE_KEYS,
-      ),
-      '--columns',
-      columnKeys(PACKAGING_REFERENCE_KEYS),
+    withListColumns(
+      packagings
+        .command('list')
+        .description('list the packaging references; an id goes in an item as internalReferenceId')
+        .option('--active', 'only the active references (the ones an order may use)')
+        .option(
+          '--search <text>',
+          'only references whose label, product code or label, or packaging name hold every word (case and accents ignored)',
+        ),
+      PACKAGING_REFERENCE_KEYS,
     ).action(async (flags) => {
       const { run } = await import('./packagings-list.js');
       await run(flags, ctx);

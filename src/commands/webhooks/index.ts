@@ -1,7 +1,6 @@
-import { completeWith, withExamples } from '../../command-support/command-help.js';
+import { withExamples, withListColumns } from '../../command-support/command-help.js';
 import type { Command, FlagsOf } from '../../command-support/commander.js';
 import type { Context } from '../../command-support/context.js';
-import { columnKeys, withListOptions } from '../../io/list-flags.js';
 
 /** The `webhooks` group: available, subscribe, trigger and replay. */
 export function registerWebhooks(program: Command, ctx: Context): void {
@@ -19,21 +18,14 @@ export function registerWebhooks(program: Command, ctx: Context): void {
   registerReplay(webhooks, ctx);
 }
 
-/** Column keys of `webhooks available`, for the help and completion. */
-const AVAILABLE_KEYS = 'event, description';
-
 /** `webhooks available`: the events this user may subscribe to. */
 function registerAvailable(webhooks: Command, ctx: Context) {
   return withExamples(
-    completeWith(
-      withListOptions(
-        webhooks
-          .command('available')
-          .description('the events this user may subscribe to (GET /api/v1/webhooks/available)'),
-        AVAILABLE_KEYS,
-      ),
-      '--columns',
-      columnKeys(AVAILABLE_KEYS),
+    withListColumns(
+      webhooks
+        .command('available')
+        .description('the events this user may subscribe to (GET /api/v1/webhooks/available)'),
+      'event, description',
     ).action(async (flags) => {
       const { run } = await import('./available.js');
       await run(flags, ctx);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempDir } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
-import { KEY, startSession, stripAnsi } from '../../support/session.js';
+import { KEY, type Session, startSession, stripAnsi } from '../../support/session.js';
 import { screenLines } from '../../support/terminal.js';
 
 // Tokens that appear nowhere else, so that finding one in an output means it leaked.
@@ -23,6 +23,13 @@ function readConfig(dir: string): SavedConfig {
 
 function modeOf(dir: string): number {
   return statSync(join(dir, 'config.json')).mode & 0o777;
+}
+
+/** Types an answer into an input prompt after waiting for its question (nothing: Enter alone). */
+async function answer(session: Session, question: string, text: string): Promise<void> {
+  await session.waitFor(question);
+  session.type(text);
+  session.type(KEY.enter);
 }
 
 describe('login --with-token', () => {
@@ -159,19 +166,14 @@ describe('login on a terminal', () => {
     const dir = tempDir();
     const token = sandbox.tokens.partner;
     const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir });
-    await session.waitFor('Base URL of the service');
-    session.type('ftp://example.com');
-    session.type(KEY.enter);
+    await answer(session, 'Base URL of the service', 'ftp://example.com');
     await session.waitFor('The base URL must start with https://');
     // Clear the wrong value, then type the right one.
     session.type('\x7f'.repeat(20));
     session.type(sandbox.url);
     session.type(KEY.enter);
-    await session.waitFor('API token (not shown)');
-    session.type(token);
-    session.type(KEY.enter);
-    await session.waitFor('Header to send the token in');
-    session.type(KEY.enter);
+    await answer(session, 'API token (not shown)', token);
+    await answer(session, 'Header to send the token in', '');
     expect(await session.done).toBe(0);
     const output = `${session.io.stdoutText()}${session.io.stderrText()}`;
     expect(output).not.toContain(token);
@@ -187,25 +189,18 @@ describe('login on a terminal', () => {
     const dir = tempDir();
     const token = sandbox.tokens.partner;
     const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir });
-    await session.waitFor('Base URL of the service');
-    session.type(sandbox.url);
-    session.type(KEY.enter);
+    await answer(session, 'Base URL of the service', sandbox.url);
     await session.waitFor('API token (not shown)');
     session.type(KEY.escape);
     // Back at the base URL, offered again; the token question is no longer on the screen.
     await session.waitFor(`Base URL of the service (${sandbox.url})`);
     expect(screenLines(session.io.stdoutText()).filter((line) => line.includes('API token'))).toEqual([]);
     session.type(KEY.enter);
-    await session.waitFor('API token (not shown)');
-    session.type(token);
-    session.type(KEY.enter);
+    await answer(session, 'API token (not shown)', token);
     await session.waitFor('Header to send the token in');
     session.type(KEY.escape);
-    await session.waitFor('API token (not shown)');
-    session.type(token);
-    session.type(KEY.enter);
-    await session.waitFor('Header to send the token in');
-    session.type(KEY.enter);
+    await answer(session, 'API token (not shown)', token);
+    await answer(session, 'Header to send the token in', '');
     expect(await session.done).toBe(0);
     expect(readConfig(dir).profiles.default).toEqual({ 'base-url': sandbox.url, token });
     const screen = screenLines(session.io.stdoutText()).filter((line) => line !== '');
@@ -216,21 +211,15 @@ describe('login on a terminal', () => {
     const dir = tempDir();
     const token = sandbox.tokens.partner;
     const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir });
-    await session.waitFor('Base URL of the service');
-    session.type('http://127.0.0.1:1');
-    session.type(KEY.enter);
+    await answer(session, 'Base URL of the service', 'http://127.0.0.1:1');
     await session.waitFor('API token (not shown)');
     session.type(KEY.escape);
     await session.waitFor('Base URL of the service (http://127.0.0.1:1)');
     session.type('\x7f'); // the offered answer dropped: type the right one
     session.type(sandbox.url);
     session.type(KEY.enter);
-    await session.waitFor('API token (not shown)');
-    session.type(token);
-    session.type(KEY.enter);
-    await session.waitFor('Header to send the token in');
-    session.type('X-Api-Key');
-    session.type(KEY.enter);
+    await answer(session, 'API token (not shown)', token);
+    await answer(session, 'Header to send the token in', 'X-Api-Key');
     expect(await session.done, session.io.stderrText()).toBe(0);
     const screen = screenLines(session.io.stdoutText()).filter((line) => line !== '');
     expect(screen).toEqual([
@@ -245,19 +234,12 @@ describe('login on a terminal', () => {
     const wrong = 'tok_wrong_5e1a7c93d2b04f68';
     const token = sandbox.tokens.partner;
     const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir, ORDERCLI_BASE_URL: sandbox.url });
-    await session.waitFor('Base URL of the service');
-    session.type(KEY.enter); // the default, from ORDERCLI_BASE_URL
-    await session.waitFor('API token (not shown)');
-    session.type(wrong);
-    session.type(KEY.enter);
-    await session.waitFor('Header to send the token in');
-    session.type(KEY.enter);
+    await answer(session, 'Base URL of the service', ''); // the default, from ORDERCLI_BASE_URL
+    await answer(session, 'API token (not shown)', wrong);
+    await answer(session, 'Header to send the token in', '');
     await session.waitFor(`The service at ${sandbox.url} refused the token (401 Unauthorized)`);
-    await session.waitFor('API token (not shown)');
-    session.type(token);
-    session.type(KEY.enter);
-    await session.waitFor('Header to send the token in');
-    session.type(KEY.enter);
+    await answer(session, 'API token (not shown)', token);
+    await answer(session, 'Header to send the token in', '');
     expect(await session.done, session.io.stderrText()).toBe(0);
     expect(readConfig(dir).profiles.default).toEqual({ 'base-url': sandbox.url, token });
     expect(sandbox.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -297,18 +279,14 @@ describe('login on a terminal', () => {
   it(`gives up after ${3} refused tokens on a terminal (exit 3, nothing saved)`, async () => {
     const dir = tempDir();
     const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir, ORDERCLI_BASE_URL: sandbox.url });
-    await session.waitFor('Base URL of the service');
-    session.type(KEY.enter);
+    await answer(session, 'Base URL of the service', '');
     for (const [attempt, left] of [
       [1, '2 more tries'],
       [2, 'One more try'],
       [3, undefined],
     ] as const) {
-      await session.waitFor('API token (not shown)');
-      session.type(`tok_wrong_attempt_${attempt}`);
-      session.type(KEY.enter);
-      await session.waitFor('Header to send the token in');
-      session.type(KEY.enter);
+      await answer(session, 'API token (not shown)', `tok_wrong_attempt_${attempt}`);
+      await answer(session, 'Header to send the token in', '');
       if (left !== undefined) await session.waitFor(left);
     }
     expect(await session.done).toBe(3);
@@ -333,8 +311,7 @@ describe('login on a terminal', () => {
   it('leaves nothing saved when the user presses Ctrl-C (exit 130)', async () => {
     const dir = tempDir();
     const session = startSession(['login'], { ORDERCLI_CONFIG_DIR: dir, ORDERCLI_BASE_URL: sandbox.url });
-    await session.waitFor('Base URL of the service');
-    session.type(KEY.enter); // the default, from ORDERCLI_BASE_URL
+    await answer(session, 'Base URL of the service', ''); // the default, from ORDERCLI_BASE_URL
     await session.waitFor('API token');
     session.type('tok_half');
     session.type(KEY.ctrlC);

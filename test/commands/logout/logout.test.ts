@@ -83,6 +83,7 @@ describe('logout', () => {
     expect(again.stderr).toContain('Profile "staging" holds no token and no webhook key: nothing to remove.');
     expect(JSON.parse(again.stdout).removed).toEqual([]);
     expectNoSecret(result);
+    expectNoSecret(again);
 
     const unknown = await runCli(['logout', '--profile', 'nope', '--yes'], { env });
     expect(unknown.code).toBe(2);

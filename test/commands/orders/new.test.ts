@@ -57,15 +57,20 @@ async function pickContact302(session: Session): Promise<void> {
   session.type(KEY.enter);
 }
 
-/** Contact 302, one pot of crème fraîche (401), one address for both: up to the last question. */
-async function walkToPreview(session: Session, externalId: string): Promise<void> {
+/** Contact 302 and `quantity` pots of crème fraîche (401): up to "Add another item?". */
+async function pickCremePots(session: Session, quantity: string): Promise<void> {
   await pickContact302(session);
   await session.waitFor('Item 1, packaging reference');
   session.type('creme pot');
   await session.waitFor('401  Crème fraîche');
   session.type(KEY.enter);
-  await answer(session, 'Quantity of Crème fraîche', '1');
-  await session.waitFor('Add another item?');
+  await answer(session, 'Quantity of Crème fraîche', quantity);
+  await session.waitFor('1 item. Add another item?');
+}
+
+/** Contact 302, one pot of crème fraîche (401), one address for both: up to the last question. */
+async function walkToPreview(session: Session, externalId: string): Promise<void> {
+  await pickCremePots(session, '1');
   session.type(KEY.down);
   session.type(KEY.enter);
   await typeAddress(session, 'Invoicing address', ADDRESS);
@@ -308,13 +313,7 @@ describe('orders new', () => {
 
   it('refuses a zip code that is not one of the country chosen at its own question, and creates the order once', async () => {
     const session = startSession(['orders', 'new'], envWith());
-    await pickContact302(session);
-    await session.waitFor('Item 1, packaging reference');
-    session.type('creme pot');
-    await session.waitFor('401  Crème fraîche');
-    session.type(KEY.enter);
-    await answer(session, 'Quantity of Crème fraîche', '1');
-    await session.waitFor('Add another item?');
+    await pickCremePots(session, '1');
     session.type(KEY.down);
     session.type(KEY.enter);
     await answer(session, 'Invoicing address, recipient:', ADDRESS.recipient);
@@ -355,13 +354,7 @@ describe('orders new', () => {
 
   it('Escape erases the answer it goes back to, and the preview: each question is on the screen once', async () => {
     const session = startSession(['orders', 'new'], envWith());
-    await pickContact302(session);
-    await session.waitFor('Item 1, packaging reference');
-    session.type('creme pot');
-    await session.waitFor('401  Crème fraîche');
-    session.type(KEY.enter);
-    await answer(session, 'Quantity of Crème fraîche', '4');
-    await session.waitFor('1 item. Add another item?');
+    await pickCremePots(session, '4');
     session.type(KEY.escape); // back to the quantity, 4 offered
     await session.waitFor('(whole packagings): (4)');
     session.type('6');
