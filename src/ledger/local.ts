@@ -117,11 +117,12 @@ type Wanted = (id: string) => boolean;
 type Visit = (record: LedgerRecord, at: number) => void;
 
 /*
- * What `table` holds of a key, one number: PREFETCHED and READ (its records in a shard read in
- * part were applied: by the prefetch that read the shard, or read for it since) in the low 2 bits; then what is known (nothing, a state in a slot of
- * `objects`, or a state one record decides alone) and its status; above them the slot's number
- * or that record's byte offset in its shard (read back when asked). An import of a million known
- * orders holds a million numbers in the typed arrays of a KeyTable, not a million objects.
+ * What `table` holds of a key, one number. The low 2 bits: PREFETCHED, and READ (its records in
+ * a shard read in part were applied, by the prefetch that read the shard or read for it since).
+ * Then what is known (nothing, a state in a slot of `objects`, or a state one record decides
+ * alone) and its status; above them the slot's number or that record's byte offset in its shard
+ * (read back when asked). An import of a million known orders holds a million numbers in the
+ * typed arrays of a KeyTable, not a million objects.
  */
 const [PREFETCHED, READ] = [1, 2];
 const [NOTHING, OBJECT, RECORD] = [0, 1, 2];
