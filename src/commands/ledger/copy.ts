@@ -6,7 +6,7 @@
 import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
 import { urlPasswords } from '../../core/redact.js';
-import { formatCount } from '../../io/numbers.js';
+import { countOf, formatCount } from '../../io/numbers.js';
 import { type LedgerPlace, ledgerPlaceOf, ledgerServices, openLedger } from '../../ledger/open.js';
 import { type CopiedService, copyLedger } from '../../ledger/upgrade.js';
 import type { LedgerCopyFlags } from './index.js';
@@ -75,7 +75,7 @@ function renderCopy(report: LedgerCopyReport): string {
   }
   const total = report.services.reduce((sum, service) => sum + service.copied, 0);
   const known = report.services.reduce((sum, service) => sum + service.known, 0);
-  lines.push(`${keys(total)} copied, ${keys(known)} already there.`);
+  lines.push(`${countOf(total, 'key')} copied, ${countOf(known, 'key')} already there.`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -87,10 +87,6 @@ function warnConflicts(ctx: Context, report: LedgerCopyReport): void {
   const more =
     conflicts.length > CONFLICTS_NAMED ? ` and ${formatCount(conflicts.length - CONFLICTS_NAMED)} more` : '';
   ctx.io.err(
-    `warning: ${keys(conflicts.length)} (${named}${more}) ${conflicts.length === 1 ? 'is' : 'are'} failed or not created in ${report.to} but created or in doubt in ${report.from}; they were left as they are: check them at the service and record what you find with ordercli orders resolve.\n`,
+    `warning: ${countOf(conflicts.length, 'key')} (${named}${more}) ${conflicts.length === 1 ? 'is' : 'are'} failed or not created in ${report.to} but created or in doubt in ${report.from}; they were left as they are: check them at the service and record what you find with ordercli orders resolve.\n`,
   );
-}
-
-function keys(count: number): string {
-  return `${formatCount(count)} key${count === 1 ? '' : 's'}`;
 }

@@ -6,7 +6,7 @@
  */
 import type { Context } from '../../command-support/context.js';
 import { CancelledError, UsageError } from '../../core/errors.js';
-import { formatCount } from '../../io/numbers.js';
+import { countOf } from '../../io/numbers.js';
 import { shellWord } from '../../io/quote.js';
 import { forgetService, type LedgerPlace, ledgerPlaceOf } from '../../ledger/open.js';
 import type { LedgerForgetFlags } from './index.js';
@@ -32,7 +32,7 @@ export async function run(flags: LedgerForgetFlags, ctx: Context): Promise<void>
   }
   if (held.unsettled > 0 && !flags.force) {
     const error = new UsageError(
-      `The order ledger ${location} holds ${plural(held.unsettled, 'key')} of ${held.service} in doubt or being sent: forgetting them could create them twice, so nothing was dropped.`,
+      `The order ledger ${location} holds ${countOf(held.unsettled, 'key')} of ${held.service} in doubt or being sent: forgetting them could create them twice, so nothing was dropped.`,
     );
     error.hint = `See them with ordercli ledger list --service ${shellWord(held.service)} --status in-doubt,claimed and settle them with ordercli orders resolve; or pass --force to forget them anyway.`;
     throw error;
@@ -43,7 +43,7 @@ export async function run(flags: LedgerForgetFlags, ctx: Context): Promise<void>
     ctx.io.out(`${JSON.stringify({ service: held.service, location, dropped })}\n`);
     return;
   }
-  ctx.io.out(`Forgot ${plural(dropped, 'key')} of ${held.service} in the order ledger ${location}.\n`);
+  ctx.io.out(`Forgot ${countOf(dropped, 'key')} of ${held.service} in the order ledger ${location}.\n`);
 }
 
 /** Counts the keys of the service, every kind, and those in doubt or claimed. */
@@ -69,7 +69,7 @@ async function confirm(ctx: Context, held: Held, location: string): Promise<void
   const { createPrompter, PromptEscape } = await import('../../io/prompter.js');
   const forget = await createPrompter(ctx.io, ctx.signal)
     .select<boolean>(
-      `Forget ${plural(held.keys, 'key')} of ${held.service} in ${location}? Orders it created could then be sent again.`,
+      `Forget ${countOf(held.keys, 'key')} of ${held.service} in ${location}? Orders it created could then be sent again.`,
       [
         { value: false, name: 'No, keep them' },
         { value: true, name: `Yes, forget ${held.service}` },
@@ -80,8 +80,4 @@ async function confirm(ctx: Context, held: Held, location: string): Promise<void
       throw error;
     });
   if (!forget) throw new CancelledError('Nothing was forgotten.');
-}
-
-function plural(count: number, noun: string): string {
-  return `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;
 }

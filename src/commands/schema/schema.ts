@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../../command-support/context.js';
 import { UsageError } from '../../core/errors.js';
-import { describeCode } from '../../io/code-words.js';
+import { codeWords } from '../../io/code-words.js';
 import { ensureOutputFolder } from '../../io/output-folder.js';
 import { quote } from '../../io/quote.js';
 import { jsonSchemaFor } from '../../schemas/json-schema.js';
@@ -34,7 +34,7 @@ export async function run(name: string, flags: SchemaFlags, ctx: Context): Promi
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new UsageError(
-      `Cannot write the schema to ${flags.output} (${code}: ${describeCode(code)}); nothing was written.`,
+      `Cannot write the schema to ${flags.output} (${codeWords(code)}); nothing was written.`,
     );
   }
   ctx.io.err(`Wrote the JSON Schema of ${flags.items ? 'an order item' : name} to ${flags.output}.\n`);

@@ -17,6 +17,7 @@ import {
 import { ExitCode } from '../../core/exit-codes.js';
 import { describeNetworkError } from '../../core/network-error.js';
 import { writeJson } from '../../io/json-output.js';
+import { countOf } from '../../io/numbers.js';
 import type { IOStreams } from '../../io/streams.js';
 import { codeOf, type EventRecord, parseEventLine } from '../../webhooks/event-record.js';
 import { answerLine, isAccepted, previewLines } from '../../webhooks/receiver-answer.js';
@@ -104,13 +105,10 @@ export async function run(file: string, flags: ReplayFlags, ctx: Context): Promi
       ExitCode.Failure,
     );
   }
-  io.err(`Replayed ${counted(results.length, 'notification')} to ${url.href}: all accepted.\n`);
+  io.err(`Replayed ${countOf(results.length, 'notification')} to ${url.href}: all accepted.\n`);
 }
 
 /** `1 event`, `2 events`. */
-function counted(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
 
 /** `line 4`, `lines 4, 9`: where the events are in the log. */
 function linesOf(events: readonly { line: number }[]): string {
@@ -144,12 +142,12 @@ function selectEvents(
   if (selected.length === 0) {
     const what = `${flags.event === undefined ? 'recorded events' : `${flags.event} events`}${flags.receivedAt === undefined ? '' : ` received at ${flags.receivedAt}`}`;
     throw new UsageError(
-      `Nothing to replay: ${file} holds ${counted(events.length, 'event')}, no ${what}; nothing was sent.`,
+      `Nothing to replay: ${file} holds ${countOf(events.length, 'event')}, no ${what}; nothing was sent.`,
     );
   }
   if (withoutEvent.length > 0) {
     io.err(
-      `Skipping ${counted(withoutEvent.length, 'event')} recorded without X-WEBHOOK-EVENT (${linesOf(withoutEvent)}).\n`,
+      `Skipping ${countOf(withoutEvent.length, 'event')} recorded without X-WEBHOOK-EVENT (${linesOf(withoutEvent)}).\n`,
     );
   }
   return selected;
