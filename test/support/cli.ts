@@ -3,7 +3,7 @@
  * environment isolated from the developer's: its own config folder and no ORDERCLI_* variables.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -31,6 +31,13 @@ export interface RunOptions {
 /** A fresh folder for config files and outputs of one test. */
 export function tempDir(prefix = 'ordercli-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A config folder holding these profiles, its config.json mode 0600 as ordercli writes it. */
+export function configFolder(profiles: Record<string, Record<string, unknown>>, prefix?: string): string {
+  const dir = tempDir(prefix);
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
+  return dir;
 }
 
 /** The environment a test run sees: a private config folder, nothing inherited from ORDERCLI_*. */

@@ -1,12 +1,7 @@
-// `auth status` against a real sandbox: one GET /api/v1/contacts says whether the token is
-// accepted and with which access (full: an answer; partner: 403), exit 3 when refused or missing,
-// 1 when the service cannot be reached; where the token and the webhook key come from; --json;
-// and never a secret, nor a piece of one, in any output.
-import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, runBin, runCli, tempDir } from '../../support/cli.js';
+import { type CliResult, configFolder, runBin, runCli } from '../../support/cli.js';
 import { useSandbox } from '../../support/sandbox.js';
 
 const FULL = 'tok-Fq7Zr2Lw9Xk4Pm8';
@@ -16,11 +11,7 @@ const sandbox = useSandbox({ tokens: { full: FULL, partner: PARTNER }, webhookKe
 
 /** A config folder whose default profile holds these values (mode 0600, as ordercli writes it). */
 function configWith(profile: Record<string, string>): string {
-  const dir = tempDir();
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: profile } }), {
-    mode: 0o600,
-  });
-  return dir;
+  return configFolder({ default: profile });
 }
 
 /** A port of 127.0.0.1 that nothing listens on: bound, then closed. */

@@ -12,7 +12,7 @@ import { CONTACT_REFERENCE_KEYS } from '../../../src/commands/refs/index.js';
 import { columnKeys } from '../../../src/io/list-flags.js';
 import { createTestIO } from '../../../src/io/memory.js';
 import { TUNNEL_KINDS } from '../../../src/webhooks/tunnel.js';
-import { BIN, runCli, tempDir, testEnv } from '../../support/cli.js';
+import { BIN, configFolder, runCli, tempDir, testEnv } from '../../support/cli.js';
 import { probe, requireTool } from '../../support/requirements.js';
 
 const hasBash = requireTool('bash', {
@@ -219,14 +219,12 @@ describe('completion of profile names (listed by config profiles at each Tab)', 
 
   /** A config folder with profiles default, staging and prod (one holding a token). */
   function configDir(): string {
-    const dir = tempDir('ordercli-config-');
     const profiles = {
       default: { token: TOKEN },
       staging: { 'base-url': 'https://staging.example' },
       prod: {},
     };
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
-    return dir;
+    return configFolder(profiles, 'ordercli-config-');
   }
 
   /** The environment of the shell: that config folder, and the built binary as `ordercli` on the PATH. */

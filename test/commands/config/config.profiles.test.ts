@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBin, runCli, tempDir } from '../../support/cli.js';
+import { configFolder, runBin, runCli, tempDir } from '../../support/cli.js';
 
 const TOKEN = 'tok-Hb5Nc8Xe2Yf4';
 const WEBHOOK_KEY = 'whk-Ja7Mq1Sd9Tg3';
@@ -12,14 +12,12 @@ const PASSWORD = 'pw-Kc4Vb6Zn0';
 
 /** A config folder with profiles default, staging and prod, holding secrets and other values. */
 function config(): Record<string, string> {
-  const dir = tempDir();
   const profiles = {
     default: { 'base-url': 'https://orders.example.com', token: TOKEN },
     staging: { 'webhook-key': WEBHOOK_KEY, timeout: '60s' },
     prod: { ledger: `postgres://orders:${PASSWORD}@db.example/orders` },
   };
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
-  return { ORDERCLI_CONFIG_DIR: dir };
+  return { ORDERCLI_CONFIG_DIR: configFolder(profiles) };
 }
 
 function expectNoValue(text: string): void {

@@ -1,10 +1,10 @@
 // `logout [--profile <name>]`: removes the token and the webhook key from a profile, keeping the
 // rest and mode 0600; asks on a terminal (No: exit 130, nothing removed), takes --yes in scripts,
 // and without a terminal refuses (exit 2) until --yes is given. Never prints either secret.
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type CliResult, runBin, runCli, tempDir } from '../../support/cli.js';
+import { type CliResult, configFolder, runBin, runCli } from '../../support/cli.js';
 import { KEY, startSession } from '../../support/session.js';
 import { screenLines } from '../../support/terminal.js';
 
@@ -16,9 +16,7 @@ type Profiles = Record<string, Record<string, string>>;
 
 /** A config folder with these profiles, mode 0600 as ordercli writes it. */
 function configWith(profiles: Profiles): string {
-  const dir = tempDir();
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles }), { mode: 0o600 });
-  return dir;
+  return configFolder(profiles);
 }
 
 function profilesIn(dir: string): Profiles {
