@@ -1,3 +1,7 @@
+// `auth status` against a real sandbox: one GET /api/v1/contacts says whether the token is
+// accepted and with which access (full: an answer; partner: 403), exit 3 when refused or missing,
+// 1 when the service cannot be reached; where the token and the webhook key come from; --json;
+// and never a secret, nor a piece of one, in any output.
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
