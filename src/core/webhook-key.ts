@@ -10,6 +10,8 @@ export interface WebhookKeyChoice {
   source: string;
   /** The value had white space around it, which was dropped (HTTP strips it from header values). */
   trimmed: boolean;
+  /** The profile it was read from, when it came from one. */
+  profile?: string;
 }
 
 /** The profile part of the settings: its name and stored values. */
@@ -23,25 +25,22 @@ function profileSource(profileName: string): string {
   return `profile ${JSON.stringify(profileName)}`;
 }
 
-/** The profile a key's `source` names (`profile "staging"` → `staging`); undefined for a flag or variable. */
-export function profileOfKeySource(source: string | undefined): string | undefined {
-  const quoted = /^profile (".*")$/.exec(source ?? '')?.[1];
-  return quoted === undefined ? undefined : (JSON.parse(quoted) as string);
-}
-
 /** The key of this run, by precedence: the flag, the environment, the profile. */
 export function chooseWebhookKey(
   flag: string | undefined,
   env: NodeJS.ProcessEnv,
   { profileName, profile }: ProfileWithKey,
 ): WebhookKeyChoice {
-  let raw: string | undefined;
-  let source = 'none';
-  if (flag !== undefined && flag !== '') [raw, source] = [flag, '--key'];
-  else if (env.ORDERCLI_WEBHOOK_KEY) [raw, source] = [env.ORDERCLI_WEBHOOK_KEY, 'ORDERCLI_WEBHOOK_KEY'];
-  else if (profile['webhook-key']) [raw, source] = [profile['webhook-key'], profileSource(profileName)];
-  if (raw === undefined) return { key: undefined, source, trimmed: false };
-  const key = raw.trim();
-  if (key === '') return { key: undefined, source: 'none', trimmed: false };
-  return { key, source, trimmed: key !== raw };
+  const stored = profile['webhook-key'];
+  const [raw, source, fromProfile] =
+    flag !== undefined && flag !== ''
+      ? [flag, '--key', false]
+      : env.ORDERCLI_WEBHOOK_KEY
+        ? [env.ORDERCLI_WEBHOOK_KEY, 'ORDERCLI_WEBHOOK_KEY', false]
+        : stored
+          ? [stored, profileSource(profileName), true]
+          : [undefined, 'none', false];
+  const key = raw?.trim();
+  if (key === undefined || key === '') return { key: undefined, source: 'none', trimmed: false };
+  return { key, source, trimmed: key !== raw, ...(fromProfile ? { profile: profileName } : {}) };
 }

@@ -22,7 +22,6 @@ import { UsageError } from '../core/errors.js';
 import { describeNetworkError } from '../core/network-error.js';
 import type { Redactor } from '../core/redact.js';
 import { parseHttpUrl } from '../core/url.js';
-import { profileOfKeySource } from '../core/webhook-key.js';
 import { originalBodyBytes } from './event-record.js';
 import type { ForwardAttempt } from './forward-sender.js';
 import { InspectorAccess } from './inspector-access.js';
@@ -59,8 +58,8 @@ export interface InspectorOptions {
   key: () => string | undefined;
   /** How Copy as command writes ordercli (`ordercli`, or `npx ordercli` under npx); default `ordercli`. */
   program?: string;
-  /** Where the key came from (`WebhookKeyChoice.source`): Copy as command leaves out a profile's key. */
-  keySource?: () => string | undefined;
+  /** The profile the key came from (`WebhookKeyChoice.profile`): Copy as command leaves out its key. */
+  keyProfile?: () => string | undefined;
   /** History bounds (tests use small ones). */
   limits?: { requests: number; bytes: number };
 }
@@ -333,7 +332,7 @@ class InspectorSite {
         url: query.get('url')?.trim() || this.options.forwardTarget(entry.event),
         seq: entry.seq,
         program: this.options.program,
-        keyProfile: profileOfKeySource(this.options.keySource?.()),
+        keyProfile: this.options.keyProfile?.(),
       }),
     );
   }

@@ -221,7 +221,7 @@ export async function runListenSession(options: ListenSessionOptions): Promise<L
 class ListenSession {
   private on: ListenSessionEvents;
   /** The key checked and added back when forwarding: the one given, or the subscription answer's. */
-  private key: { key: string; source: string } | undefined;
+  private key: { key: string; source: string; profile?: string | undefined } | undefined;
   private log: EventLog | undefined;
   /** One queue per --forward-to target, in the order of `options.forward.routes`. */
   private queues: { route: QueuedRoute; queue: ForwardQueue }[] = [];
@@ -237,8 +237,8 @@ class ListenSession {
 
   constructor(private readonly options: ListenSessionOptions) {
     this.on = options.on;
-    this.key =
-      options.key.key === undefined ? undefined : { key: options.key.key, source: options.key.source };
+    const { key, source, profile } = options.key;
+    this.key = key === undefined ? undefined : { key, source, profile };
   }
 
   /** Inspector, log, queue, receiver, subscription, then the wait for the end. */
@@ -313,7 +313,7 @@ class ListenSession {
       forwardTarget: (event) => routeFor(routes, event)?.target.href,
       logFile: this.options.logFile,
       key: () => this.key?.key,
-      keySource: () => this.key?.source,
+      keyProfile: () => this.key?.profile,
       program: inspect.program,
     });
     this.inspector = inspector;

@@ -15,7 +15,12 @@ describe('chooseWebhookKey', () => {
       key: 'whk_env',
       source: 'ORDERCLI_WEBHOOK_KEY',
     });
-    expect(chooseWebhookKey('', {}, profile)).toMatchObject({ key: 'whk_profile', source: 'profile "work"' });
+    expect(chooseWebhookKey('', {}, profile)).toMatchObject({
+      key: 'whk_profile',
+      source: 'profile "work"',
+      profile: 'work',
+    });
+    expect(chooseWebhookKey(undefined, env, profile).profile).toBeUndefined();
     expect(
       chooseWebhookKey(undefined, { ORDERCLI_WEBHOOK_KEY: '' }, { profileName: 'default', profile: {} }),
     ).toEqual({ key: undefined, source: 'none', trimmed: false });
