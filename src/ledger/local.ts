@@ -87,8 +87,16 @@ function checkFolder(path: string): boolean {
 
 /** A ledger folder that cannot be written (exit 2). */
 function notWritable(folder: string, error: unknown): UsageError {
-  const message = `Cannot open the order ledger ${folder} for writing (${errorCode(error)}); nothing was sent.`;
-  return new UsageError(message, ['Make it writable, or name another folder with --ledger <dir>.']);
+  // A folder not made yet: the one that refused is the nearest that exists.
+  const refused = nearestExisting(folder);
+  const within = refused === folder ? '' : ` in ${refused}`;
+  const message = `Cannot open the order ledger ${folder} for writing (${errorCode(error)}${within}); nothing was sent.`;
+  return new UsageError(message, [`Make ${refused} writable, or name another folder with --ledger <dir>.`]);
+}
+
+function nearestExisting(folder: string): string {
+  while (!fs.existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+  return folder;
 }
 
 /** The service folders of a ledger root, in the order of their names, by the base URL each names. */
@@ -193,8 +201,7 @@ export class LocalLedger implements store.LedgerStore {
 
   /** What a dry run checks: the ledger's folder, or the nearest one it would be made in, is writable. */
   static probe(root: string, options: store.OpenLedgerOptions): void {
-    let folder = ledgerFolder(root, options.baseUrl);
-    while (!fs.existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+    const folder = nearestExisting(ledgerFolder(root, options.baseUrl));
     try {
       fs.accessSync(folder, fs.constants.W_OK);
     } catch (error) {

@@ -52,10 +52,11 @@ describe('an order ledger that cannot be written', () => {
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toMatch(
         new RegExp(
-          `Cannot open the order ledger ${ledger}/\\S+ for writing \\((EPERM|EACCES)\\); nothing was sent\\.`,
+          `Cannot open the order ledger ${ledger}/\\S+ for writing \\((EPERM|EACCES) in ${ledger}\\); nothing was sent\\.`,
         ),
       );
-      expect(result.stderr).toContain('Make it writable, or name another folder with --ledger <dir>.');
+      // The folder that refused is named: the ledger's own folder does not exist yet.
+      expect(result.stderr).toContain(`Make ${ledger} writable, or name another folder with --ledger <dir>.`);
       expect(result.stderr).not.toContain('unexpectedly');
       expect(postsTo(sandbox)).toBe(0);
     } finally {
