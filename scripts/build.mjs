@@ -1,6 +1,6 @@
 // Bundles src/ into dist/ with code splitting, so that each command's module (and its heavy
 // dependencies) is loaded only by the command that needs it; dependencies stay in node_modules.
-import { chmod, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -9,7 +9,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const dist = join(root, 'dist');
 // Built beside dist/ and swapped in at the end, so that a build never leaves a half-empty dist/
-// under a command (or a test) that is running from it.
+// under a command (or a test) that is running from it. A build that changes nothing (a test's
+// `npm pack`, whose `prepare` builds again) leaves dist/ alone: between the two renames of a swap
+// there is no dist/, and a command loading a chunk just then would fail.
 /**
  * Dependencies bundled into dist/ rather than loaded from node_modules: commander (into the main
  * chunk: it spares every start-up the resolution of its files and the CommonJS-to-ESM wrapping),
@@ -61,7 +63,31 @@ try {
 // mkdtemp makes a folder only its owner may enter: a package installed by root must be readable
 // by every user, like any package's files (esbuild writes the files and sub-folders that way).
 await chmod(staging, 0o755);
+if (await sameFiles(staging, dist)) {
+  await rm(staging, { recursive: true, force: true });
+  process.exit(0);
+}
 const old = `${dist}-old-${process.pid}`;
 await rename(dist, old).catch(() => undefined);
 await rename(staging, dist);
 await rm(old, { recursive: true, force: true });
+
+/** Whether two folders hold the same files with the same bytes (false when `b` does not exist). */
+async function sameFiles(a, b) {
+  const list = (folder) =>
+    readdir(folder, { recursive: true, withFileTypes: true }).then(
+      (entries) =>
+        entries
+          .filter((entry) => entry.isFile())
+          .map((entry) => join(entry.parentPath ?? entry.path, entry.name).slice(folder.length))
+          .sort(),
+      () => undefined,
+    );
+  const [left, right] = await Promise.all([list(a), list(b)]);
+  if (!left || !right || left.join('\n') !== right.join('\n')) return false;
+  for (const file of left) {
+    const [x, y] = await Promise.all([readFile(join(a, file)), readFile(join(b, file))]);
+    if (!x.equals(y)) return false;
+  }
+  return true;
+}
